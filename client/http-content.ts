@@ -1,0 +1,53 @@
+import type { Article, ContentClient, FrontPage, SectionPage, Teaser } from '../src/content';
+
+export class ContentRequestError extends Error {
+  override name = 'ContentRequestError';
+  constructor(
+    readonly url: string,
+    readonly status: number,
+  ) {
+    super(`GET ${url} answered ${status}`);
+  }
+}
+
+const timeoutMs = 10_000;
+
+/** null for 404, the body for 2xx, and an error for anything else (the caller falls back). */
+async function getJson<T>(url: string): Promise<T | null> {
+  const response = await fetch(url, {
+    headers: { Accept: 'application/json' },
+    credentials: 'same-origin',
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  if (response.status === 404) return null;
+  if (!response.ok) throw new ContentRequestError(url, response.status);
+  return (await response.json()) as T;
+}
+
+async function required<T>(url: string): Promise<T> {
+  const body = await getJson<T>(url);
+  if (body === null) throw new ContentRequestError(url, 404);
+  return body;
+}
+
+/** The browser's content client: the same interface the server implements in-process. */
+export function httpContentClient(): ContentClient {
+  return {
+    frontPage: () => required<FrontPage>('/api/front'),
+    section(slug, options = {}) {
+      const query = new URLSearchParams();
+      if (options.cursor) query.set('cursor', options.cursor);
+      if (options.limit) query.set('limit', String(options.limit));
+      const qs = query.toString();
+      return getJson<SectionPage>(`/api/sections/${encodeURIComponent(slug)}${qs ? `?${qs}` : ''}`);
+    },
+    async article(id) {
+      const body = await getJson<{ article: Article }>(`/api/articles/${encodeURIComponent(id)}`);
+      return body?.article ?? null;
+    },
+    async latest(limit) {
+      const body = await required<{ items: Teaser[] }>(`/api/latest${limit ? `?limit=${limit}` : ''}`);
+      return body.items;
+    },
+  };
+}

@@ -1,0 +1,36 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+// What the build is made from: a change to any of these makes dist/ stale.
+const inputs = ['src', 'server', 'client', 'webpack.config.js', 'tsconfig.json', 'package-lock.json'];
+const outputs = ['dist/client/manifest.json', 'dist/server/index.cjs'];
+
+function newestMtime(entry: string): number {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(entry);
+  } catch {
+    return 0;
+  }
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = 0;
+  for (const child of fs.readdirSync(entry)) {
+    if (child.endsWith('.test.ts') || child.endsWith('.test.tsx')) continue;
+    newest = Math.max(newest, newestMtime(path.join(entry, child)));
+  }
+  return newest;
+}
+
+/** Why the build must run, or null when dist/ is newer than every input. */
+export function staleBuildReason(root: string): string | null {
+  let oldestOutput = Infinity;
+  for (const output of outputs) {
+    const mtime = newestMtime(path.join(root, output));
+    if (mtime === 0) return `${output} is missing`;
+    oldestOutput = Math.min(oldestOutput, mtime);
+  }
+  for (const input of inputs) {
+    if (newestMtime(path.join(root, input)) > oldestOutput) return `${input} changed since the last build`;
+  }
+  return null;
+}

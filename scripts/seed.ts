@@ -1,0 +1,98 @@
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { defaultDrafts, defaultPublished, seedStore, StoreNotEmptyError } from '../server/content/seed';
+import { contentDbPath } from '../server/content/sqlite';
+
+const usage = `Usage: tsx scripts/seed.ts [--db PATH] [--published N] [--drafts N] [--reset] [--help]
+
+Fills the embedded content store with sample articles. The same options always write the
+same articles, so screenshots and tests can rely on them.
+
+Options:
+  --db PATH        SQLite file to write; its directory is created if missing
+                   (default: $CONTENT_DB_PATH, else data/kiosk.sqlite)
+  --published N    published articles to write (default: ${defaultPublished})
+  --drafts N       drafts to write, never shown on public pages (default: ${defaultDrafts})
+  --reset          delete every article already in the store first; without it a store
+                   that has articles is left untouched and the seed exits with code 1
+  -h, --help       show this help
+
+Exit codes: 0 seeded, 1 store not empty or seeding failed, 2 bad arguments.
+`;
+
+class UsageError extends Error {}
+
+interface SeedCommand {
+  db: string;
+  published: number;
+  drafts: number;
+  reset: boolean;
+  help: boolean;
+}
+
+function readCommand(args: string[]): SeedCommand {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      db: { type: 'string' },
+      published: { type: 'string' },
+      drafts: { type: 'string' },
+      reset: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  return {
+    db: values.db === undefined ? contentDbPath() : resolve(values.db),
+    published: count('--published', values.published, defaultPublished, 1),
+    drafts: count('--drafts', values.drafts, defaultDrafts, 0),
+    reset: values.reset,
+    help: values.help,
+  };
+}
+
+// The front page needs at least one published article; ids have room for 999,999 in all.
+function count(flag: string, raw: string | undefined, fallback: number, min: number): number {
+  if (raw === undefined) return fallback;
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > 500_000) {
+    throw new UsageError(`${flag} must be a whole number from ${min} to 500000, got "${raw}"`);
+  }
+  return value;
+}
+
+async function main(args: string[]): Promise<number> {
+  let command: SeedCommand;
+  try {
+    command = readCommand(args);
+  } catch (error) {
+    // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for unknown or malformed flags.
+    console.error(`seed: ${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
+    return 2;
+  }
+  if (command.help) {
+    console.log(usage);
+    return 0;
+  }
+
+  console.log(`seed: ${command.db}`);
+  try {
+    const { published, drafts, reset } = command;
+    const log = (line: string) => console.log(line);
+    const { inserted, ms } = await seedStore(command.db, { published, drafts, reset, log });
+    const megabytes = (statSync(command.db).size / 1_048_576).toFixed(1);
+    console.log(`seed: done, ${inserted} articles in ${(ms / 1000).toFixed(2)} s, ${megabytes} MB on disk`);
+    return 0;
+  } catch (error) {
+    if (error instanceof StoreNotEmptyError) {
+      console.error(`seed: ${command.db} already has ${error.articles} articles; pass --reset to replace them`);
+    } else {
+      console.error('seed: failed', error);
+    }
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs that is not an npm package. Idempotent: packages
+# already present are skipped, so a second run costs a few dpkg queries and nothing else.
+#   chromium       the real browser the browser tests drive (playwright-core, /usr/bin/chromium)
+#   fonts-dejavu   so pages render with real glyphs in screenshots
+#   build-essential, python3  better-sqlite3 compiles from source when no prebuilt binary can be fetched
+set -euo pipefail
+
+packages=(chromium fonts-dejavu-core build-essential python3)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup-system: all present (${packages[*]})"
+  exit 0
+fi
+
+echo "setup-system: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup-system: done"

@@ -1,0 +1,18 @@
+import type { CacheClass } from '../src/routes';
+
+// CloudFront and browsers read these. Browsers always revalidate HTML (max-age=0); the CDN
+// keeps it for a time that suits the page type, refreshes in the background, and keeps
+// serving its copy for a day if the origin fails.
+function shared(sMaxAgeS: number): string {
+  return `public, max-age=0, s-maxage=${sMaxAgeS}, stale-while-revalidate=30, stale-if-error=86400`;
+}
+
+export const cacheControl = {
+  front: shared(10),
+  section: shared(30),
+  article: shared(60),
+  // Short, so a story that appears moments later is not hidden behind a cached 404.
+  notFound: 'public, max-age=0, s-maxage=10',
+  assets: 'public, max-age=31536000, immutable',
+  noStore: 'private, no-store',
+} as const satisfies Record<CacheClass | 'assets' | 'noStore', string>;

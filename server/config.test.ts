@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from './config';
+
+test('defaults: port 3000, keep-alive above a 60 s proxy keep-alive, frozen', () => {
+  const config = loadConfig({});
+  assert.equal(config.port, 3000);
+  assert.equal(config.siteUrl, 'http://localhost:3000');
+  assert.ok(config.keepAliveTimeoutMs > 60_000);
+  assert.ok(config.headersTimeoutMs > config.keepAliveTimeoutMs);
+  assert.ok(config.webConcurrency >= 1);
+  assert.ok(Object.isFrozen(config));
+});
+
+test('WEB_CONCURRENCY and PORT are read and validated', () => {
+  assert.equal(loadConfig({ WEB_CONCURRENCY: '3' }).webConcurrency, 3);
+  assert.throws(() => loadConfig({ WEB_CONCURRENCY: '0' }), ConfigError);
+  assert.throws(() => loadConfig({ PORT: 'eighty' }), /PORT must be a whole number/);
+  assert.throws(() => loadConfig({ PORT: '70000' }), /between 0 and 65535/);
+});
+
+test('SITE_URL must be an absolute http(s) URL and loses any path', () => {
+  assert.equal(loadConfig({ SITE_URL: 'https://news.example/some/path' }).siteUrl, 'https://news.example');
+  assert.throws(() => loadConfig({ SITE_URL: 'news.example' }), ConfigError);
+  assert.throws(() => loadConfig({ SITE_URL: 'ftp://news.example' }), ConfigError);
+});
+
+test('NODE_ENV outside production/development/test is refused', () => {
+  assert.throws(() => loadConfig({ NODE_ENV: 'prod' }), ConfigError);
+});

@@ -1,0 +1,79 @@
+import os from 'node:os';
+import path from 'node:path';
+
+if (typeof window !== 'undefined') {
+  throw new Error('server/config must never be bundled for the browser');
+}
+
+export interface Config {
+  nodeEnv: 'production' | 'development' | 'test';
+  port: number;
+  /** Worker processes; throng does not read WEB_CONCURRENCY itself. */
+  webConcurrency: number;
+  /** Absolute origin used for canonical and Open Graph URLs, without a trailing slash. */
+  siteUrl: string;
+  contentDbPath: string;
+  /** Build output: dist/client/manifest.json and dist/client/assets/. */
+  distDir: string;
+  /** Node's keep-alive must outlive the proxy's upstream keep-alive, or the proxy gets 502s. */
+  keepAliveTimeoutMs: number;
+  headersTimeoutMs: number;
+  /** How long SIGTERM waits for in-flight requests before closing the remaining sockets. */
+  shutdownGraceMs: number;
+  listenBacklog: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function nodeEnv(env: Env): Config['nodeEnv'] {
+  const raw = env.NODE_ENV ?? 'development';
+  if (raw === 'production' || raw === 'development' || raw === 'test') return raw;
+  throw new ConfigError(`NODE_ENV must be production, development or test, got "${raw}"`);
+}
+
+function siteUrl(env: Env, port: number): string {
+  const raw = env.SITE_URL ?? `http://localhost:${port}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`SITE_URL must be an absolute URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`SITE_URL must be http or https, got "${raw}"`);
+  }
+  return url.origin;
+}
+
+/** Reads the environment once; throws ConfigError with a readable message on bad input. */
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const keepAliveTimeoutMs = integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000);
+  const config: Config = {
+    nodeEnv: nodeEnv(env),
+    port,
+    webConcurrency: integer(env, 'WEB_CONCURRENCY', os.availableParallelism(), 1, 256),
+    siteUrl: siteUrl(env, port),
+    contentDbPath: path.resolve(env.CONTENT_DB_PATH || 'data/kiosk.sqlite'),
+    distDir: path.resolve(env.DIST_DIR || 'dist'),
+    keepAliveTimeoutMs,
+    // Node requires headersTimeout > keepAliveTimeout, or idle sockets race the header timer.
+    headersTimeoutMs: keepAliveTimeoutMs + 1_000,
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
+    listenBacklog: integer(env, 'LISTEN_BACKLOG', 4_096, 1, 65_535),
+  };
+  return Object.freeze(config);
+}

@@ -1,0 +1,13 @@
+import type { Article, ContentClient } from '../../src/content';
+
+/**
+ * The server's own content store: what pages read through `ContentClient`, plus the few
+ * things only the server may do (count, see drafts, let go of the file).
+ */
+export interface ContentSource extends ContentClient {
+  /** Number of published articles; drafts are not counted. */
+  count(): Promise<number>;
+  /** Any status, drafts included: for an editor's preview, never for public pages. */
+  articleAnyStatus(id: string): Promise<Article | null>;
+  close(): void;
+}

@@ -1,0 +1,235 @@
+import { resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Article, Block, FrontPage, Image, SectionPage, Teaser } from '../../src/content';
+import { latestListSize, maxSectionPageSize, sectionPageSize } from '../../src/content';
+import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
+import type { ContentSource } from './source';
+
+export const defaultContentDbPath = 'data/kiosk.sqlite';
+
+/** Where the store lives: `CONTENT_DB_PATH`, else `data/kiosk.sqlite`, relative to the cwd. */
+export function contentDbPath(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.CONTENT_DB_PATH || defaultContentDbPath);
+}
+
+export interface SqliteStore extends ContentSource {
+  readonly path: string;
+  /** Writes all of them in one transaction; returns how many rows went in. */
+  insertMany(articles: Iterable<Article>): number;
+  /** Every row, drafts included: the seed must not write over anybody's work. */
+  countAll(): number;
+  /** Removes every article, drafts included; returns how many went. */
+  deleteAll(): number;
+}
+
+// Ids are 18 digits (publish minute + serial), so comparing them as text is comparing
+// them by publish time: "newest first" is `ORDER BY id DESC` and a cursor is `id < ?`.
+const schema = `
+  CREATE TABLE IF NOT EXISTS articles (
+    id           TEXT PRIMARY KEY CHECK (length(id) = 18 AND id NOT GLOB '*[^0-9]*'),
+    section      TEXT NOT NULL,
+    status       TEXT NOT NULL CHECK (status IN ('published', 'draft')),
+    title        TEXT NOT NULL,
+    lead         TEXT NOT NULL,
+    author       TEXT NOT NULL,
+    image        TEXT NOT NULL,
+    published_at TEXT NOT NULL,
+    updated_at   TEXT NOT NULL,
+    body         TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS articles_by_section ON articles (status, section, id DESC);
+  CREATE INDEX IF NOT EXISTS articles_by_time ON articles (status, id DESC);
+`;
+
+// Teaser lists never read the body: it is most of the row and no list shows it.
+const teaserColumns = 'id, section, title, lead, image, published_at';
+const articleColumns = `${teaserColumns}, author, updated_at, body, status`;
+
+/** The store's SQL, exported so tests can check every query's plan uses an index. */
+export const queries = {
+  latest: `SELECT ${teaserColumns} FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT ?`,
+  frontPageSection: `SELECT ${teaserColumns} FROM articles
+    WHERE status = 'published' AND section = ? AND id <> ? ORDER BY id DESC LIMIT ?`,
+  sectionFirstPage: `SELECT ${teaserColumns} FROM articles
+    WHERE status = 'published' AND section = ? ORDER BY id DESC LIMIT ?`,
+  sectionNextPage: `SELECT ${teaserColumns} FROM articles
+    WHERE status = 'published' AND section = ? AND id < ? ORDER BY id DESC LIMIT ?`,
+  publishedArticle: `SELECT ${articleColumns} FROM articles WHERE id = ? AND status = 'published'`,
+  anyArticle: `SELECT ${articleColumns} FROM articles WHERE id = ?`,
+  countPublished: `SELECT count(*) AS n FROM articles WHERE status = 'published'`,
+  countAll: 'SELECT count(*) AS n FROM articles',
+} as const;
+
+const insertSql = `INSERT INTO articles (${articleColumns})
+  VALUES (@id, @section, @title, @lead, @image, @published_at, @author, @updated_at, @body, @status)`;
+
+const frontPageTeasersPerSection = 3;
+
+interface TeaserRow {
+  id: string;
+  section: string;
+  title: string;
+  lead: string;
+  image: string;
+  published_at: string;
+}
+
+interface ArticleRow extends TeaserRow {
+  author: string;
+  updated_at: string;
+  body: string;
+  status: Article['status'];
+}
+
+interface CountRow {
+  n: number;
+}
+
+export function openSqliteStore(path: string, options: { readonly?: boolean } = {}): SqliteStore {
+  const readonly = options.readonly ?? false;
+  const db = readonly ? new Database(path, { readonly, fileMustExist: true }) : new Database(path);
+  try {
+    if (readonly) {
+      requireSchema(db, path);
+    } else {
+      // WAL lets server workers keep reading while the seed (or an editor) writes.
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.exec(schema);
+    }
+    return createStore(db, path);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+function requireSchema(db: Database.Database, path: string): void {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'articles'").get();
+  if (table === undefined) {
+    throw new Error(`content store ${path} has no articles table; run \`npm run seed\` first`);
+  }
+}
+
+function createStore(db: Database.Database, path: string): SqliteStore {
+  const latest = db.prepare<[number], TeaserRow>(queries.latest);
+  const frontPageSection = db.prepare<[string, string, number], TeaserRow>(queries.frontPageSection);
+  const sectionFirstPage = db.prepare<[string, number], TeaserRow>(queries.sectionFirstPage);
+  const sectionNextPage = db.prepare<[string, string, number], TeaserRow>(queries.sectionNextPage);
+  const publishedArticle = db.prepare<[string], ArticleRow>(queries.publishedArticle);
+  const anyArticle = db.prepare<[string], ArticleRow>(queries.anyArticle);
+  const countPublished = db.prepare<[], CountRow>(queries.countPublished);
+  const countAll = db.prepare<[], CountRow>(queries.countAll);
+  const insert = db.prepare<[ArticleRow]>(insertSql);
+  const deleteAll = db.prepare('DELETE FROM articles');
+
+  const insertMany = db.transaction((articles: Iterable<Article>) => {
+    let inserted = 0;
+    for (const article of articles) {
+      insert.run(toRow(article));
+      inserted += 1;
+    }
+    return inserted;
+  });
+
+  return {
+    path,
+
+    async frontPage(): Promise<FrontPage> {
+      const [leadRow] = latest.all(1);
+      if (leadRow === undefined) {
+        throw new Error(`content store ${path} has no published articles; run \`npm run seed\``);
+      }
+      return {
+        lead: toTeaser(leadRow),
+        sections: sections.map(({ slug }) => ({
+          section: slug,
+          teasers: frontPageSection.all(slug, leadRow.id, frontPageTeasersPerSection).map(toTeaser),
+        })),
+      };
+    },
+
+    async section(slug, options = {}): Promise<SectionPage | null> {
+      const { cursor } = options;
+      // The API validates shapes first; this guards against callers that forgot.
+      if (cursor !== undefined && !articleIdPattern.test(cursor)) {
+        throw new RangeError(`section cursor must be an article id, got ${JSON.stringify(cursor)}`);
+      }
+      if (!isSectionSlug(slug)) return null;
+      const limit = clampLimit(options.limit, sectionPageSize);
+      // One row more than the page tells whether there is a next page without a count.
+      const rows =
+        cursor === undefined ? sectionFirstPage.all(slug, limit + 1) : sectionNextPage.all(slug, cursor, limit + 1);
+      const items = rows.slice(0, limit).map(toTeaser);
+      const last = items[items.length - 1];
+      return { section: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
+    },
+
+    async article(id): Promise<Article | null> {
+      const row = publishedArticle.get(id);
+      return row ? toArticle(row) : null;
+    },
+
+    async articleAnyStatus(id): Promise<Article | null> {
+      const row = anyArticle.get(id);
+      return row ? toArticle(row) : null;
+    },
+
+    async latest(limit = latestListSize): Promise<Teaser[]> {
+      return latest.all(clampLimit(limit, latestListSize)).map(toTeaser);
+    },
+
+    async count(): Promise<number> {
+      return countPublished.get()?.n ?? 0;
+    },
+
+    insertMany: (articles) => insertMany(articles),
+    countAll: () => countAll.get()?.n ?? 0,
+    deleteAll: () => deleteAll.run().changes,
+    close: () => db.close(),
+  };
+}
+
+/** Page sizes come from query strings: anything odd becomes the default or the nearest bound. */
+function clampLimit(limit: number | undefined, fallback: number): number {
+  if (limit === undefined || Number.isNaN(limit)) return fallback;
+  return Math.min(maxSectionPageSize, Math.max(1, Math.trunc(limit)));
+}
+
+// Built field by field so a Teaser carries exactly the Teaser keys (the API sends these as is).
+function toTeaser(row: TeaserRow): Teaser {
+  return {
+    id: row.id,
+    section: row.section as SectionSlug,
+    title: row.title,
+    lead: row.lead,
+    image: JSON.parse(row.image) as Image,
+    publishedAt: row.published_at,
+  };
+}
+
+function toArticle(row: ArticleRow): Article {
+  return {
+    ...toTeaser(row),
+    author: row.author,
+    updatedAt: row.updated_at,
+    body: JSON.parse(row.body) as Block[],
+    status: row.status,
+  };
+}
+
+function toRow(article: Article): ArticleRow {
+  const { src, alt, caption, credit, width, height } = article.image;
+  return {
+    id: article.id,
+    section: article.section,
+    title: article.title,
+    lead: article.lead,
+    image: JSON.stringify({ src, alt, caption, credit, width, height } satisfies Image),
+    published_at: article.publishedAt,
+    author: article.author,
+    updated_at: article.updatedAt,
+    body: JSON.stringify(article.body),
+    status: article.status,
+  };
+}

@@ -1,0 +1,49 @@
+// Every error a reader or API client can see, in one place. The message is what is shown;
+// internal details are logged, never sent.
+export const errors = {
+  badRequest: { status: 400, code: 'bad_request', message: 'The request is malformed.' },
+  notFound: { status: 404, code: 'not_found', message: 'There is nothing at this address.' },
+  methodNotAllowed: { status: 405, code: 'method_not_allowed', message: 'This address only answers GET and HEAD.' },
+  payloadTooLarge: { status: 413, code: 'payload_too_large', message: 'The request body is too large.' },
+  headersTooLarge: { status: 431, code: 'headers_too_large', message: 'The request headers are too large.' },
+  internal: { status: 500, code: 'internal', message: 'Something went wrong on our side. Please try again shortly.' },
+  unavailable: { status: 503, code: 'unavailable', message: 'The service is busy. Please try again shortly.' },
+} as const;
+
+export type ErrorKind = keyof typeof errors;
+
+export class KioskError extends Error {
+  override name = 'KioskError';
+  readonly kind: ErrorKind;
+  readonly status: number;
+  readonly code: string;
+
+  /** `detail` replaces the generic message; keep it safe to show to anyone. */
+  constructor(kind: ErrorKind, detail?: string) {
+    super(detail ?? errors[kind].message);
+    this.kind = kind;
+    this.status = errors[kind].status;
+    this.code = errors[kind].code;
+  }
+}
+
+/**
+ * Maps anything thrown to a registry entry. Errors from body parsers and the router carry a
+ * 4xx `status`; those keep it. Everything else is a 500 whose message is never shown.
+ */
+export function classify(error: unknown): { status: number; code: string; message: string; internal: boolean } {
+  if (error instanceof KioskError) {
+    return { status: error.status, code: error.code, message: error.message, internal: false };
+  }
+  const status = typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const known = Object.values(errors).find((e) => e.status === status);
+    return {
+      status,
+      code: known?.code ?? 'bad_request',
+      message: known?.message ?? errors.badRequest.message,
+      internal: false,
+    };
+  }
+  return { ...errors.internal, internal: true };
+}

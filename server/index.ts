@@ -1,0 +1,68 @@
+import cluster from 'node:cluster';
+import fs from 'node:fs';
+import throng from 'throng';
+import { loadAssets } from './assets';
+import { loadConfig } from './config';
+import { describeError, log } from './log';
+import { startWorker } from './worker';
+
+// Process policy lives here and nowhere else: one worker per core under throng, a worker
+// that hits an unhandled error exits and is replaced, SIGTERM drains before exiting.
+
+const config = loadConfig();
+
+async function worker(id: number) {
+  process.on('unhandledRejection', (reason) => {
+    log.error('unhandled rejection, exiting so the worker is replaced', { worker: id, ...describeError(reason) });
+    process.exit(1);
+  });
+  process.on('uncaughtException', (error) => {
+    log.error('uncaught exception, exiting so the worker is replaced', { worker: id, ...describeError(error) });
+    process.exit(1);
+  });
+
+  const running = await startWorker(config);
+  log.info('worker listening', { worker: id, port: config.port });
+
+  const stop = (signal: string) => {
+    log.info('draining', { worker: id, signal });
+    running.drain().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error('drain failed', { worker: id, ...describeError(error) });
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+function primary() {
+  // Fail here, once, rather than in every worker that throng would then revive in a loop.
+  loadAssets(config.distDir);
+  if (!fs.existsSync(config.contentDbPath)) {
+    throw new Error(`No content store at ${config.contentDbPath}: run "npm run seed" (npm start does it for you)`);
+  }
+  log.info('starting Kiosk', {
+    workers: config.webConcurrency,
+    port: config.port,
+    nodeEnv: config.nodeEnv,
+    contentDbPath: config.contentDbPath,
+  });
+  cluster.on('exit', (w, code, signal) => {
+    if (code !== 0 || signal) log.warn('worker exited', { pid: w.process.pid, code, signal });
+  });
+}
+
+throng({
+  count: config.webConcurrency,
+  worker,
+  master: primary,
+  signals: ['SIGTERM', 'SIGINT'],
+  // throng kills workers still alive after this; give ours their grace period first.
+  grace: config.shutdownGraceMs + 2_000,
+}).catch((error: unknown) => {
+  log.error('failed to start', describeError(error));
+  process.exit(1);
+});

@@ -1,0 +1,23 @@
+import type { Request, Response } from 'express';
+import { articleIdPattern } from '../src/sections';
+import { cacheControl } from './cache-policy';
+import { KioskError } from './errors';
+
+// Stand-in photographs: the seeded store has no real images and this machine has no network,
+// so each article gets a deterministic SVG drawn from its id. A newsroom deployment points
+// image URLs at its own image service instead.
+export function mediaHandler(req: Request, res: Response) {
+  const match = /^(\d{18})\.svg$/.exec(String(req.params.file));
+  if (!match || !articleIdPattern.test(match[1] ?? '')) throw new KioskError('notFound');
+  const id = match[1] as string;
+  const hue = Number(id.slice(-3)) % 360;
+  const hue2 = (hue + 40) % 360;
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1200 675" width="1200" height="675">` +
+    `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1">` +
+    `<stop offset="0" stop-color="hsl(${hue} 45% 42%)"/><stop offset="1" stop-color="hsl(${hue2} 50% 22%)"/>` +
+    `</linearGradient></defs><rect width="1200" height="675" fill="url(#g)"/>` +
+    `<circle cx="${300 + (Number(id.slice(-2)) % 60) * 10}" cy="300" r="160" fill="hsl(${hue2} 60% 70% / .35)"/>` +
+    `<text x="60" y="620" font-family="sans-serif" font-size="40" fill="#fff" opacity=".8">Kiosk photo desk</text></svg>`;
+  res.set('Cache-Control', cacheControl.assets).type('image/svg+xml').send(svg);
+}

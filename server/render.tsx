@@ -1,0 +1,85 @@
+import { renderToString } from 'react-dom/server';
+import { App } from '../src/App';
+import type { ContentClient } from '../src/content';
+import { Layout } from '../src/components/Layout';
+import { ErrorPage } from '../src/pages/ErrorPage';
+import { resolveRoute, type PageResult } from '../src/routes';
+import { createStore, type AppStore } from '../src/store';
+import type { Assets } from './assets';
+import { cacheControl } from './cache-policy';
+import { renderDocument } from './document';
+
+export interface RenderDeps {
+  content: ContentClient;
+  assets: Assets;
+  siteUrl: string;
+}
+
+export type RenderOutcome =
+  | { kind: 'page'; status: number; html: string; headers: Record<string, string> }
+  | { kind: 'redirect'; status: 301; location: string; headers: Record<string, string> };
+
+/**
+ * Server rendering as a pipeline: create store → resolve route (which loads the page's data
+ * into the store) → render app → render document. Returns data; Express glue is in app.ts.
+ */
+export async function renderPage(pathname: string, deps: RenderDeps): Promise<RenderOutcome> {
+  const store = createStore(deps.content);
+  const result = await resolveRoute(pathname, store);
+  if (result.kind === 'redirect') {
+    return { kind: 'redirect', status: result.status, location: result.location, headers: { 'Cache-Control': cacheControl.article } };
+  }
+  const body = renderApp(store, result);
+  const html = renderDocument({
+    head: {
+      title: result.title,
+      description: result.description,
+      canonicalUrl: result.canonicalPath === null ? null : deps.siteUrl + result.canonicalPath,
+      ogType: result.ogType,
+      ogImage: result.ogImage,
+      robots: result.status === 404 ? 'noindex' : undefined,
+    },
+    siteUrl: deps.siteUrl,
+    assets: deps.assets,
+    body,
+    state: store.getState(),
+    mode: 'ssr',
+  });
+  return {
+    kind: 'page',
+    status: result.status,
+    html,
+    headers: { 'Cache-Control': cacheControl[result.cache], 'X-Render-Mode': 'ssr' },
+  };
+}
+
+function renderApp(store: AppStore, result: PageResult): string {
+  return renderToString(<App store={store} page={result.component} />);
+}
+
+/**
+ * An error page inside the site's chrome, without the client bundle (nothing to hydrate).
+ * If even that fails, a plain-text answer: an error page must never throw.
+ */
+export function renderErrorPage(
+  status: number,
+  message: string,
+  deps: Pick<RenderDeps, 'assets' | 'siteUrl'>,
+): { html: string; contentType: string } {
+  try {
+    const body = renderToString(
+      <Layout>
+        <ErrorPage status={status} message={message} />
+      </Layout>,
+    );
+    const html = renderDocument({
+      head: { title: `Error ${status} — Kiosk`, description: message, canonicalUrl: null, ogType: 'website', robots: 'noindex' },
+      siteUrl: deps.siteUrl,
+      assets: deps.assets,
+      body,
+    });
+    return { html, contentType: 'text/html; charset=utf-8' };
+  } catch {
+    return { html: `${status} ${message}\n`, contentType: 'text/plain; charset=utf-8' };
+  }
+}

@@ -1,0 +1,63 @@
+import http from 'node:http';
+import type { ContentSource } from './content/source';
+import { openSqliteStore } from './content/sqlite';
+import { createApp } from './app';
+import { loadAssets } from './assets';
+import type { Config } from './config';
+import { describeError, log } from './log';
+
+export interface RunningWorker {
+  server: http.Server;
+  content: ContentSource;
+  /** Stops accepting, lets in-flight requests finish within the grace period, closes the store. */
+  drain(): Promise<void>;
+}
+
+/** One worker: the store, the app, and an HTTP server that listens with the configured backlog. */
+export async function startWorker(config: Readonly<Config>): Promise<RunningWorker> {
+  const content = openSqliteStore(config.contentDbPath, { readonly: true });
+  const assets = loadAssets(config.distDir);
+  const app = createApp({ config, content, assets });
+
+  const server = http.createServer(app);
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  server.headersTimeout = config.headersTimeoutMs;
+
+  const inFlight = new Set<http.ServerResponse>();
+  let draining = false;
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (draining) res.setHeader('Connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port: config.port, backlog: config.listenBacklog }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
+  async function drain() {
+    if (draining) return;
+    draining = true;
+    // Keep-alive clients must learn the connection is closing, or they send into a closed socket.
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const grace = setTimeout(() => {
+      log.warn('grace period over, closing remaining connections', { inFlight: inFlight.size });
+      server.closeAllConnections();
+    }, config.shutdownGraceMs);
+    await closed;
+    clearTimeout(grace);
+    try {
+      content.close();
+    } catch (error) {
+      log.error('closing the content store failed', describeError(error));
+    }
+  }
+
+  return { server, content, drain };
+}

@@ -1,0 +1,132 @@
+import type { ReactElement } from 'react';
+import UniversalRouter, { type Routes } from 'universal-router';
+import { articlePath } from './content';
+import { articleIdPattern, findSection, type SectionSlug } from './sections';
+import type { AppStore } from './store';
+import { loadArticle, loadFrontPage, loadLatest, loadSection } from './store/thunks';
+import { ArticlePage } from './pages/ArticlePage';
+import { FrontPage } from './pages/FrontPage';
+import { NotFoundPage } from './pages/NotFoundPage';
+import { SectionPage } from './pages/SectionPage';
+
+/** How long caches may keep the page; the server turns it into Cache-Control. */
+export type CacheClass = 'front' | 'section' | 'article' | 'notFound';
+
+export interface PageResult {
+  kind: 'page';
+  status: 200 | 404;
+  title: string;
+  description: string;
+  cache: CacheClass;
+  /** Path of the canonical URL; null on pages that should not be indexed. */
+  canonicalPath: string | null;
+  ogType: 'website' | 'article';
+  ogImage?: string;
+  component: ReactElement;
+}
+
+export interface RedirectResult {
+  kind: 'redirect';
+  status: 301;
+  location: string;
+}
+
+export type RouteResult = PageResult | RedirectResult;
+
+export interface RouteContext {
+  store: AppStore;
+}
+
+export const siteName = 'Kiosk';
+
+function notFound(): PageResult {
+  return {
+    kind: 'page',
+    status: 404,
+    title: `Page not found — ${siteName}`,
+    description: 'There is nothing at this address.',
+    cache: 'notFound',
+    canonicalPath: null,
+    ogType: 'website',
+    component: <NotFoundPage />,
+  };
+}
+
+function param(value: string | string[] | undefined): string {
+  return typeof value === 'string' ? value : '';
+}
+
+const routes: Routes<RouteResult, RouteContext> = [
+  {
+    path: '',
+    async action({ store }) {
+      const page = await store.dispatch(loadFrontPage());
+      return {
+        kind: 'page',
+        status: 200,
+        title: `${siteName} — news as it breaks`,
+        description: page.lead.lead,
+        cache: 'front',
+        canonicalPath: '/',
+        ogType: 'website',
+        component: <FrontPage />,
+      };
+    },
+  },
+  {
+    path: '/:section',
+    async action({ store }, params) {
+      const section = findSection(param(params.section));
+      if (!section) return notFound();
+      const page = await store.dispatch(loadSection(section.slug));
+      if (!page) return notFound();
+      return {
+        kind: 'page',
+        status: 200,
+        title: `${section.name} — ${siteName}`,
+        description: `The latest ${section.name.toLowerCase()} stories from ${siteName}.`,
+        cache: 'section',
+        canonicalPath: `/${section.slug}`,
+        ogType: 'website',
+        component: <SectionPage slug={section.slug} />,
+      };
+    },
+  },
+  {
+    path: '/:section/:id',
+    async action({ store }, params) {
+      const section = findSection(param(params.section));
+      const id = param(params.id);
+      if (!section || !articleIdPattern.test(id)) return notFound();
+      const [article] = await Promise.all([store.dispatch(loadArticle(id)), store.dispatch(loadLatest())]);
+      if (!article) return notFound();
+      // An article linked under the wrong section still has one address.
+      if (article.section !== (section.slug as SectionSlug)) {
+        return { kind: 'redirect', status: 301, location: articlePath(article) };
+      }
+      return {
+        kind: 'page',
+        status: 200,
+        title: `${article.title} — ${siteName}`,
+        description: article.lead,
+        cache: 'article',
+        canonicalPath: articlePath(article),
+        ogType: 'article',
+        ogImage: article.image.src,
+        component: <ArticlePage id={article.id} />,
+      };
+    },
+  },
+  {
+    path: '/*all',
+    action: () => notFound(),
+  },
+];
+
+export const router = new UniversalRouter<RouteResult, RouteContext>(routes);
+
+/** Resolves a pathname to one result, loading the page's data into the store on the way. */
+export async function resolveRoute(pathname: string, store: AppStore): Promise<RouteResult> {
+  const result = await router.resolve({ pathname, store });
+  return result ?? notFound();
+}

@@ -1,0 +1,122 @@
+// One base, two targets: the browser bundle (content-hashed JS and CSS plus a manifest the
+// server reads) and the server bundle for Node.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import MiniCssExtractPlugin from 'mini-css-extract-plugin';
+import webpack from 'webpack';
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+const publicPath = '/assets/';
+
+/**
+ * Writes manifest.json: the one entry's initial JS and CSS files in load order. The server
+ * reads `scripts` and `styles`, so no chunk name has to match between the two sides.
+ */
+class ManifestPlugin {
+  apply(compiler) {
+    compiler.hooks.thisCompilation.tap('KioskManifest', (compilation) => {
+      compilation.hooks.processAssets.tap(
+        { name: 'KioskManifest', stage: webpack.Compilation.PROCESS_ASSETS_STAGE_REPORT },
+        () => {
+          const [entrypoint, ...others] = compilation.entrypoints.values();
+          if (!entrypoint || others.length > 0) throw new Error('the client build must have exactly one entry');
+          const files = entrypoint.getFiles();
+          const manifest = {
+            publicPath,
+            scripts: files.filter((f) => f.endsWith('.js')),
+            styles: files.filter((f) => f.endsWith('.css')),
+          };
+          compilation.emitAsset(
+            '../manifest.json',
+            new webpack.sources.RawSource(`${JSON.stringify(manifest, null, 2)}\n`),
+          );
+        },
+      );
+    });
+  }
+}
+
+function base(mode) {
+  return {
+    mode,
+    context: root,
+    resolve: { extensions: ['.tsx', '.ts', '.js'] },
+    module: {
+      rules: [
+        {
+          test: /\.[jt]sx?$/,
+          exclude: /node_modules/,
+          loader: 'esbuild-loader',
+          options: { target: 'es2022', jsx: 'automatic' },
+        },
+      ],
+    },
+    stats: 'errors-warnings',
+    performance: { hints: false },
+  };
+}
+
+function clientConfig(mode) {
+  const b = base(mode);
+  const production = mode === 'production';
+  return {
+    ...b,
+    name: 'client',
+    target: 'web',
+    entry: './client/index.tsx',
+    output: {
+      path: path.join(root, 'dist/client/assets'),
+      publicPath,
+      filename: production ? '[name].[contenthash:10].js' : '[name].js',
+      chunkFilename: production ? '[name].[contenthash:10].js' : '[name].js',
+      clean: true,
+    },
+    module: {
+      rules: [...b.module.rules, { test: /\.css$/, use: [MiniCssExtractPlugin.loader, 'css-loader'] }],
+    },
+    optimization: {
+      // React, Redux and the router change far less often than the site's own code.
+      splitChunks: { chunks: 'all', cacheGroups: { vendor: { test: /node_modules/, name: 'vendor', chunks: 'all' } } },
+      runtimeChunk: 'single',
+    },
+    devtool: production ? 'source-map' : 'eval-cheap-module-source-map',
+    plugins: [
+      new MiniCssExtractPlugin({ filename: production ? '[name].[contenthash:10].css' : '[name].css' }),
+      new ManifestPlugin(),
+    ],
+  };
+}
+
+function serverConfig(mode) {
+  const b = base(mode);
+  return {
+    ...b,
+    name: 'server',
+    target: 'node20',
+    entry: './server/index.ts',
+    output: {
+      path: path.join(root, 'dist/server'),
+      filename: 'index.cjs',
+      library: { type: 'commonjs2' },
+      clean: true,
+    },
+    // Packages load from node_modules at run time (better-sqlite3 is native); only
+    // universal-router, which ships as ESM, is bundled.
+    externals: [
+      ({ request }, callback) => {
+        if (request && /^[@a-z]/.test(request) && !request.startsWith('universal-router')) {
+          return callback(null, `commonjs ${request}`);
+        }
+        return callback();
+      },
+    ],
+    externalsPresets: { node: true },
+    optimization: { minimize: false, nodeEnv: false },
+    devtool: 'source-map',
+  };
+}
+
+export default (_env, argv) => {
+  const mode = argv.mode ?? 'production';
+  return [clientConfig(mode), serverConfig(mode)];
+};
