@@ -16,7 +16,11 @@ function readState(): Partial<RootState> | undefined {
 function Root({ store, initial }: { store: AppStore; initial: Shown }) {
   const [shown, setShown] = useState(initial);
 
-  useEffect(() => startNavigation(store, setShown), [store]);
+  useEffect(() => {
+    // For tests and operators: the page is live (hydrated or rendered) and navigation works.
+    document.documentElement.setAttribute('data-kiosk-ready', '');
+    return startNavigation(store, setShown);
+  }, [store]);
 
   useLayoutEffect(() => {
     if (shown === initial) return;

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultDrafts, defaultPublished, seedStore, StoreNotEmptyError } from '../server/content/seed';
-import { contentDbPath } from '../server/content/sqlite';
+import { loadConfig } from '../server/config';
 
 const usage = `Usage: tsx scripts/seed.ts [--db PATH] [--published N] [--drafts N] [--reset] [--help]
 
@@ -45,7 +45,7 @@ function readCommand(args: string[]): SeedCommand {
     },
   });
   return {
-    db: values.db === undefined ? contentDbPath() : resolve(values.db),
+    db: values.db === undefined ? loadConfig().contentDbPath : resolve(values.db),
     published: count('--published', values.published, defaultPublished, 1),
     drafts: count('--drafts', values.drafts, defaultDrafts, 0),
     reset: values.reset,

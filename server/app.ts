@@ -6,7 +6,7 @@ import { cacheControl } from './cache-policy';
 import type { Config } from './config';
 import { classify, KioskError } from './errors';
 import { describeError, log } from './log';
-import { mediaHandler } from './media';
+import { faviconHandler, mediaHandler } from './media';
 import { renderErrorPage, renderPage } from './render';
 
 export interface AppDeps {
@@ -55,6 +55,7 @@ export function createApp({ config, content, assets }: AppDeps): express.Express
     }),
   );
   app.get('/media/:file', mediaHandler);
+  app.get(['/favicon.svg', '/favicon.ico'], faviconHandler);
   app.use('/api', apiRouter(content));
 
   app.use(async (req: Request, res: Response) => {

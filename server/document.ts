@@ -59,6 +59,7 @@ export function renderDocument({ head, siteUrl, assets, body, state, mode }: Doc
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    '<link rel="icon" href="/favicon.svg" type="image/svg+xml">' +
     headTags(head, siteUrl) +
     styles +
     scripts +

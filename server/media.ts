@@ -10,14 +10,24 @@ export function mediaHandler(req: Request, res: Response) {
   const match = /^(\d{18})\.svg$/.exec(String(req.params.file));
   if (!match || !articleIdPattern.test(match[1] ?? '')) throw new KioskError('notFound');
   const id = match[1] as string;
-  const hue = Number(id.slice(-3)) % 360;
+  let hash = 0;
+  for (const c of id) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
+  const hue = hash % 360;
   const hue2 = (hue + 40) % 360;
   const svg =
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1200 675" width="1200" height="675">` +
     `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1">` +
     `<stop offset="0" stop-color="hsl(${hue} 45% 42%)"/><stop offset="1" stop-color="hsl(${hue2} 50% 22%)"/>` +
     `</linearGradient></defs><rect width="1200" height="675" fill="url(#g)"/>` +
-    `<circle cx="${300 + (Number(id.slice(-2)) % 60) * 10}" cy="300" r="160" fill="hsl(${hue2} 60% 70% / .35)"/>` +
+    `<circle cx="${300 + (hash % 60) * 10}" cy="300" r="160" fill="hsl(${hue2} 60% 70% / .35)"/>` +
     `<text x="60" y="620" font-family="sans-serif" font-size="40" fill="#fff" opacity=".8">Kiosk photo desk</text></svg>`;
   res.set('Cache-Control', cacheControl.assets).type('image/svg+xml').send(svg);
+}
+
+const favicon =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#16181d"/>' +
+  '<text x="16" y="23" text-anchor="middle" font-family="Georgia, serif" font-size="20" font-weight="700" fill="#fff">K</text></svg>';
+
+export function faviconHandler(_req: Request, res: Response) {
+  res.set('Cache-Control', 'public, max-age=86400').type('image/svg+xml').send(favicon);
 }

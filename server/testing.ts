@@ -1,10 +1,12 @@
 // Shared by the server's tests: a real SQLite store in a temporary directory and the real
 // app listening on a real socket on an ephemeral port.
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Assets } from './assets';
 import { createApp } from './app';
 import { seedStore } from './content/seed';
@@ -57,4 +59,72 @@ export function textOf(html: string): string {
     .replace(/&quot;/g, '"')
     .replace(/&#x27;|&#39;/g, "'")
     .replace(/\s+/g, ' ');
+}
+
+export async function freePort(): Promise<number> {
+  const probe = http.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+export interface BuiltServer {
+  baseUrl: string;
+  process: ChildProcess;
+  /** Everything the cluster printed so far. */
+  output(): string;
+  /** Resolves with the exit code once the cluster has exited. */
+  exited: Promise<number | null>;
+  stop(): Promise<number | null>;
+}
+
+const distDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
+
+/**
+ * The production build as operators run it: `node dist/server/index.cjs`, the throng
+ * primary with its workers. Needs `npm run build` first (npm test does it).
+ */
+export async function startBuiltServer(dbPath: string, env: Record<string, string> = {}): Promise<BuiltServer> {
+  const bundle = path.join(distDir, 'server', 'index.cjs');
+  if (!fs.existsSync(bundle)) throw new Error(`${bundle} is missing: run "npm run build" first`);
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--enable-source-maps', bundle], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      WEB_CONCURRENCY: '1',
+      CONTENT_DB_PATH: dbPath,
+      DIST_DIR: distDir,
+      SHUTDOWN_GRACE_MS: '3000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const workers = Number(env.WEB_CONCURRENCY ?? '1');
+  const deadline = Date.now() + 15_000;
+  while ((output.match(/"worker listening"/g)?.length ?? 0) < workers) {
+    if (child.exitCode !== null) throw new Error(`the server exited during start-up:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the server did not start within 15 s:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    baseUrl,
+    process: child,
+    output: () => output,
+    exited,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }

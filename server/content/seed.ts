@@ -57,10 +57,15 @@ export function* generateArticles(options: GenerateOptions): Generator<Article, 
   let publishedMs = newestPublishedAt;
   for (let position = 0; position < total; position += 1) {
     if (position > 0) publishedMs -= dice.int(1, 8) * minute;
-    const isDraft = Math.floor(((position + 1) * drafts) / total) > Math.floor((position * drafts) / total);
+    const isDraft = draftsBefore(position + 1, drafts, total) > draftsBefore(position, drafts, total);
     // Serials count up with time, so even two pieces in one minute would sort by publish order.
     yield writeArticle(dice, publishedMs, total - position, isDraft ? 'draft' : 'published');
   }
+}
+
+/** Spreads drafts evenly, half a gap in from either end, so none is the newest or oldest piece. */
+function draftsBefore(position: number, drafts: number, total: number): number {
+  return Math.floor((position * drafts + Math.floor(total / 2)) / total);
 }
 
 /** Fills a store with generated articles in transactions of 1,000, logging progress. */

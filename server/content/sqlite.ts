@@ -1,16 +1,8 @@
-import { resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Article, Block, FrontPage, Image, SectionPage, Teaser } from '../../src/content';
 import { latestListSize, maxSectionPageSize, sectionPageSize } from '../../src/content';
 import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import type { ContentSource } from './source';
-
-export const defaultContentDbPath = 'data/kiosk.sqlite';
-
-/** Where the store lives: `CONTENT_DB_PATH`, else `data/kiosk.sqlite`, relative to the cwd. */
-export function contentDbPath(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.CONTENT_DB_PATH || defaultContentDbPath);
-}
 
 export interface SqliteStore extends ContentSource {
   readonly path: string;
