@@ -1,10 +1,14 @@
 import http from 'node:http';
+import net from 'node:net';
 import type { ContentSource } from './content/source';
 import { openSqliteStore } from './content/sqlite';
 import { createApp } from './app';
 import { loadAssets } from './assets';
 import type { Config } from './config';
 import { describeError, log } from './log';
+
+/** How long an idle keep-alive socket may linger once draining starts. */
+const idleLingerMs = 250;
 
 export interface RunningWorker {
   server: http.Server;
@@ -42,15 +46,19 @@ export async function startWorker(config: Readonly<Config>): Promise<RunningWork
   async function drain() {
     if (draining) return;
     draining = true;
-    // Keep-alive clients must learn the connection is closing, or they send into a closed socket.
+    // Every response from now on says "Connection: close", so a keep-alive client learns the
+    // connection is ending from the answer itself instead of by sending into a closed socket.
     for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
+    // http.Server#close would also drop idle keep-alive sockets at once, racing any client that
+    // is sending on one right now; stop listening only, and close idle sockets after a moment.
+    const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+    const idleSweep = setInterval(() => server.closeIdleConnections(), idleLingerMs);
     const grace = setTimeout(() => {
       log.warn('grace period over, closing remaining connections', { inFlight: inFlight.size });
       server.closeAllConnections();
     }, config.shutdownGraceMs);
     await closed;
+    clearInterval(idleSweep);
     clearTimeout(grace);
     try {
       content.close();

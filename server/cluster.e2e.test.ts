@@ -1,0 +1,113 @@
+// The production entry as operators run it: the throng primary and its workers, from the build.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import { after, before, test } from 'node:test';
+import { seedTempStore, startBuiltServer } from './testing';
+
+let dir: string;
+
+before(async () => {
+  ({ dir } = await seedTempStore(600, 10));
+});
+
+after(() => {
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+class CutOff extends Error {
+  override name = 'CutOff';
+}
+
+/** Rejects with CutOff when a response had begun and did not complete. */
+function get(url: string, agent?: http.Agent): Promise<{ status: number; bytes: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      res.on('end', () => {
+        const expected = Number(res.headers['content-length']);
+        if (res.complete && (!expected || expected === bytes)) resolve({ status: res.statusCode ?? 0, bytes });
+        else reject(new CutOff(`got ${bytes} of ${expected} bytes`));
+      });
+      res.on('error', () => reject(new CutOff(`response aborted after ${bytes} bytes`)));
+      res.on('aborted', () => reject(new CutOff(`response aborted after ${bytes} bytes`)));
+    });
+    req.on('error', reject);
+  });
+}
+
+function workerPids(output: string): number[] {
+  return output
+    .split('\n')
+    .filter((line) => line.includes('"worker listening"'))
+    .map((line) => (JSON.parse(line) as { pid: number }).pid);
+}
+
+test('WEB_CONCURRENCY workers serve the site, and a killed worker is replaced', async () => {
+  const server = await startBuiltServer(`${dir}/kiosk.sqlite`, { WEB_CONCURRENCY: '2' });
+  try {
+    const pids = workerPids(server.output());
+    assert.equal(new Set(pids).size, 2);
+    for (const path of ['/', '/news', '/api/front']) assert.equal((await get(server.baseUrl + path)).status, 200, path);
+
+    process.kill(pids[0]!, 'SIGKILL');
+    const deadline = Date.now() + 10_000;
+    while (workerPids(server.output()).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const now = workerPids(server.output());
+    assert.equal(now.length, 3, `a replacement worker started:\n${server.output()}`);
+    assert.ok(!pids.includes(now[2]!));
+    for (let i = 0; i < 20; i++) assert.equal((await get(server.baseUrl + '/')).status, 200);
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+});
+
+test('SIGTERM under load: requests in flight finish, new connections are refused, exit 0', async () => {
+  const server = await startBuiltServer(`${dir}/kiosk.sqlite`, { WEB_CONCURRENCY: '2', SHUTDOWN_GRACE_MS: '5000' });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  const completed: number[] = [];
+  const failures: string[] = [];
+  let stopping = false;
+
+  const unserved: string[] = [];
+  async function reader() {
+    for (;;) {
+      try {
+        const { status } = await get(`${server.baseUrl}/`, agent);
+        completed.push(status);
+      } catch (error) {
+        if (error instanceof CutOff) {
+          failures.push(error.message);
+        } else if (stopping) {
+          // A connection made after SIGTERM is refused, or reset before any answer when the
+          // cluster primary had already accepted it: either way the client knows it got nothing.
+          unserved.push((error as NodeJS.ErrnoException).code ?? String(error));
+          return;
+        } else {
+          failures.push(String(error));
+        }
+      }
+    }
+  }
+
+  const readers = Array.from({ length: 16 }, reader);
+  await new Promise((r) => setTimeout(r, 1_000));
+  const before = completed.length;
+  stopping = true;
+  const started = Date.now();
+  server.process.kill('SIGTERM');
+  await Promise.all(readers);
+  const code = await server.exited;
+  agent.destroy();
+
+  assert.ok(before > 50, `load was running (${before} requests before SIGTERM)`);
+  console.log(`after SIGTERM: ${completed.length - before} answered, unserved: ${unserved.join(' ') || 'none'}`);
+  assert.deepEqual(failures, [], 'no response was cut off');
+  assert.ok(unserved.every((c) => c === 'ECONNREFUSED' || c === 'ECONNRESET'), unserved.join());
+  assert.ok(completed.length > before, 'requests in flight at SIGTERM were answered');
+  assert.ok(completed.every((s) => s === 200), 'every answered request was a 200');
+  assert.equal(code, 0);
+  assert.ok(Date.now() - started < 5_000, 'drained well inside the grace period');
+  assert.match(server.output(), /"draining"/);
+});
