@@ -22,6 +22,7 @@ class ManifestPlugin {
           if (!entrypoint || others.length > 0) throw new Error('the client build must have exactly one entry');
           const files = entrypoint.getFiles();
           const manifest = {
+            mode: compiler.options.mode,
             publicPath,
             scripts: files.filter((f) => f.endsWith('.js')),
             styles: files.filter((f) => f.endsWith('.css')),

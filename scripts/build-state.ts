@@ -29,6 +29,13 @@ export function staleBuildReason(root: string): string | null {
     if (mtime === 0) return `${output} is missing`;
     oldestOutput = Math.min(oldestOutput, mtime);
   }
+  // npm run dev writes a development build to the same place; npm start must not serve it.
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, outputs[0]!), 'utf8')) as { mode?: string };
+    if (manifest.mode !== 'production') return `the build in dist/ is a ${manifest.mode ?? 'unknown'} build`;
+  } catch {
+    return 'dist/client/manifest.json is unreadable';
+  }
   for (const input of inputs) {
     if (newestMtime(path.join(root, input)) > oldestOutput) return `${input} changed since the last build`;
   }
