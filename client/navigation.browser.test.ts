@@ -3,10 +3,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { seedTempStore, startBuiltServer, type BuiltServer } from '../server/testing';
-
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { latestArticlePath, launchChromium, nextNavigation, recordProblems } from './browser-testing';
 
 let server: BuiltServer;
 let dir: string;
@@ -18,10 +17,7 @@ let problems: string[];
 before(async () => {
   ({ dir } = await seedTempStore(2_000, 20));
   server = await startBuiltServer(`${dir}/kiosk.sqlite`);
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {
@@ -34,11 +30,7 @@ beforeEach(async () => {
   await context?.close();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
-  problems = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  problems = recordProblems(page);
 });
 
 async function open(path: string) {
@@ -47,10 +39,8 @@ async function open(path: string) {
   return response;
 }
 
-async function firstArticlePath(): Promise<string> {
-  const res = await fetch(`${server.baseUrl}/api/latest?limit=1`);
-  const { items } = (await res.json()) as { items: { section: string; id: string }[] };
-  return `/${items[0]!.section}/${items[0]!.id}`;
+function firstArticlePath(): Promise<string> {
+  return latestArticlePath(server.baseUrl);
 }
 
 /** Counts full document loads from now on; in-browser navigation makes none. */
@@ -63,9 +53,7 @@ function countDocumentLoads(): () => number {
 }
 
 async function clickAndWaitForNavigation(selector: string) {
-  const navigated = page.evaluate(
-    () => new Promise<void>((resolve) => window.addEventListener('kiosk:navigated', () => resolve(), { once: true })),
-  );
+  const navigated = nextNavigation(page);
   await page.click(selector);
   await navigated;
 }
@@ -119,9 +107,7 @@ describe('reading in the browser', () => {
     await clickAndWaitForNavigation('.latest__list a >> nth=10');
     assert.equal(await page.evaluate(() => window.scrollY), 0, 'a new page starts at the top');
 
-    const navigated = page.evaluate(
-      () => new Promise<void>((resolve) => window.addEventListener('kiosk:navigated', () => resolve(), { once: true })),
-    );
+    const navigated = nextNavigation(page);
     await page.goBack();
     await navigated;
     assert.equal(new URL(page.url()).pathname, start);

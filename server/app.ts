@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { ContentClient } from '../src/content';
 import { apiRouter } from './api';
@@ -6,6 +7,7 @@ import { cacheControl } from './cache-policy';
 import type { Config } from './config';
 import { classify, KioskError } from './errors';
 import { describeError, log } from './log';
+import { WorkerMetrics } from './metrics/worker-metrics';
 import { faviconHandler, mediaHandler } from './media';
 import { renderErrorPage, renderPage } from './render';
 
@@ -13,6 +15,8 @@ export interface AppDeps {
   config: Pick<Config, 'siteUrl' | 'distDir'>;
   content: ContentClient;
   assets: Assets;
+  /** Where render counts and times go; the worker passes its own. */
+  metrics?: WorkerMetrics;
 }
 
 const maxPathLength = 1024;
@@ -33,7 +37,7 @@ function pagePath(req: Request): string {
 }
 
 /** Builds the Express app. It never listens: server/index.ts and the tests do. */
-export function createApp({ config, content, assets }: AppDeps): express.Express {
+export function createApp({ config, content, assets, metrics = new WorkerMetrics() }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -68,7 +72,10 @@ export function createApp({ config, content, assets }: AppDeps): express.Express
       res.set('Cache-Control', cacheControl.article).redirect(301, path.replace(/\/+$/, '') || '/');
       return;
     }
+    const started = performance.now();
     const outcome = await renderPage(path, renderDeps);
+    metrics.renderMs.record(performance.now() - started);
+    metrics.countMode('ssr');
     res.set(outcome.headers);
     if (outcome.kind === 'redirect') {
       res.redirect(outcome.status, outcome.location);

@@ -21,6 +21,17 @@ export interface Config {
   /** How long SIGTERM waits for in-flight requests before closing the remaining sockets. */
   shutdownGraceMs: number;
   listenBacklog: number;
+  /** Over this many in-flight requests, a page request gets the shell instead of SSR. */
+  ssrQueueLimit: number;
+  /** Known search-engine crawlers keep SSR up to this higher limit. */
+  crawlerQueueLimit: number;
+  /** Over this many in-flight requests, answer 503 with Retry-After: the last resort. */
+  shedQueueLimit: number;
+  shedRetryAfterS: number;
+  /** Serve the shell while the sampled event-loop delay is above this; 0 turns the signal off. */
+  ssrMaxEventLoopDelayMs: number;
+  /** CDN lifetime of the shell: a few seconds, never the page's own. */
+  shellSMaxAgeS: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -74,6 +85,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     headersTimeoutMs: keepAliveTimeoutMs + 1_000,
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
     listenBacklog: integer(env, 'LISTEN_BACKLOG', 4_096, 1, 65_535),
+    ssrQueueLimit: integer(env, 'SSR_QUEUE_LIMIT', 15, 0, 1_000_000),
+    // A crawler limit below the readers' would make crawlers worse off than readers.
+    crawlerQueueLimit: Math.max(integer(env, 'CRAWLER_QUEUE_LIMIT', 30, 0, 1_000_000), integer(env, 'SSR_QUEUE_LIMIT', 15, 0, 1_000_000)),
+    shedQueueLimit: integer(env, 'SHED_QUEUE_LIMIT', 1_000, 1, 1_000_000),
+    shedRetryAfterS: integer(env, 'SHED_RETRY_AFTER_S', 5, 1, 3_600),
+    ssrMaxEventLoopDelayMs: integer(env, 'SSR_MAX_EVENT_LOOP_DELAY_MS', 0, 0, 60_000),
+    shellSMaxAgeS: integer(env, 'SHELL_S_MAXAGE_S', 2, 0, 10),
   };
   return Object.freeze(config);
 }

@@ -3,9 +3,13 @@ import net from 'node:net';
 import type { ContentSource } from './content/source';
 import { openSqliteStore } from './content/sqlite';
 import { createApp } from './app';
-import { loadAssets } from './assets';
+import { loadAssets, type Assets } from './assets';
 import type { Config } from './config';
 import { describeError, log } from './log';
+import { EventLoopDelaySampler } from './metrics/event-loop';
+import { WorkerMetrics } from './metrics/worker-metrics';
+import { OverloadGuard, overloadAwareListener } from './overload';
+import { buildShell } from './shell';
 
 /** How long an idle keep-alive socket may linger once draining starts. */
 const idleLingerMs = 250;
@@ -13,27 +17,41 @@ const idleLingerMs = 250;
 export interface RunningWorker {
   server: http.Server;
   content: ContentSource;
+  metrics: WorkerMetrics;
   /** Stops accepting, lets in-flight requests finish within the grace period, closes the store. */
   drain(): Promise<void>;
 }
 
 /** One worker: the store, the app, and an HTTP server that listens with the configured backlog. */
-export async function startWorker(config: Readonly<Config>): Promise<RunningWorker> {
-  const content = openSqliteStore(config.contentDbPath, { readonly: true });
-  const assets = loadAssets(config.distDir);
-  const app = createApp({ config, content, assets });
+export async function startWorker(
+  config: Readonly<Config>,
+  deps: { content?: ContentSource; assets?: Assets } = {},
+): Promise<RunningWorker> {
+  const content = deps.content ?? openSqliteStore(config.contentDbPath, { readonly: true });
+  const assets = deps.assets ?? loadAssets(config.distDir);
+  const eventLoop = new EventLoopDelaySampler();
+  const metrics = new WorkerMetrics(eventLoop);
+  const app = createApp({ config, content, assets, metrics });
+  const shell = buildShell(assets, config.siteUrl, config.shellSMaxAgeS);
+  const guard = new OverloadGuard(config, metrics, eventLoop);
 
-  const server = http.createServer(app);
+  const server = http.createServer();
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   server.headersTimeout = config.headersTimeoutMs;
 
+  // Responses not yet written, so a drain can tell their keep-alive clients the socket closes.
   const inFlight = new Set<http.ServerResponse>();
   let draining = false;
+  function forget(this: http.ServerResponse) {
+    inFlight.delete(this);
+  }
   server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
     if (draining) res.setHeader('Connection', 'close');
     inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
+    res.on('close', forget);
   });
+  // After the drain bookkeeping above: some requests are answered synchronously in here.
+  server.on('request', overloadAwareListener({ app, shell, guard, metrics, shedRetryAfterS: config.shedRetryAfterS }));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -60,6 +78,7 @@ export async function startWorker(config: Readonly<Config>): Promise<RunningWork
     await closed;
     clearInterval(idleSweep);
     clearTimeout(grace);
+    eventLoop.close();
     try {
       content.close();
     } catch (error) {
@@ -67,5 +86,5 @@ export async function startWorker(config: Readonly<Config>): Promise<RunningWork
     }
   }
 
-  return { server, content, drain };
+  return { server, content, metrics, drain };
 }

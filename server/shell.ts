@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { createElement } from 'react';
+import { Layout } from '../src/components/Layout';
+import { ShellPlaceholder } from '../src/pages/ShellPlaceholder';
+import type { Assets } from './assets';
+import { renderDocument } from './document';
+
+/** The overload answer: one document for every page, rendered once and held as bytes. */
+export interface Shell {
+  readonly body: Buffer;
+  readonly etag: string;
+  /** Flat [name, value, …] list, ready for writeHead without building an object per request. */
+  readonly headers: readonly string[];
+}
+
+export function buildShell(assets: Assets, siteUrl: string, sMaxAgeS: number): Shell {
+  // The chrome is static, so render it now; the browser replaces it when it renders the page.
+  const chrome = renderToStaticMarkup(createElement(Layout, null, createElement(ShellPlaceholder)));
+  const html = renderDocument({
+    head: { title: 'Kiosk', description: 'Kiosk — news as it breaks.', canonicalUrl: null, ogType: 'website' },
+    siteUrl,
+    assets,
+    body: chrome,
+    mode: 'shell',
+  });
+  const body = Buffer.from(html);
+  const etag = `"shell-${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`;
+  return {
+    body,
+    etag,
+    headers: [
+      'Content-Type',
+      'text/html; charset=utf-8',
+      'Content-Length',
+      String(body.length),
+      'ETag',
+      etag,
+      // The CDN may hold the shell only briefly: once the spike passes, readers should get
+      // the server-rendered page again within seconds.
+      'Cache-Control',
+      `public, max-age=0, s-maxage=${sMaxAgeS}`,
+      'X-Render-Mode',
+      'shell',
+    ],
+  };
+}
+
+/** Answers with the shell directly on the Node response: no framework work on this path. */
+export function serveShell(shell: Shell, req: IncomingMessage, res: ServerResponse): void {
+  if (req.headers['if-none-match'] === shell.etag) {
+    res.writeHead(304, ['ETag', shell.etag, 'X-Render-Mode', 'shell']);
+    res.end();
+    return;
+  }
+  res.writeHead(200, shell.headers as string[]);
+  res.end(req.method === 'HEAD' ? undefined : shell.body);
+}
