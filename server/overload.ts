@@ -57,17 +57,18 @@ type TrackedResponse = ServerResponse & { [arrivedAt]?: number };
 
 /**
  * The worker's request listener: counts, defers page and API requests by one turn, then
- * answers with the shell or a 503 itself — before any framework work — or hands the request
- * to the Express app.
+ * answers with the shell or a 503 itself — before any framework work — or hands a page to
+ * the page renderer and everything else to the Express app.
  */
 export function overloadAwareListener(deps: {
   app: RequestListener;
+  pages: RequestListener;
   shell: Shell;
   guard: OverloadGuard;
   metrics: WorkerMetrics;
   shedRetryAfterS: number;
 }): RequestListener {
-  const { app, shell, guard, metrics } = deps;
+  const { app, pages, shell, guard, metrics } = deps;
   const shedBody = Buffer.from('Kiosk is very busy right now. Please try again in a few seconds.\n');
   const shedHeaders = [
     'Content-Type',
@@ -101,11 +102,13 @@ export function overloadAwareListener(deps: {
       metrics.countMode('shed');
       res.writeHead(503, shedHeaders);
       res.end(req.method === 'HEAD' ? undefined : shedBody);
-    } else if (mode === 'shell' && kind === 'page') {
+    } else if (kind === 'api') {
+      app(req, res);
+    } else if (mode === 'shell') {
       metrics.countMode('shell');
       serveShell(shell, req, res);
     } else {
-      app(req, res);
+      pages(req, res);
     }
   }
 

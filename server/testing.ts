@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Assets } from './assets';
-import { createApp } from './app';
+import { loadConfig } from './config';
+import { createSite } from './site';
 import { seedStore } from './content/seed';
 import { openSqliteStore, type SqliteStore } from './content/sqlite';
 
@@ -33,8 +34,9 @@ export interface TestServer {
 
 export async function serveTestApp(dbPath: string, distDir = path.join(os.tmpdir(), 'kiosk-no-dist')): Promise<TestServer> {
   const content = openSqliteStore(dbPath, { readonly: true });
-  const app = createApp({ config: { siteUrl: 'https://kiosk.example', distDir }, content, assets: testAssets });
-  const server = http.createServer(app);
+  const config = { ...loadConfig({ SITE_URL: 'https://kiosk.example' }), distDir };
+  const site = createSite({ config, content, assets: testAssets });
+  const server = http.createServer(site.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -43,6 +45,7 @@ export async function serveTestApp(dbPath: string, distDir = path.join(os.tmpdir
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      site.close();
       content.close();
     },
   };

@@ -2,14 +2,11 @@ import http from 'node:http';
 import net from 'node:net';
 import type { ContentSource } from './content/source';
 import { openSqliteStore } from './content/sqlite';
-import { createApp } from './app';
 import { loadAssets, type Assets } from './assets';
 import type { Config } from './config';
 import { describeError, log } from './log';
-import { EventLoopDelaySampler } from './metrics/event-loop';
-import { WorkerMetrics } from './metrics/worker-metrics';
-import { OverloadGuard, overloadAwareListener } from './overload';
-import { buildShell } from './shell';
+import type { WorkerMetrics } from './metrics/worker-metrics';
+import { createSite } from './site';
 
 /** How long an idle keep-alive socket may linger once draining starts. */
 const idleLingerMs = 250;
@@ -29,11 +26,7 @@ export async function startWorker(
 ): Promise<RunningWorker> {
   const content = deps.content ?? openSqliteStore(config.contentDbPath, { readonly: true });
   const assets = deps.assets ?? loadAssets(config.distDir);
-  const eventLoop = new EventLoopDelaySampler();
-  const metrics = new WorkerMetrics(eventLoop);
-  const app = createApp({ config, content, assets, metrics });
-  const shell = buildShell(assets, config.siteUrl, config.shellSMaxAgeS);
-  const guard = new OverloadGuard(config, metrics, eventLoop);
+  const site = createSite({ config, content, assets });
 
   const server = http.createServer();
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
@@ -51,7 +44,7 @@ export async function startWorker(
     res.on('close', forget);
   });
   // After the drain bookkeeping above: some requests are answered synchronously in here.
-  server.on('request', overloadAwareListener({ app, shell, guard, metrics, shedRetryAfterS: config.shedRetryAfterS }));
+  server.on('request', site.listener);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -78,7 +71,7 @@ export async function startWorker(
     await closed;
     clearInterval(idleSweep);
     clearTimeout(grace);
-    eventLoop.close();
+    site.close();
     try {
       content.close();
     } catch (error) {
@@ -86,5 +79,5 @@ export async function startWorker(
     }
   }
 
-  return { server, content, metrics, drain };
+  return { server, content, metrics: site.metrics, drain };
 }

@@ -115,6 +115,28 @@ function createStore(db: Database.Database, path: string): SqliteStore {
   const insert = db.prepare<[ArticleRow]>(insertSql);
   const deleteAll = db.prepare('DELETE FROM articles');
 
+  // Lists every page shows (the front page, the latest list, a section's first page) are the
+  // same for every reader until the content changes, so they are read once per change.
+  // SQLite's data_version moves whenever another connection commits; this connection's own
+  // writes clear the memo directly.
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  const memo = new Map<string, unknown>();
+  let memoVersion = -1;
+  function remembered<T>(key: string, read: () => T): T {
+    const version = dataVersion.get() ?? 0;
+    if (version !== memoVersion) {
+      memo.clear();
+      memoVersion = version;
+    }
+    let value = memo.get(key) as T | undefined;
+    if (value === undefined) {
+      // Shared by every request from now on: frozen so no caller can change it for the others.
+      value = deepFreeze(read());
+      memo.set(key, value);
+    }
+    return value;
+  }
+
   const insertMany = db.transaction((articles: Iterable<Article>) => {
     let inserted = 0;
     for (const article of articles) {
@@ -128,17 +150,7 @@ function createStore(db: Database.Database, path: string): SqliteStore {
     path,
 
     async frontPage(): Promise<FrontPage> {
-      const [leadRow] = latest.all(1);
-      if (leadRow === undefined) {
-        throw new Error(`content store ${path} has no published articles; run \`npm run seed\``);
-      }
-      return {
-        lead: toTeaser(leadRow),
-        sections: sections.map(({ slug }) => ({
-          section: slug,
-          teasers: frontPageSection.all(slug, leadRow.id, frontPageTeasersPerSection).map(toTeaser),
-        })),
-      };
+      return remembered('front', readFrontPage);
     },
 
     async section(slug, options = {}): Promise<SectionPage | null> {
@@ -149,12 +161,8 @@ function createStore(db: Database.Database, path: string): SqliteStore {
       }
       if (!isSectionSlug(slug)) return null;
       const limit = clampLimit(options.limit, sectionPageSize);
-      // One row more than the page tells whether there is a next page without a count.
-      const rows =
-        cursor === undefined ? sectionFirstPage.all(slug, limit + 1) : sectionNextPage.all(slug, cursor, limit + 1);
-      const items = rows.slice(0, limit).map(toTeaser);
-      const last = items[items.length - 1];
-      return { section: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
+      if (cursor === undefined) return remembered(`section:${slug}:${limit}`, () => readSection(slug, undefined, limit));
+      return readSection(slug, cursor, limit);
     },
 
     async article(id): Promise<Article | null> {
@@ -168,19 +176,58 @@ function createStore(db: Database.Database, path: string): SqliteStore {
     },
 
     async latest(limit = latestListSize): Promise<Teaser[]> {
-      return latest.all(clampLimit(limit, latestListSize)).map(toTeaser);
+      const n = clampLimit(limit, latestListSize);
+      return remembered(`latest:${n}`, () => latest.all(n).map(toTeaser));
     },
 
     async count(): Promise<number> {
       return countPublished.get()?.n ?? 0;
     },
 
-    insertMany: (articles) => insertMany(articles),
+    insertMany(articles) {
+      memo.clear();
+      return insertMany(articles);
+    },
     countAll: () => countAll.get()?.n ?? 0,
-    deleteAll: () => deleteAll.run().changes,
+    deleteAll() {
+      memo.clear();
+      return deleteAll.run().changes;
+    },
     close: () => db.close(),
   };
+
+  function readFrontPage(): FrontPage {
+    const [leadRow] = latest.all(1);
+    if (leadRow === undefined) {
+      throw new Error(`content store ${path} has no published articles; run \`npm run seed\``);
+    }
+    return {
+      lead: toTeaser(leadRow),
+      sections: sections.map(({ slug }) => ({
+        section: slug,
+        teasers: frontPageSection.all(slug, leadRow.id, frontPageTeasersPerSection).map(toTeaser),
+      })),
+    };
+  }
+
+  function readSection(slug: SectionSlug, cursor: string | undefined, limit: number): SectionPage {
+    // One row more than the page tells whether there is a next page without a count.
+    const rows =
+      cursor === undefined ? sectionFirstPage.all(slug, limit + 1) : sectionNextPage.all(slug, cursor, limit + 1);
+    const items = rows.slice(0, limit).map(toTeaser);
+    const last = items[items.length - 1];
+    return { section: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
+  }
 }
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 
 /** Page sizes come from query strings: anything odd becomes the default or the nearest bound. */
 function clampLimit(limit: number | undefined, fallback: number): number {

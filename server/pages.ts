@@ -1,0 +1,74 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { cacheControl } from './cache-policy';
+import { classify, KioskError } from './errors';
+import { describeError, log } from './log';
+import type { WorkerMetrics } from './metrics/worker-metrics';
+import { renderErrorPage, renderPage, type RenderDeps } from './render';
+
+// Server-rendered pages are answered on the plain Node response, like the shell: the render
+// is the work; routing a page through the framework's middleware stack added a fifth to it.
+
+const maxPathLength = 1024;
+
+/** The path of a page request, checked: a bad one is a 400, never a 500. Query strings are ignored. */
+export function pagePath(url: string): string {
+  const query = url.indexOf('?');
+  const raw = query === -1 ? url : url.slice(0, query);
+  if (raw.length > maxPathLength) throw new KioskError('badRequest', 'The address is too long.');
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(raw);
+  } catch {
+    throw new KioskError('badRequest', 'The address is not valid percent-encoding.');
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(decoded)) throw new KioskError('badRequest', 'The address contains control characters.');
+  return raw;
+}
+
+function send(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, body: string) {
+  res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** An error as a readable page inside the site's chrome; internal details only in the log. */
+export function sendErrorPage(req: IncomingMessage, res: ServerResponse, error: unknown, deps: Pick<RenderDeps, 'assets' | 'siteUrl'>) {
+  const answer = classify(error);
+  if (answer.internal) log.error('request failed', { method: req.method, url: req.url, ...describeError(error) });
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const page = renderErrorPage(answer.status, answer.message, deps);
+  send(req, res, answer.status, {
+    'Content-Type': page.contentType,
+    'Cache-Control': answer.status === 404 ? cacheControl.notFound : cacheControl.noStore,
+  }, page.html);
+}
+
+export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMetrics }) {
+  const { render, metrics } = deps;
+
+  async function answer(req: IncomingMessage, res: ServerResponse) {
+    const path = pagePath(req.url ?? '/');
+    if (path.length > 1 && path.endsWith('/')) {
+      const location = path.replace(/\/+$/, '') || '/';
+      send(req, res, 301, { Location: location, 'Cache-Control': cacheControl.article, 'Content-Type': 'text/plain; charset=utf-8' }, `Moved to ${location}\n`);
+      return;
+    }
+    const started = performance.now();
+    const outcome = await renderPage(path, render);
+    metrics.renderMs.record(performance.now() - started);
+    metrics.countMode('ssr');
+    if (outcome.kind === 'redirect') {
+      send(req, res, outcome.status, { ...outcome.headers, Location: outcome.location, 'Content-Type': 'text/plain; charset=utf-8' }, `Moved to ${outcome.location}\n`);
+      return;
+    }
+    send(req, res, outcome.status, { ...outcome.headers, 'Content-Type': 'text/html; charset=utf-8' }, outcome.html);
+  }
+
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    answer(req, res).catch((error: unknown) => sendErrorPage(req, res, error, render));
+  };
+}

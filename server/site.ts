@@ -1,0 +1,46 @@
+import type { RequestListener } from 'node:http';
+import type { ContentClient } from '../src/content';
+import { createApp } from './app';
+import type { Assets } from './assets';
+import type { Config } from './config';
+import { EventLoopDelaySampler } from './metrics/event-loop';
+import { WorkerMetrics } from './metrics/worker-metrics';
+import { OverloadGuard, overloadAwareListener } from './overload';
+import { createPageHandler } from './pages';
+import { buildShell } from './shell';
+
+export type SiteConfig = Pick<
+  Config,
+  | 'siteUrl'
+  | 'distDir'
+  | 'ssrQueueLimit'
+  | 'crawlerQueueLimit'
+  | 'shedQueueLimit'
+  | 'shedRetryAfterS'
+  | 'ssrMaxEventLoopDelayMs'
+  | 'shellSMaxAgeS'
+>;
+
+export interface Site {
+  /** The request listener for an http.Server. */
+  listener: RequestListener;
+  metrics: WorkerMetrics;
+  /** Stops the event-loop sampler's timer. */
+  close(): void;
+}
+
+/** Everything one worker answers with, put together: guard in front, then pages or the Express app. */
+export function createSite({ config, content, assets }: { config: SiteConfig; content: ContentClient; assets: Assets }): Site {
+  const eventLoop = new EventLoopDelaySampler();
+  const metrics = new WorkerMetrics(eventLoop);
+  const render = { content, assets, siteUrl: config.siteUrl };
+  const listener = overloadAwareListener({
+    app: createApp({ config, content, assets }),
+    pages: createPageHandler({ render, metrics }),
+    shell: buildShell(assets, config.siteUrl, config.shellSMaxAgeS),
+    guard: new OverloadGuard(config, metrics, eventLoop),
+    metrics,
+    shedRetryAfterS: config.shedRetryAfterS,
+  });
+  return { listener, metrics, close: () => eventLoop.close() };
+}
