@@ -1,4 +1,4 @@
-import type { Article, ContentClient, FrontPage, SectionPage, Teaser } from '../src/content';
+import type { Article, ContentClient, FrontPage, Headline, SectionPage } from '../src/content';
 
 export class ContentRequestError extends Error {
   override name = 'ContentRequestError';
@@ -46,7 +46,7 @@ export function httpContentClient(): ContentClient {
       return body?.article ?? null;
     },
     async latest(limit) {
-      const body = await required<{ items: Teaser[] }>(`/api/latest${limit ? `?limit=${limit}` : ''}`);
+      const body = await required<{ items: Headline[] }>(`/api/latest${limit ? `?limit=${limit}` : ''}`);
       return body.items;
     },
   };

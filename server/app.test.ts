@@ -63,7 +63,7 @@ describe('server-rendered pages', () => {
 
   test('the serialized state holds the article and the latest list, and nothing from other requests', async () => {
     const html = await (await get(`/${article.section}/${article.id}`)).text();
-    const state = stateOf(html) as { articles: Record<string, Article>; latest: { items: Teaser[] }; frontPage: { page: unknown } };
+    const state = stateOf(html) as { articles: Record<string, Article>; latest: { items: { id: string }[] }; frontPage: { page: unknown } };
     assert.deepEqual(Object.keys(state.articles), [article.id]);
     assert.equal(state.articles[article.id]!.title, article.title);
     assert.equal(state.latest.items.length, 15);
@@ -190,6 +190,7 @@ describe('JSON API', () => {
   test('the latest list', async () => {
     const body = (await (await get('/api/latest?limit=3')).json()) as { items: Teaser[] };
     assert.equal(body.items.length, 3);
+    assert.deepEqual(Object.keys(body.items[0]!).sort(), ['id', 'publishedAt', 'section', 'title']);
   });
 
   const malformed: [string, RegExp][] = [

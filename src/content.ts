@@ -36,6 +36,9 @@ export interface Article extends Teaser {
   status: 'published' | 'draft';
 }
 
+/** A story in a list of headlines: enough to link to it and say when. */
+export type Headline = Pick<Teaser, 'id' | 'section' | 'title' | 'publishedAt'>;
+
 export interface FrontPage {
   lead: Teaser;
   sections: { section: SectionSlug; teasers: Teaser[] }[];
@@ -61,7 +64,8 @@ export interface ContentClient {
   section(slug: SectionSlug, options?: { cursor?: string; limit?: number }): Promise<SectionPage | null>;
   /** Published articles only. */
   article(id: string): Promise<Article | null>;
-  latest(limit?: number): Promise<Teaser[]>;
+  /** Newest published stories across sections, as headlines (the list beside an article). */
+  latest(limit?: number): Promise<Headline[]>;
 }
 
 export function articlePath(teaser: Pick<Teaser, 'section' | 'id'>): string {

@@ -257,7 +257,10 @@ describe('sqlite store', () => {
       latest.map((t) => t.id),
       published.slice(0, 15).map((a) => a.id),
     );
-    latest.forEach(assertTeaser);
+    for (const headline of latest) {
+      assert.deepEqual(keysOf(headline), ['id', 'publishedAt', 'section', 'title']);
+      assert.ok(publishedIds.has(headline.id));
+    }
     assert.equal((await store.latest(3)).length, 3);
     assert.equal((await store.latest(0)).length, 1);
     assert.equal((await store.latest(10_000)).length, maxSectionPageSize);
@@ -268,6 +271,7 @@ describe('sqlite store', () => {
     try {
       const params: Record<keyof typeof queries, unknown[]> = {
         latest: [15],
+        headlines: [15],
         frontPageSection: ['news', '202611212100010200', 3],
         sectionFirstPage: ['news', 21],
         sectionNextPage: ['news', '202611212100010200', 21],

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { Article, Block, FrontPage, Image, SectionPage, Teaser } from '../../src/content';
+import type { Article, Block, FrontPage, Headline, Image, SectionPage, Teaser } from '../../src/content';
 import { latestListSize, maxSectionPageSize, sectionPageSize } from '../../src/content';
 import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import type { ContentSource } from './source';
@@ -40,6 +40,7 @@ const articleColumns = `${teaserColumns}, author, updated_at, body, status`;
 /** The store's SQL, exported so tests can check every query's plan uses an index. */
 export const queries = {
   latest: `SELECT ${teaserColumns} FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT ?`,
+  headlines: `SELECT id, section, title, published_at FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT ?`,
   frontPageSection: `SELECT ${teaserColumns} FROM articles
     WHERE status = 'published' AND section = ? AND id <> ? ORDER BY id DESC LIMIT ?`,
   sectionFirstPage: `SELECT ${teaserColumns} FROM articles
@@ -56,6 +57,8 @@ const insertSql = `INSERT INTO articles (${articleColumns})
   VALUES (@id, @section, @title, @lead, @image, @published_at, @author, @updated_at, @body, @status)`;
 
 const frontPageTeasersPerSection = 3;
+
+type HeadlineRow = Pick<TeaserRow, 'id' | 'section' | 'title' | 'published_at'>;
 
 interface TeaserRow {
   id: string;
@@ -105,6 +108,7 @@ function requireSchema(db: Database.Database, path: string): void {
 
 function createStore(db: Database.Database, path: string): SqliteStore {
   const latest = db.prepare<[number], TeaserRow>(queries.latest);
+  const headlines = db.prepare<[number], HeadlineRow>(queries.headlines);
   const frontPageSection = db.prepare<[string, string, number], TeaserRow>(queries.frontPageSection);
   const sectionFirstPage = db.prepare<[string, number], TeaserRow>(queries.sectionFirstPage);
   const sectionNextPage = db.prepare<[string, string, number], TeaserRow>(queries.sectionNextPage);
@@ -175,9 +179,9 @@ function createStore(db: Database.Database, path: string): SqliteStore {
       return row ? toArticle(row) : null;
     },
 
-    async latest(limit = latestListSize): Promise<Teaser[]> {
+    async latest(limit = latestListSize): Promise<Headline[]> {
       const n = clampLimit(limit, latestListSize);
-      return remembered(`latest:${n}`, () => latest.all(n).map(toTeaser));
+      return remembered(`latest:${n}`, () => headlines.all(n).map(toHeadline));
     },
 
     async count(): Promise<number> {
@@ -233,6 +237,10 @@ function deepFreeze<T>(value: T): T {
 function clampLimit(limit: number | undefined, fallback: number): number {
   if (limit === undefined || Number.isNaN(limit)) return fallback;
   return Math.min(maxSectionPageSize, Math.max(1, Math.trunc(limit)));
+}
+
+function toHeadline(row: HeadlineRow): Headline {
+  return { id: row.id, section: row.section as SectionSlug, title: row.title, publishedAt: row.published_at };
 }
 
 // Built field by field so a Teaser carries exactly the Teaser keys (the API sends these as is).

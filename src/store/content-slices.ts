@@ -1,5 +1,5 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import type { Article, FrontPage, SectionPage, Teaser } from '../content';
+import type { Article, FrontPage, Headline, SectionPage, Teaser } from '../content';
 
 export interface FrontPageState {
   page: FrontPage | null;
@@ -70,14 +70,14 @@ export const articlesSlice = createSlice({
 });
 
 export interface LatestState {
-  items: Teaser[] | null;
+  items: Headline[] | null;
 }
 
 export const latestSlice = createSlice({
   name: 'latest',
   initialState: { items: null } as LatestState,
   reducers: {
-    latestLoaded(state, action: PayloadAction<Teaser[]>) {
+    latestLoaded(state, action: PayloadAction<Headline[]>) {
       state.items = action.payload;
     },
   },

@@ -1,4 +1,4 @@
-import type { Article, FrontPage, SectionPage, Teaser } from '../content';
+import type { Article, FrontPage, Headline, SectionPage } from '../content';
 import { latestListSize } from '../content';
 import type { SectionSlug } from '../sections';
 import {
@@ -62,7 +62,7 @@ export const loadArticle =
   };
 
 export const loadLatest =
-  (): AppThunk<Promise<Teaser[]>> =>
+  (): AppThunk<Promise<Headline[]>> =>
   async (dispatch, getState, { content }) => {
     const cached = getState().latest.items;
     if (cached) return cached;
