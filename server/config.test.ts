@@ -28,3 +28,16 @@ test('SITE_URL must be an absolute http(s) URL and loses any path', () => {
 test('NODE_ENV outside production/development/test is refused', () => {
   assert.throws(() => loadConfig({ NODE_ENV: 'prod' }), ConfigError);
 });
+
+test('the cluster shares the port round-robin unless told none; a bad value is refused', () => {
+  assert.equal(loadConfig({}).clusterScheduling, 'rr');
+  assert.equal(loadConfig({ CLUSTER_SCHEDULING: 'none' }).clusterScheduling, 'none');
+  assert.throws(() => loadConfig({ CLUSTER_SCHEDULING: 'roundrobin' }), ConfigError);
+});
+
+test('the overload limits: crawlers never get less than readers', () => {
+  const config = loadConfig({ SSR_QUEUE_LIMIT: '40', CRAWLER_QUEUE_LIMIT: '10' });
+  assert.equal(config.ssrQueueLimit, 40);
+  assert.equal(config.crawlerQueueLimit, 40);
+  assert.throws(() => loadConfig({ SHELL_S_MAXAGE_S: '60' }), /SHELL_S_MAXAGE_S must be between 0 and 10/);
+});

@@ -20,7 +20,16 @@ export interface Config {
   headersTimeoutMs: number;
   /** How long SIGTERM waits for in-flight requests before closing the remaining sockets. */
   shutdownGraceMs: number;
+  /** Asked of listen(); the kernel caps it at net.core.somaxconn. */
   listenBacklog: number;
+  /**
+   * How the cluster shares the port. `rr` (Node's default on Linux): the primary accepts and
+   * hands connections to workers over IPC. `none`: each worker accepts from the shared socket
+   * itself. Neither lets the guard see connections still waiting: libuv accepts one connection
+   * per event-loop turn (libuv#3696), so under load `none` leaves them in the kernel's accept
+   * queue, and `rr` leaves them in the hand-off. See the README's overload section.
+   */
+  clusterScheduling: 'none' | 'rr';
   /** Over this many in-flight requests, a page request gets the shell instead of SSR. */
   ssrQueueLimit: number;
   /** Known search-engine crawlers keep SSR up to this higher limit. */
@@ -69,6 +78,12 @@ function siteUrl(env: Env, port: number): string {
   return url.origin;
 }
 
+function clusterScheduling(env: Env): Config['clusterScheduling'] {
+  const raw = env.CLUSTER_SCHEDULING ?? 'rr';
+  if (raw === 'none' || raw === 'rr') return raw;
+  throw new ConfigError(`CLUSTER_SCHEDULING must be none or rr, got "${raw}"`);
+}
+
 /** Reads the environment once; throws ConfigError with a readable message on bad input. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = integer(env, 'PORT', 3000, 0, 65535);
@@ -84,7 +99,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     // Node requires headersTimeout > keepAliveTimeout, or idle sockets race the header timer.
     headersTimeoutMs: keepAliveTimeoutMs + 1_000,
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
-    listenBacklog: integer(env, 'LISTEN_BACKLOG', 4_096, 1, 65_535),
+    listenBacklog: integer(env, 'LISTEN_BACKLOG', 65_535, 1, 65_535),
+    clusterScheduling: clusterScheduling(env),
     ssrQueueLimit: integer(env, 'SSR_QUEUE_LIMIT', 15, 0, 1_000_000),
     // A crawler limit below the readers' would make crawlers worse off than readers.
     crawlerQueueLimit: Math.max(integer(env, 'CRAWLER_QUEUE_LIMIT', 30, 0, 1_000_000), integer(env, 'SSR_QUEUE_LIMIT', 15, 0, 1_000_000)),

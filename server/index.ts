@@ -39,6 +39,8 @@ async function worker(id: number) {
 }
 
 function primary() {
+  // Must be set before the first fork; see Config.clusterScheduling.
+  cluster.schedulingPolicy = config.clusterScheduling === 'none' ? cluster.SCHED_NONE : cluster.SCHED_RR;
   // Fail here, once, rather than in every worker that throng would then revive in a loop.
   loadAssets(config.distDir);
   if (!fs.existsSync(config.contentDbPath)) {
@@ -46,6 +48,9 @@ function primary() {
   }
   log.info('starting Kiosk', {
     workers: config.webConcurrency,
+    clusterScheduling: config.clusterScheduling,
+    listenBacklog: config.listenBacklog,
+    somaxconn: readSomaxconn(),
     port: config.port,
     nodeEnv: config.nodeEnv,
     contentDbPath: config.contentDbPath,
@@ -53,6 +58,15 @@ function primary() {
   cluster.on('exit', (w, code, signal) => {
     if (code !== 0 || signal) log.warn('worker exited', { pid: w.process.pid, code, signal });
   });
+}
+
+/** The kernel's cap on any listen backlog; logged so an operator sees when it undercuts LISTEN_BACKLOG. */
+function readSomaxconn(): number | null {
+  try {
+    return Number(fs.readFileSync('/proc/sys/net/core/somaxconn', 'utf8').trim());
+  } catch {
+    return null;
+  }
 }
 
 throng({
