@@ -1,0 +1,386 @@
+// npm run bench: Kiosk's article page measured as /work/shared/BENCH.md asks, within one
+// run. `npm run bench -- --help` for the flags; the modules are in scripts/bench/.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { articlePaths, fetchPage, seedBenchStore, type PageSample } from './bench/articles';
+import { renderChart } from './bench/chart';
+import { describeEnvironment, ensureBuild } from './bench/environment';
+import {
+  connectionsExhausted,
+  disturbed,
+  doubtfulFailure,
+  Generator,
+  generatorFellShort,
+  measureStep,
+  passes,
+  settle,
+  type StepRecord,
+  type StepTiming,
+} from './bench/measure';
+import { readOptions, usage, UsageError, type BenchOptions } from './bench/options';
+import { allowedCpus } from './bench/proc';
+import { generatorCore, killChildren, runPinned, serverCore, startBareServer, startKiosk, type ServerUnderTest } from './bench/processes';
+import { evaluateTargets, flagText, ms, pct, perS, renderMarkdown } from './bench/report';
+import type { BenchResults, FallbackMode, PageFigures, RenderReference, SearchOutcome } from './bench/results';
+import { searchMaxRate } from './bench/search';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const startedAt = new Date();
+const startedMs = performance.now();
+
+// "Off" must mean pure server rendering: every limit of the guard out of reach.
+const guardEnv: Record<FallbackMode | 'shell', Record<string, string>> = {
+  off: { SSR_QUEUE_LIMIT: '1000000', SHED_QUEUE_LIMIT: '1000000', SSR_MAX_EVENT_LOOP_DELAY_MS: '0', CRAWLER_QUEUE_LIMIT: '1000000' },
+  on: {},
+  // Every request gets the shell; shedding is out of reach so the shell path alone is measured.
+  shell: { SSR_QUEUE_LIMIT: '0', SHED_QUEUE_LIMIT: '1000000' },
+};
+
+interface Run {
+  options: BenchOptions;
+  generator: Generator;
+  dbPath: string;
+  pathsFile: string;
+  paths: string[];
+  results: BenchResults;
+}
+
+function elapsed(): string {
+  const s = Math.round((performance.now() - startedMs) / 1000);
+  return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+}
+
+function progress(line: string): void {
+  process.stderr.write(`[bench ${elapsed()}] ${line}\n`);
+}
+
+function figures(sample: PageSample): PageFigures {
+  const { path, status, renderMode, elements, bytes } = sample;
+  return { path, status, renderMode, elements, bytes };
+}
+
+/** The orchestrator only waits and samples; keep it off the server's core. */
+function pinSelf(): void {
+  spawnSync('taskset', ['-a', '-p', '-c', String(generatorCore), String(process.pid)], { stdio: 'ignore' });
+}
+
+/**
+ * A fresh process runs unoptimised code: its first probe would fail on the JIT, not on load.
+ * A few seconds at a rate any server here handles, not recorded, come first.
+ */
+async function warmUp(run: Run, server: ServerUnderTest, ratePerS: number): Promise<void> {
+  const seconds = Math.max(3, run.options.warmupSeconds);
+  progress(`warming up ${server.name}: ${perS(ratePerS)} req/s for ${seconds} s, not recorded`);
+  await measureStep(run.generator, server, 'warm-up', ratePerS, { ...stepTiming(run.options), warmupS: seconds, durationS: 0.5 });
+  await settle(server);
+}
+
+// Below the SSR capacity of any machine this runs on, and enough requests for V8 to optimise
+// the render path: a few hundred were not (the first probe then failed at 80% CPU).
+function kioskWarmUpPerS(run: Run): number {
+  const inProcess = run.results.reference.render?.renderPagePerS;
+  return inProcess ? Math.max(200, Math.round(inProcess / 5)) : 300;
+}
+const bareWarmUpPerS = 2000;
+
+async function withKiosk<T>(run: Run, name: string, env: Record<string, string>, work: (server: ServerUnderTest) => Promise<T>): Promise<T> {
+  const serverEnv = { ...env, ...run.options.serverEnv };
+  progress(`starting Kiosk (${name}) ${Object.entries(serverEnv).map(([k, v]) => `${k}=${v}`).join(' ') || 'with the default guard settings'}`);
+  const server = await startKiosk(root, name, run.dbPath, serverEnv);
+  run.results.serverEnv[name] = serverEnv;
+  run.results.pinning[`Kiosk ${name}`] = server.affinity();
+  try {
+    await warmUp(run, server, kioskWarmUpPerS(run));
+    return await work(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function probe(run: Run, server: ServerUnderTest, label: string, ratePerS: number, timing: StepTiming): Promise<StepRecord> {
+  progress(`${label}: offering ${perS(ratePerS)} req/s for ${timing.warmupS} + ${timing.durationS} s`);
+  const step = await measureStep(run.generator, server, label, ratePerS, timing);
+  progress(
+    `  sent ${perS(step.sentPerS)}/s, achieved ${perS(step.achievedPerS)}/s, p50 ${ms(step.latencyMs.p50)} p99 ${ms(step.latencyMs.p99)} ms, ` +
+      `errors ${step.errors}, timeouts ${step.timeouts}, non-2xx ${step.non2xx}, SSR ${pct(step.ssrShare)}, ` +
+      `CPU server ${Math.round(step.serverCpuPct)}% generator ${Math.round(step.generatorCpuPct)}%${step.flags.length ? ` [${flagText(step)}]` : ''}`,
+  );
+  await settle(server);
+  return step;
+}
+
+/** The highest rate that passes (p99 < 100 ms, no failures, really sent) on this server. */
+async function findRate(run: Run, server: ServerUnderTest, name: string, startPerS: number): Promise<SearchOutcome> {
+  const o = run.options;
+  const timing = { ...stepTiming(o), warmupS: o.searchWarmupSeconds, durationS: o.searchSeconds };
+  const probes: StepRecord[] = [];
+  const result = await searchMaxRate(
+    async (rate) => {
+      let step = await probe(run, server, `${name} probe`, rate, timing);
+      probes.push(step);
+      // On a shared machine a neighbour's burst can fail a probe the server would pass.
+      if (doubtfulFailure(step)) {
+        progress('  failed while disturbed or with the server not busy: probing that rate once more');
+        step = await probe(run, server, `${name} probe (again)`, rate, timing);
+        probes.push(step);
+      }
+      return { pass: passes(step), step };
+    },
+    { startPerS, factor: 2, precision: o.searchPrecision, minPerS: 5, maxPerS: 200_000 },
+  );
+  const failed = result.failedAbove;
+  const limitedBy = failed ? (generatorFellShort(failed) ? 'generator' : 'server') : 'unknown';
+  progress(`${name}: ${perS(result.ratePerS)} req/s (limited by the ${limitedBy})`);
+  return { name, ...result, searchRatePerS: result.ratePerS, confirmed: null, limitedBy, probes };
+}
+
+async function renderReference(run: Run): Promise<RenderReference> {
+  progress(`raw renderToString and renderPage, in process on core ${serverCore}, ${run.options.renderSeconds} s each`);
+  const script = path.join(root, 'scripts/bench/render-reference.tsx');
+  const args = ['--import', 'tsx', script, run.dbPath, path.join(root, 'dist'), String(run.options.renderSeconds), run.pathsFile];
+  const render = JSON.parse(await runPinned(root, serverCore, args, { NODE_ENV: 'production' })) as RenderReference;
+  progress(`  renderToString ${perS(render.rawRenderPerS)}/s, renderPage ${perS(render.renderPagePerS)}/s`);
+  return render;
+}
+
+/** A stand-in when no shell is served yet: a document of the shell's kind, about 3 KB. */
+function fixedShell(): { body: string; headers: Record<string, string> } {
+  const head = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Kiosk</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>';
+  const body = '<body><div id="root" data-render-mode="shell"></div><script defer src="/assets/main.js"></script></body></html>';
+  return {
+    body: head + `<!--${'.'.repeat(3072 - head.length - body.length - 7)}-->` + body,
+    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'public, max-age=0, s-maxage=5', 'X-Render-Mode': 'shell' },
+  };
+}
+
+/** The shell path's rate, and the shell's bytes for the bare server (or the stand-in). */
+async function shellReference(run: Run): Promise<{ body: string; headers: Record<string, string>; source: string }> {
+  const shell = await withKiosk(run, 'shell only', guardEnv.shell, async (server) => {
+    const page = await fetchPage(server.port, run.paths[0]!);
+    if (page.renderMode !== 'shell') {
+      run.results.notes.push(
+        `With SSR_QUEUE_LIMIT=0 the server still answered X-Render-Mode: ${page.renderMode}: no shell in this build, so the shell path was not measured and the bare server answered a fixed 3 KB document.`,
+      );
+      return null;
+    }
+    run.results.page.shell = figures(page);
+    run.results.reference.shellPath = await findRate(run, server, 'shell path', 2000);
+    const keep = ['content-type', 'cache-control', 'x-render-mode'];
+    return { body: page.html, headers: Object.fromEntries(Object.entries(page.headers).filter(([k]) => keep.includes(k))) };
+  });
+  return shell ? { ...shell, source: `the shell's ${perS(Buffer.byteLength(shell.body))} bytes` } : { ...fixedShell(), source: 'a fixed 3,072-byte document (no shell yet)' };
+}
+
+async function bareReference(run: Run, shell: { body: string; headers: Record<string, string>; source: string }): Promise<void> {
+  const bodyFile = path.join(run.options.outDir, 'shell.html');
+  fs.writeFileSync(bodyFile, shell.body);
+  progress(`starting bare node:http on core ${serverCore}, answering ${shell.source}`);
+  const server = await startBareServer(root, bodyFile, JSON.stringify(shell.headers));
+  run.results.pinning['bare node:http'] = server.affinity();
+  run.results.reference.bareBody = shell.source;
+  try {
+    await warmUp(run, server, bareWarmUpPerS);
+    run.results.reference.bare = await findRate(run, server, 'bare node:http', 2000);
+  } finally {
+    await server.stop();
+  }
+}
+
+function stepTiming(o: BenchOptions): StepTiming {
+  return { warmupS: o.warmupSeconds, durationS: o.stepSeconds, timeoutMs: o.timeoutMs, maxConnections: o.connections };
+}
+
+async function overloadSteps(run: Run, server: ServerUnderTest, mode: FallbackMode, capacity: number, measured = new Map<number, StepRecord>()): Promise<void> {
+  for (const multiplier of run.options.multipliers) {
+    const rate = Math.max(1, Math.round(multiplier * capacity));
+    const step = measured.get(multiplier) ?? (await probe(run, server, `fallback ${mode} ${multiplier}x`, rate, stepTiming(run.options)));
+    run.results.steps.push({ ...step, mode, multiplier });
+  }
+}
+
+const confirmAttempts = 3;
+const confirmBackoff = 0.9;
+
+/**
+ * Short probes find the knee; a rate held at ~95% CPU for seconds may still not hold for a
+ * full step. Capacity is the rate that passes a full-length step: 10% lower each time it fails.
+ */
+async function confirmCapacity(run: Run, server: ServerUnderTest, search: SearchOutcome): Promise<StepRecord> {
+  let rate = search.ratePerS;
+  let step: StepRecord | null = null;
+  for (let attempt = 1; attempt <= confirmAttempts; attempt++) {
+    step = await probe(run, server, 'fallback off 1x', rate, stepTiming(run.options));
+    search.probes.push(step);
+    if (passes(step)) break;
+    if (attempt < confirmAttempts) {
+      rate = Math.max(1, Math.round(rate * confirmBackoff));
+      progress(`  capacity did not hold for a full step: trying ${perS(rate)} req/s`);
+    }
+  }
+  search.confirmed = passes(step!);
+  search.ratePerS = rate;
+  return step!;
+}
+
+async function fallbackOff(run: Run): Promise<number> {
+  return withKiosk(run, 'fallback off', guardEnv.off, async (server) => {
+    const sample = await fetchPage(server.port, run.paths[0]!);
+    if (sample.status !== 200) throw new Error(`${sample.path} answered ${sample.status}`);
+    run.results.page.sample = figures(sample);
+    progress(`page ${sample.path}: ${sample.elements} elements, ${perS(sample.bytes)} bytes, X-Render-Mode ${sample.renderMode}`);
+    // HTTP costs more than the in-process pipeline, so a quarter of it is a safe first probe.
+    const inProcess = run.results.reference.render?.renderPagePerS;
+    const search = await findRate(run, server, 'SSR capacity', inProcess ? Math.max(10, Math.round(inProcess / 4)) : 50);
+    run.results.capacity = search;
+    if (search.ratePerS === 0) return 0;
+    const oneX = await confirmCapacity(run, server, search);
+    progress(`SSR capacity: ${perS(search.ratePerS)} req/s${search.confirmed ? ', held for a full step' : ', NOT confirmed by a full step'}`);
+    await overloadSteps(run, server, 'off', search.ratePerS, new Map([[1, oneX]]));
+    return search.ratePerS;
+  });
+}
+
+async function fallbackOn(run: Run, capacity: number): Promise<void> {
+  await withKiosk(run, 'fallback on', guardEnv.on, (server) => overloadSteps(run, server, 'on', capacity));
+}
+
+function addNotes(results: BenchResults): void {
+  const steps = [...results.steps, ...[results.capacity, results.reference.bare, results.reference.shellPath].flatMap((s) => s?.probes ?? [])];
+  const describe = (list: StepRecord[]) => list.map((s) => `${s.label} (${perS(s.offeredPerS)}/s)`).join(', ');
+  const short = steps.filter(generatorFellShort);
+  if (short.length > 0) results.notes.push(`The generator itself could not send the offered rate in: ${describe(short)}.`);
+  const held = steps.filter((s) => connectionsExhausted(s) && !generatorFellShort(s));
+  if (held.length > 0) {
+    results.notes.push(
+      `Unanswered requests held all ${perS(results.options.connections)} connections, so later arrivals waited in the generator ` +
+        `(their latency still counts from the scheduled time) in: ${describe(held)}.`,
+    );
+  }
+  const busiest = Math.max(0, ...steps.map((s) => s.generatorCpuPct).filter(Number.isFinite));
+  results.notes.push(`Highest generator CPU in any step: ${Math.round(busiest)}% of core ${generatorCore}.`);
+  const noisy = steps.filter(disturbed);
+  if (noisy.length > 0) {
+    results.notes.push(
+      `Other processes or the hypervisor took CPU in ${noisy.length} of ${steps.length} step(s) (serverCoreOtherPct and stealPct in bench.json); figures from those steps are lower than the machine can do.`,
+    );
+  }
+  const onSteps = results.steps.filter((s) => s.mode === 'on');
+  if (onSteps.length > 0 && onSteps.every((s) => s.shell === 0)) {
+    results.notes.push('No step with the fallback on served a single shell: the overload guard is not in this build, so "on" and "off" measure the same server.');
+  }
+}
+
+function writeOutputs(run: Run): string {
+  const { results, options } = run;
+  results.finishedAt = new Date().toISOString();
+  results.durationS = (performance.now() - startedMs) / 1000;
+  results.targets = evaluateTargets(results);
+  addNotes(results);
+  const markdown = renderMarkdown(results);
+  fs.writeFileSync(path.join(options.outDir, 'bench.json'), `${JSON.stringify(results, null, 2)}\n`);
+  fs.writeFileSync(path.join(options.outDir, 'chart.svg'), renderChart(results));
+  fs.writeFileSync(path.join(options.outDir, 'report.md'), markdown);
+  return markdown;
+}
+
+function emptyResults(options: BenchOptions, build: string, articles: number): BenchResults {
+  return {
+    startedAt: startedAt.toISOString(),
+    finishedAt: '',
+    durationS: 0,
+    command: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
+    environment: describeEnvironment(root, build),
+    options,
+    pinning: { generator: [], orchestrator: [allowedCpus(process.pid)] },
+    serverEnv: {},
+    page: { articles, sample: null, shell: null },
+    reference: { render: null, bareBody: '', bare: null, shellPath: null },
+    capacity: null,
+    steps: [],
+    targets: [],
+    notes: [],
+  };
+}
+
+async function prepare(options: BenchOptions): Promise<Run> {
+  fs.mkdirSync(options.outDir, { recursive: true });
+  const build = ensureBuild(root, options.build, progress);
+  progress(`build: ${build}`);
+  const dbPath = path.join(options.outDir, 'kiosk.sqlite');
+  progress(`seeding ${dbPath}`);
+  await seedBenchStore(dbPath);
+  const paths = articlePaths(dbPath);
+  const pathsFile = path.join(options.outDir, 'article-paths.json');
+  fs.writeFileSync(pathsFile, JSON.stringify(paths));
+  const generator = await Generator.start(root, pathsFile);
+  const results = emptyResults(options, build, paths.length);
+  results.pinning.generator = [allowedCpus(generator.pid)];
+  progress(`${paths.length} article pages; generator pid ${generator.pid} on core ${generatorCore}`);
+  return { options, generator, dbPath, pathsFile, paths, results };
+}
+
+function cleanUp(run: Run): void {
+  run.generator.stop();
+  if (run.options.keepStore) return;
+  for (const suffix of ['', '-wal', '-shm']) fs.rmSync(run.dbPath + suffix, { force: true });
+}
+
+async function measureAll(run: Run): Promise<void> {
+  if (!run.options.skipReference) {
+    run.results.reference.render = await renderReference(run);
+    await bareReference(run, await shellReference(run));
+  }
+  const capacity = await fallbackOff(run);
+  if (capacity > 0) await fallbackOn(run, capacity);
+}
+
+async function main(args: string[]): Promise<number> {
+  let options: BenchOptions | null;
+  try {
+    options = readOptions(args, root, startedAt);
+  } catch (error) {
+    if (!(error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw error;
+    console.error(`bench: ${(error as Error).message}\n\n${usage}`);
+    return 2;
+  }
+  if (!options) {
+    console.log(usage);
+    return 0;
+  }
+  pinSelf();
+  const run = await prepare(options);
+  try {
+    await measureAll(run);
+  } catch (error) {
+    // What was measured before the failure is still worth reading.
+    run.results.notes.push(`The run failed before it finished: ${error instanceof Error ? error.message : String(error)}`);
+    writeOutputs(run);
+    throw error;
+  } finally {
+    cleanUp(run);
+  }
+  const markdown = writeOutputs(run);
+  process.stdout.write(markdown);
+  progress(`done in ${elapsed()}; wrote ${['bench.json', 'chart.svg', 'report.md'].map((f) => path.join(options.outDir, f)).join(', ')}`);
+  return 0;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    killChildren();
+    process.exit(130);
+  });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    killChildren();
+    console.error('bench: failed', error);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,229 @@
+import type { ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type { PoolStats } from './connection-pool';
+import type { StepCounts } from './open-loop';
+import { coreTimes, corePercents, CpuMeter, rssBytes } from './proc';
+import { generatorCore, serverCore, spawnPinnedWithIpc, type ServerUnderTest } from './processes';
+import type { FromGenerator, GeneratorResult, StepSpec } from './protocol';
+
+export interface StepTiming {
+  warmupS: number;
+  durationS: number;
+  timeoutMs: number;
+  maxConnections: number;
+}
+
+export interface StepRecord extends StepCounts {
+  label: string;
+  server: string;
+  pool: PoolStats;
+  /** Failures among the warm-up's requests; they may have held connections into the window. */
+  warmup: { timeouts: number; errors: number; non2xx: number; p99Ms: number };
+  serverCpuPct: number;
+  generatorCpuPct: number;
+  peakRssMb: number;
+  /** Busy share of the server's core spent neither by the server nor in interrupts: other processes. */
+  serverCoreOtherPct: number;
+  /** Interrupt and softirq share of the server's core (network processing outside any process). */
+  serverCoreKernelPct: number;
+  stealPct: number;
+  flags: StepFlag[];
+}
+
+const rssEveryMs = 200;
+export const saturatedCpuPct = 90;
+export const sentShortfall = 0.95;
+
+/** The generator process, pinned to core 1, driven one step at a time over IPC. */
+export class Generator {
+  private nextId = 1;
+  private listeners = new Map<number, (message: FromGenerator) => void>();
+
+  private constructor(private readonly child: ChildProcess) {
+    child.on('message', (message: FromGenerator) => {
+      if ('id' in message) this.listeners.get(message.id)?.(message);
+    });
+  }
+
+  static async start(root: string, pathsFile: string): Promise<Generator> {
+    const child = spawnPinnedWithIpc(root, generatorCore, ['--import', 'tsx', path.join(root, 'scripts/bench/generator.ts'), pathsFile]);
+    await new Promise<void>((resolve, reject) => {
+      child.once('message', (message: FromGenerator) => (message.type === 'ready' ? resolve() : reject(new Error('generator: unexpected first message'))));
+      child.once('exit', (code) => reject(new Error(`generator exited with ${code} before it was ready`)));
+    });
+    return new Generator(child);
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  run(step: Omit<StepSpec, 'id'>, onWindow: (phase: 'measuring' | 'measured') => void): Promise<GeneratorResult> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`generator exited with ${code} during a step`));
+      this.child.once('exit', onExit);
+      this.listeners.set(id, (message) => {
+        if (message.type === 'measuring' || message.type === 'measured') return onWindow(message.type);
+        this.listeners.delete(id);
+        this.child.off('exit', onExit);
+        if (message.type === 'result') resolve(message.result);
+        else if (message.type === 'failed') reject(new Error(`generator: ${message.message}`));
+      });
+      this.child.send({ type: 'run', step: { ...step, id } });
+    });
+  }
+
+  stop(): void {
+    if (this.child.connected) this.child.send({ type: 'exit' });
+  }
+}
+
+/** One step against one server, with the server's and the generator's CPU over the window. */
+export async function measureStep(
+  generator: Generator,
+  server: ServerUnderTest,
+  label: string,
+  ratePerS: number,
+  timing: StepTiming,
+): Promise<StepRecord> {
+  let peakRss = 0;
+  const sampleRss = () => (peakRss = Math.max(peakRss, server.pids().reduce((sum, pid) => sum + rssBytes(pid), 0)));
+  sampleRss();
+  const rssTimer = setInterval(sampleRss, rssEveryMs);
+
+  let meters: { server: CpuMeter; generator: CpuMeter; cores: ReturnType<typeof coreTimes> } | null = null;
+  let usage = {
+    serverCpuPct: Number.NaN,
+    generatorCpuPct: Number.NaN,
+    serverCoreOtherPct: Number.NaN,
+    serverCoreKernelPct: Number.NaN,
+    stealPct: Number.NaN,
+  };
+  const onWindow = (phase: 'measuring' | 'measured') => {
+    if (phase === 'measuring') {
+      meters = { server: new CpuMeter(server.pids), generator: new CpuMeter(() => [generator.pid]), cores: coreTimes() };
+    } else if (meters) {
+      const serverCpuPct = meters.server.percent();
+      const cores = corePercents(meters.cores, coreTimes());
+      const core = cores[serverCore] ?? { busy: Number.NaN, kernel: Number.NaN, steal: Number.NaN };
+      usage = {
+        serverCpuPct,
+        generatorCpuPct: meters.generator.percent(),
+        serverCoreOtherPct: Math.max(0, core.busy - core.kernel - serverCpuPct),
+        serverCoreKernelPct: core.kernel,
+        stealPct: Math.max(...cores.map((c) => c.steal)),
+      };
+    }
+  };
+
+  try {
+    const result = await generator.run({ host: '127.0.0.1', port: server.port, ratePerS, ...timing }, onWindow);
+    sampleRss();
+    const record: StepRecord = {
+      label,
+      server: server.name,
+      ...result.counts,
+      pool: result.pool,
+      warmup: {
+        timeouts: result.warmup.timeouts,
+        errors: result.warmup.errors,
+        non2xx: result.warmup.non2xx,
+        p99Ms: result.warmup.latencyMs.p99,
+      },
+      ...usage,
+      peakRssMb: peakRss / 1_048_576,
+      flags: [],
+    };
+    record.flags = stepFlags(record, timing.maxConnections);
+    return record;
+  } finally {
+    clearInterval(rssTimer);
+  }
+}
+
+/** The capacity definition: p99 under 100 ms, nothing failed, and the rate was really sent. */
+export function passes(step: StepRecord): boolean {
+  return (
+    step.latencyMs.p99 < 100 &&
+    step.errors === 0 &&
+    step.timeouts === 0 &&
+    step.non2xx === 0 &&
+    step.sentPerS >= 0.95 * step.offeredPerS
+  );
+}
+
+export type FlagKind =
+  | 'sent-short'
+  | 'generator-saturated'
+  | 'waited-for-connection'
+  | 'slow-connects'
+  | 'warmup-failures'
+  | 'other-processes'
+  | 'steal';
+
+export interface StepFlag {
+  kind: FlagKind;
+  text: string;
+}
+
+function flagged(step: StepRecord, kind: FlagKind): boolean {
+  return step.flags.some((f) => f.kind === kind);
+}
+
+/** The generator itself could not keep up: the step's figures describe it, not the server. */
+export function generatorFellShort(step: StepRecord): boolean {
+  return flagged(step, 'generator-saturated') || (flagged(step, 'sent-short') && !flagged(step, 'waited-for-connection'));
+}
+
+/**
+ * Every connection was held by an unanswered request, so arrivals waited in the generator:
+ * the rate was not offered on the wire. That is the server holding connections, not the
+ * generator running out of CPU.
+ */
+export function connectionsExhausted(step: StepRecord): boolean {
+  return flagged(step, 'waited-for-connection');
+}
+
+/** Something besides our server and generator took CPU the step needed. */
+export function disturbed(step: StepRecord): boolean {
+  return step.flags.some((f) => f.kind === 'other-processes' || f.kind === 'steal');
+}
+
+const busyServerCpuPct = 80;
+
+/**
+ * A failure worth a second look: the machine was disturbed, or the server was not even busy,
+ * so a collection pause or a neighbour's burst is likelier than the server's limit.
+ */
+export function doubtfulFailure(step: StepRecord): boolean {
+  return !passes(step) && (disturbed(step) || step.serverCpuPct < busyServerCpuPct);
+}
+
+function stepFlags(step: StepRecord, maxConnections: number): StepFlag[] {
+  const flags: StepFlag[] = [];
+  const flag = (kind: FlagKind, text: string) => flags.push({ kind, text });
+  if (step.sentPerS < step.offeredPerS * sentShortfall) flag('sent-short', `sent ${Math.round((100 * step.sentPerS) / step.offeredPerS)}% of offered`);
+  if (step.generatorCpuPct > saturatedCpuPct) flag('generator-saturated', `generator saturated (${Math.round(step.generatorCpuPct)}% CPU)`);
+  if (step.pool.waitedForConnection > 0) {
+    flag('waited-for-connection', `${step.pool.waitedForConnection} requests waited for one of the ${maxConnections} connections`);
+  }
+  if (step.pool.connectMs.max >= 1000) flag('slow-connects', `connects up to ${Math.round(step.pool.connectMs.max)} ms (SYN retries)`);
+  const w = step.warmup;
+  if (w.timeouts + w.errors > 0) flag('warmup-failures', `warm-up: ${w.timeouts} timeouts, ${w.errors} errors`);
+  if (step.serverCoreOtherPct > 10) flag('other-processes', `other processes took ${Math.round(step.serverCoreOtherPct)}% of core ${serverCore}`);
+  if (step.stealPct > 10) flag('steal', `${Math.round(step.stealPct)}% steal`);
+  return flags;
+}
+
+/** Waits until the server is idle again, so one step's backlog is not charged to the next. */
+export async function settle(server: ServerUnderTest, maxMs = 30_000): Promise<number> {
+  const start = performance.now();
+  for (;;) {
+    const meter = new CpuMeter(server.pids);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    if (meter.percent() < 5 || performance.now() - start > maxMs) break;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return performance.now() - start;
+}

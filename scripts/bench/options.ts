@@ -1,0 +1,127 @@
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+export const usage = `Usage: npm run bench -- [options]
+
+Measures Kiosk's article page on this machine, within one run: the reference limits
+(renderToString alone, a bare node:http server answering the shell), the server-rendering
+capacity with the fallback off, and overload steps at multiples of that capacity with the
+fallback on and off. The server runs one worker pinned to core 0; the open-loop load
+generator runs on core 1. See /work/shared/BENCH.md for what is measured and why.
+
+Writes bench.json, chart.svg and report.md under bench-results/<timestamp>/ and prints the
+report (markdown) on stdout; progress goes to stderr.
+
+Options:
+  --step-seconds N          measured seconds per overload step (default 10)
+  --warmup-seconds N        warm-up before every step, at the step's rate (default 3)
+  --search-seconds N        measured seconds per capacity-search probe (default 3)
+  --search-warmup-seconds N warm-up before every probe (default 1)
+  --render-seconds N        seconds per in-process render reference (default 5)
+  --multipliers LIST        overload steps as multiples of capacity (default 1,2,5,10,20)
+  --connections N           most connections the generator opens (default 4000)
+  --timeout-ms N            a request unanswered this long after its scheduled time
+                            fails as a timeout (default 5000)
+  --quick                   a smoke run: short steps and a coarse search (3 to 4 minutes)
+  --skip-reference          skip the render, bare node:http and shell-path references
+  --server-env KEY=VALUE    extra environment for every Kiosk server (repeatable)
+  --out DIR                 where to write (default bench-results/<timestamp>)
+  --no-build                use dist/ as it is even if older than the sources
+  --keep-store              keep the seeded SQLite store in the output directory
+  -h, --help                show this help`;
+
+export interface BenchOptions {
+  stepSeconds: number;
+  warmupSeconds: number;
+  searchSeconds: number;
+  searchWarmupSeconds: number;
+  renderSeconds: number;
+  multipliers: number[];
+  connections: number;
+  timeoutMs: number;
+  /** Bisect until the first failing rate is within this ratio of the last passing one. */
+  searchPrecision: number;
+  quick: boolean;
+  skipReference: boolean;
+  serverEnv: Record<string, string>;
+  outDir: string;
+  build: boolean;
+  keepStore: boolean;
+}
+
+export class UsageError extends Error {}
+
+function positive(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`${flag} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+function multipliers(raw: string | undefined): number[] {
+  if (raw === undefined) return [1, 2, 5, 10, 20];
+  const list = raw.split(',').map((part) => positive('--multipliers', part.trim(), 0));
+  if (list.length === 0) throw new UsageError('--multipliers needs at least one number');
+  return [...new Set(list)].sort((a, b) => a - b);
+}
+
+function environment(pairs: string[] | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of pairs ?? []) {
+    const match = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(pair);
+    if (!match) throw new UsageError(`--server-env takes KEY=VALUE, got "${pair}"`);
+    env[match[1]!] = match[2]!;
+  }
+  return env;
+}
+
+function timestamp(date: Date): string {
+  return date.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+}
+
+/** Parses the command line; returns null for --help. */
+export function readOptions(args: string[], root: string, now = new Date()): BenchOptions | null {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      'step-seconds': { type: 'string' },
+      'warmup-seconds': { type: 'string' },
+      'search-seconds': { type: 'string' },
+      'search-warmup-seconds': { type: 'string' },
+      'render-seconds': { type: 'string' },
+      multipliers: { type: 'string' },
+      connections: { type: 'string' },
+      'timeout-ms': { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      'skip-reference': { type: 'boolean', default: false },
+      'server-env': { type: 'string', multiple: true },
+      out: { type: 'string' },
+      'no-build': { type: 'boolean', default: false },
+      'keep-store': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return null;
+  const quick = values.quick;
+  const connections = positive('--connections', values.connections, 4000);
+  if (!Number.isInteger(connections)) throw new UsageError('--connections must be a whole number');
+  return {
+    stepSeconds: positive('--step-seconds', values['step-seconds'], quick ? 3 : 10),
+    warmupSeconds: positive('--warmup-seconds', values['warmup-seconds'], quick ? 1 : 3),
+    searchSeconds: positive('--search-seconds', values['search-seconds'], quick ? 1.5 : 3),
+    searchWarmupSeconds: positive('--search-warmup-seconds', values['search-warmup-seconds'], quick ? 0.5 : 1),
+    renderSeconds: positive('--render-seconds', values['render-seconds'], quick ? 1.5 : 5),
+    multipliers: multipliers(values.multipliers),
+    connections,
+    timeoutMs: positive('--timeout-ms', values['timeout-ms'], 5000),
+    searchPrecision: quick ? 1.2 : 1.05,
+    quick,
+    skipReference: values['skip-reference'],
+    serverEnv: environment(values['server-env']),
+    outDir: path.resolve(root, values.out ?? path.join('bench-results', timestamp(now))),
+    build: !values['no-build'],
+    keepStore: values['keep-store'],
+  };
+}

@@ -1,0 +1,195 @@
+// The processes a bench run starts, each pinned with taskset: Kiosk and the bare node:http
+// server on core 0, the generator on core 1. Every child is tracked so an interrupted run
+// leaves nothing behind.
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { allowedCpus } from './proc';
+
+export const serverCore = 0;
+export const generatorCore = 1;
+
+const children = new Set<ChildProcess>();
+
+function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** SIGKILLs every child still running, and the workers of any Kiosk primary among them. */
+export function killChildren(extraPids: number[] = []): void {
+  for (const pid of extraPids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  for (const child of children) child.kill('SIGKILL');
+}
+
+export function pinned(core: number, command: string, args: string[]): [string, string[]] {
+  return ['taskset', ['-c', String(core), command, ...args]];
+}
+
+export async function freePort(): Promise<number> {
+  const probe = http.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+export interface ServerUnderTest {
+  name: string;
+  port: number;
+  /** Every process whose CPU and memory count as the server's. */
+  pids(): number[];
+  /** Cpus_allowed_list of each pid, to show the pinning took. */
+  affinity(): string[];
+  output(): string;
+  stop(): Promise<void>;
+}
+
+// Knobs the bench sets per mode; an operator's shell must not leak into a measurement.
+const benchOwnedEnv = /^(SSR_|SHED_|CRAWLER_|PORT$|WEB_CONCURRENCY$|CONTENT_DB_PATH$|NODE_ENV$|DIST_DIR$)/;
+
+function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!benchOwnedEnv.test(key)) env[key] = value;
+  return { ...env, ...extra };
+}
+
+interface StartOptions {
+  root: string;
+  name: string;
+  command: string[];
+  env: Record<string, string>;
+  ready: (line: string) => number | null | undefined;
+  port: number;
+}
+
+/** Starts a pinned server and waits for the line that says it listens; `ready` returns its worker pid, if any. */
+async function startServer(options: StartOptions): Promise<ServerUnderTest> {
+  const [command, args] = pinned(serverCore, process.execPath, options.command);
+  const child = track(spawn(command, args, { cwd: options.root, env: serverEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] }));
+  let output = '';
+  const workers: number[] = [];
+  let listening = false;
+  const onLine = (line: string) => {
+    const worker = options.ready(line);
+    if (worker === undefined) return;
+    listening = true;
+    if (worker !== null) workers.push(worker);
+  };
+  let partial = '';
+  const collect = (chunk: Buffer) => {
+    const text = chunk.toString();
+    // Keep the tail only: a long run must not grow this without bound.
+    output = (output + text).slice(-64_000);
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    lines.forEach(onLine);
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const deadline = Date.now() + 30_000;
+  while (!listening) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${options.name} exited during start-up:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${options.name} did not start within 30 s:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const pids = () => [child.pid!, ...workers];
+  return {
+    name: options.name,
+    port: options.port,
+    pids,
+    affinity: () => pids().map(allowedCpus),
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => killChildren(workers), 15_000);
+      await exited;
+      clearTimeout(timer);
+      // A worker that outlived its primary would keep the port and the core busy.
+      for (const pid of workers) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone, as it should be
+        }
+      }
+    },
+  };
+}
+
+function workerListening(line: string): number | null | undefined {
+  if (!line.includes('"worker listening"')) return undefined;
+  try {
+    const pid = (JSON.parse(line) as { pid?: unknown }).pid;
+    return typeof pid === 'number' ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The production build as operators run it: the throng primary and one worker, both on core 0. */
+export async function startKiosk(root: string, name: string, dbPath: string, env: Record<string, string>): Promise<ServerUnderTest> {
+  const port = await freePort();
+  return startServer({
+    root,
+    name,
+    port,
+    command: [path.join(root, 'dist/server/index.cjs')],
+    env: {
+      NODE_ENV: 'production',
+      WEB_CONCURRENCY: '1',
+      PORT: String(port),
+      CONTENT_DB_PATH: dbPath,
+      DIST_DIR: path.join(root, 'dist'),
+      SHUTDOWN_GRACE_MS: '1000',
+      ...env,
+    },
+    ready: workerListening,
+  });
+}
+
+/** node:http answering fixed bytes: the ceiling for any answer Kiosk can give on this core. */
+export async function startBareServer(root: string, bodyFile: string, headersJson: string): Promise<ServerUnderTest> {
+  const port = await freePort();
+  return startServer({
+    root,
+    name: 'bare node:http',
+    port,
+    command: ['--import', 'tsx', path.join(root, 'scripts/bench/bare-server.ts'), String(port), bodyFile, headersJson],
+    env: { NODE_ENV: 'production' },
+    ready: (line) => (line.startsWith('bare server listening') ? null : undefined),
+  });
+}
+
+/** Runs a pinned Node script to completion and returns its last stdout line. */
+export function runPinned(root: string, core: number, args: string[], env: Record<string, string>): Promise<string> {
+  const [command, commandArgs] = pinned(core, process.execPath, args);
+  const child = track(spawn(command, commandArgs, { cwd: root, env: serverEnv(env), stdio: ['ignore', 'pipe', 'inherit'] }));
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      const last = out.trim().split('\n').pop() ?? '';
+      if (code === 0) resolve(last);
+      else reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+export function spawnPinnedWithIpc(root: string, core: number, args: string[]): ChildProcess {
+  const [command, commandArgs] = pinned(core, process.execPath, args);
+  return track(spawn(command, commandArgs, { cwd: root, env: serverEnv({ NODE_ENV: 'production' }), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+}

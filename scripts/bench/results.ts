@@ -1,0 +1,69 @@
+import type { PageSample } from './articles';
+import type { Environment } from './environment';
+import type { StepRecord } from './measure';
+import type { BenchOptions } from './options';
+
+export type FallbackMode = 'on' | 'off';
+
+export interface SearchOutcome {
+  name: string;
+  /** The result: for SSR capacity, the rate that also held for a full-length step. */
+  ratePerS: number;
+  /** What the short probes found. */
+  searchRatePerS: number;
+  /** null: no full-length step was asked for. */
+  confirmed: boolean | null;
+  /** The search stopped at its ceiling without a failure: the rate is a lower bound. */
+  hitCeiling: boolean;
+  /** Whose limit the first failing probe above the result hit. */
+  limitedBy: 'server' | 'generator' | 'unknown';
+  passed: StepRecord | null;
+  failedAbove: StepRecord | null;
+  probes: StepRecord[];
+}
+
+export interface RenderReference {
+  rawRenderPerS: number;
+  renderPagePerS: number;
+  pages: number;
+  appHtmlBytes: number;
+  nodeEnv: string | null;
+}
+
+export interface OverloadStep extends StepRecord {
+  mode: FallbackMode;
+  multiplier: number;
+}
+
+export interface Target {
+  name: string;
+  /** null: not measured in this run. */
+  met: boolean | null;
+  figures: string;
+}
+
+export type PageFigures = Omit<PageSample, 'html' | 'headers'>;
+
+export interface BenchResults {
+  startedAt: string;
+  finishedAt: string;
+  durationS: number;
+  command: string;
+  environment: Environment;
+  options: BenchOptions;
+  /** Cpus_allowed_list of each process, read back from /proc. */
+  pinning: Record<string, string[]>;
+  /** The guard's knobs per server started; everything else is the server's default. */
+  serverEnv: Record<string, Record<string, string>>;
+  page: { articles: number; sample: PageFigures | null; shell: PageFigures | null };
+  reference: {
+    render: RenderReference | null;
+    bareBody: string;
+    bare: SearchOutcome | null;
+    shellPath: SearchOutcome | null;
+  };
+  capacity: SearchOutcome | null;
+  steps: OverloadStep[];
+  targets: Target[];
+  notes: string[];
+}
