@@ -2,9 +2,8 @@
 // server on core 0, the generator on core 1. Every child is tracked so an interrupted run
 // leaves nothing behind.
 import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { freePort } from '../../server/testing';
 import { allowedCpus } from './proc';
 
 export const serverCore = 0;
@@ -32,14 +31,6 @@ export function killChildren(extraPids: number[] = []): void {
 
 export function pinned(core: number, command: string, args: string[]): [string, string[]] {
   return ['taskset', ['-c', String(core), command, ...args]];
-}
-
-export async function freePort(): Promise<number> {
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 export interface ServerUnderTest {
