@@ -51,7 +51,7 @@ export async function serveTestApp(dbPath: string, distDir = path.join(os.tmpdir
   };
 }
 
-/** The HTML text of an element with this id, or of the whole body; tags stripped. */
+/** The visible text of an HTML document: scripts and tags stripped, entities decoded, spaces folded. */
 export function textOf(html: string): string {
   return html
     .replace(/<script[\s\S]*?<\/script>/g, ' ')
