@@ -4,7 +4,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import os from 'node:os';
 import { articlePaths, fetchPage, seedBenchStore, type PageSample } from './bench/articles';
+import { balanceLayouts, measureBalance } from './bench/balance';
 import { renderChart } from './bench/chart';
 import { describeEnvironment, ensureBuild } from './bench/environment';
 import {
@@ -21,7 +23,7 @@ import {
 } from './bench/measure';
 import { readOptions, usage, UsageError, type BenchOptions } from './bench/options';
 import { allowedCpus } from './bench/proc';
-import { generatorCore, killChildren, runPinned, serverCore, startBareServer, startKiosk, type ServerUnderTest } from './bench/processes';
+import { generatorCore, killChildren, runPinned, serverCore, startBareServer, startKiosk, startKioskBehindNginx, type ServerUnderTest } from './bench/processes';
 import { evaluateTargets, flagText, ms, pct, perS, renderMarkdown } from './bench/report';
 import type { BenchResults, FallbackMode, PageFigures, RenderReference, SearchOutcome } from './bench/results';
 import { searchMaxRate } from './bench/search';
@@ -31,7 +33,7 @@ const startedAt = new Date();
 const startedMs = performance.now();
 
 // "Off" must mean pure server rendering: every limit of the guard out of reach.
-const guardEnv: Record<FallbackMode | 'shell', Record<string, string>> = {
+const guardEnv: Record<'on' | 'off' | 'shell', Record<string, string>> = {
   off: { SSR_QUEUE_LIMIT: '1000000', SHED_QUEUE_LIMIT: '1000000', SSR_MAX_EVENT_LOOP_DELAY_MS: '0', CRAWLER_QUEUE_LIMIT: '1000000' },
   on: {},
   // Every request gets the shell; shedding is out of reach so the shell path alone is measured.
@@ -246,6 +248,45 @@ async function fallbackOn(run: Run, capacity: number): Promise<void> {
   await withKiosk(run, 'fallback on', guardEnv.on, (server) => overloadSteps(run, server, 'on', capacity));
 }
 
+/** The same guard, one worker, with production's Nginx in front, Nginx pinned on the worker's core. */
+async function throughNginx(run: Run, capacity: number): Promise<void> {
+  const serverEnv = { ...guardEnv.on, ...run.options.serverEnv };
+  progress(`starting Nginx in front of Kiosk (fallback on), both on core ${serverCore}`);
+  const server = await startKioskBehindNginx(root, 'through Nginx', run.dbPath, serverEnv, { workers: 1, core: serverCore });
+  run.results.serverEnv['through Nginx'] = { ...serverEnv, LISTEN_MODE: 'per-worker' };
+  run.results.pinning['Kiosk and Nginx'] = server.affinity();
+  try {
+    await warmUp(run, server, kioskWarmUpPerS(run));
+    for (const multiplier of run.options.nginxMultipliers) {
+      const rate = Math.max(1, Math.round(multiplier * capacity));
+      const step = await probe(run, server, `through Nginx ${multiplier}x`, rate, stepTiming(run.options));
+      run.results.steps.push({ ...step, mode: 'nginx', multiplier });
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+/** One worker per core, unpinned, at the one-core capacity: who gets the work in each layout. */
+async function balance(run: Run, capacity: number): Promise<void> {
+  const workers = Math.max(2, os.availableParallelism());
+  for (const layout of balanceLayouts) {
+    const env = { ...guardEnv.off, ...run.options.serverEnv, ...layout.env, WEB_CONCURRENCY: String(workers) };
+    progress(`balance: ${layout.name}, ${workers} workers, unpinned`);
+    const server = layout.nginx
+      ? await startKioskBehindNginx(root, `balance: ${layout.name}`, run.dbPath, env, { workers, core: null })
+      : await startKiosk(root, `balance: ${layout.name}`, run.dbPath, env, { core: null });
+    try {
+      await warmUp(run, server, kioskWarmUpPerS(run));
+      const result = await measureBalance(layout, server, capacity, (s, rate) => probe(run, s, `balance: ${layout.name}`, rate, stepTiming(run.options)));
+      progress(`  CPU shares ${result.cpuShares.map(pct).join(' / ')}${result.requestShares ? `, requests ${result.requestShares.map(pct).join(' / ')}` : ''}`);
+      run.results.balance.push(result);
+    } finally {
+      await server.stop();
+    }
+  }
+}
+
 function addNotes(results: BenchResults): void {
   const steps = [...results.steps, ...[results.capacity, results.reference.bare, results.reference.shellPath].flatMap((s) => s?.probes ?? [])];
   const describe = (list: StepRecord[]) => list.map((s) => `${s.label} (${perS(s.offeredPerS)}/s)`).join(', ');
@@ -299,6 +340,7 @@ function emptyResults(options: BenchOptions, build: string, articles: number): B
     reference: { render: null, bareBody: '', bare: null, shellPath: null },
     capacity: null,
     steps: [],
+    balance: [],
     targets: [],
     notes: [],
   };
@@ -333,7 +375,10 @@ async function measureAll(run: Run): Promise<void> {
     await bareReference(run, await shellReference(run));
   }
   const capacity = await fallbackOff(run);
-  if (capacity > 0) await fallbackOn(run, capacity);
+  if (capacity === 0) return;
+  await fallbackOn(run, capacity);
+  if (!run.options.skipNginx) await throughNginx(run, capacity);
+  if (!run.options.skipBalance) await balance(run, capacity);
 }
 
 async function main(args: string[]): Promise<number> {

@@ -4,9 +4,20 @@
 #   chromium       the real browser the browser tests drive (playwright-core, /usr/bin/chromium)
 #   fonts-dejavu   so pages render with real glyphs in screenshots
 #   build-essential, python3  better-sqlite3 compiles from source when no prebuilt binary can be fetched
+#   nginx          the real Nginx the Nginx tests, `npm run start:nginx` and the bench run (as a user, no service)
+# It also makes sure a system user "nginx" exists: the Elastic Beanstalk rendering of the Nginx
+# config runs its workers as that user (Amazon Linux's), and `nginx -t` checks that it exists.
 set -euo pipefail
 
-packages=(chromium fonts-dejavu-core build-essential python3)
+packages=(chromium fonts-dejavu-core build-essential python3 nginx)
+
+ensure_nginx_user() {
+  if id nginx >/dev/null 2>&1; then return; fi
+  echo "setup-system: adding the system user nginx"
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo useradd --system --no-create-home --shell /usr/sbin/nologin nginx
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -17,6 +28,7 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup-system: all present (${packages[*]})"
+  ensure_nginx_user
   exit 0
 fi
 
@@ -26,4 +38,5 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+ensure_nginx_user
 echo "setup-system: done"

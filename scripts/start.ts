@@ -1,14 +1,9 @@
 // npm start: build if dist/ is missing or stale, seed the content store if it is empty, then
 // run the cluster in production mode on PORT (default 3000).
-import { spawn, spawnSync } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { isEmptyStore, seedStore } from '../server/content/seed';
 import { loadConfig } from '../server/config';
-import { staleBuildReason } from './build-state';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { prepareToServe, root, serverBundle } from './prepare';
 
 const usage = `Usage: npm start [-- --no-build] [-- --no-seed]
 
@@ -38,20 +33,9 @@ function main() {
   const env = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' };
   const config = loadConfig(env);
 
-  const stale = staleBuildReason(root);
-  if (stale && !values['no-build']) {
-    console.log(`start: building (${stale})`);
-    const build = spawnSync('npx', ['webpack', '--mode', 'production'], { cwd: root, stdio: 'inherit' });
-    if (build.status !== 0) process.exit(build.status ?? 1);
-  }
-
-  const seeding =
-    !values['no-seed'] && isEmptyStore(config.contentDbPath)
-      ? seedStore(config.contentDbPath, { log: (line) => console.log(line) })
-      : Promise.resolve();
-
-  void seeding.then(() => {
-    const server = spawn(process.execPath, ['--enable-source-maps', path.join(root, 'dist/server/index.cjs')], {
+  const preparing = prepareToServe({ build: !values['no-build'], seed: !values['no-seed'], contentDbPath: config.contentDbPath, name: 'start' });
+  void preparing.then(() => {
+    const server = spawn(process.execPath, ['--enable-source-maps', serverBundle], {
       cwd: root,
       env,
       stdio: 'inherit',

@@ -10,7 +10,7 @@ import { faviconHandler, mediaHandler } from './media';
 import { sendErrorPage } from './pages';
 
 export interface AppDeps {
-  config: Pick<Config, 'siteUrl' | 'distDir'>;
+  config: Pick<Config, 'siteUrl' | 'distDir' | 'trustProxy'>;
   content: ContentClient;
   assets: Assets;
 }
@@ -23,6 +23,8 @@ export function createApp({ config, content, assets }: AppDeps): express.Express
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  // Exactly the local proxy (Nginx on loopback): a client elsewhere cannot pose as another address.
+  app.set('trust proxy', config.trustProxy);
 
   const renderDeps = { content, assets, siteUrl: config.siteUrl };
 

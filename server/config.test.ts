@@ -41,3 +41,22 @@ test('the overload limits: crawlers never get less than readers', () => {
   assert.equal(config.crawlerQueueLimit, 40);
   assert.throws(() => loadConfig({ SHELL_S_MAXAGE_S: '60' }), /SHELL_S_MAXAGE_S must be between 0 and 10/);
 });
+
+test('per-worker listening: loopback by default, a fixed port, and a range that fits', () => {
+  const shared = loadConfig({});
+  assert.equal(shared.listenMode, 'shared');
+  assert.equal(shared.host, '');
+  const perWorker = loadConfig({ LISTEN_MODE: 'per-worker', PORT: '8080', WEB_CONCURRENCY: '4' });
+  assert.equal(perWorker.host, '127.0.0.1');
+  assert.equal(loadConfig({ LISTEN_MODE: 'per-worker', HOST: '0.0.0.0' }).host, '0.0.0.0');
+  assert.throws(() => loadConfig({ LISTEN_MODE: 'per-worker', PORT: '0' }), /fixed PORT/);
+  assert.throws(() => loadConfig({ LISTEN_MODE: 'per-worker', PORT: '65535', WEB_CONCURRENCY: '2' }), /past 65535/);
+  assert.throws(() => loadConfig({ LISTEN_MODE: 'each' }), ConfigError);
+  assert.throws(() => loadConfig({ HOST: 'a b' }), ConfigError);
+});
+
+test('TRUST_PROXY believes only the loopback proxy unless turned off', () => {
+  assert.equal(loadConfig({}).trustProxy, 'loopback');
+  assert.equal(loadConfig({ TRUST_PROXY: 'off' }).trustProxy, false);
+  assert.throws(() => loadConfig({ TRUST_PROXY: '0.0.0.0/0' }), ConfigError);
+});

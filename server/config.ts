@@ -7,7 +7,17 @@ if (typeof window !== 'undefined') {
 
 export interface Config {
   nodeEnv: 'production' | 'development' | 'test';
+  /** The shared port, or in per-worker mode the first worker's port (worker slot k gets PORT + k). */
   port: number;
+  /**
+   * `shared`: every worker serves PORT through the cluster module (running without a proxy).
+   * `per-worker`: each worker owns PORT + slot, so Nginx balances across them with least_conn.
+   */
+  listenMode: 'shared' | 'per-worker';
+  /** Bind address; empty means every interface. Per-worker ports default to loopback: only Nginx needs them. */
+  host: string;
+  /** Express's `trust proxy`: which peer's X-Forwarded-* headers to believe. */
+  trustProxy: 'loopback' | false;
   /** Worker processes; throng does not read WEB_CONCURRENCY itself. */
   webConcurrency: number;
   /** Absolute origin used for canonical and Open Graph URLs, without a trailing slash. */
@@ -78,6 +88,26 @@ function siteUrl(env: Env, port: number): string {
   return url.origin;
 }
 
+function listenMode(env: Env): Config['listenMode'] {
+  const raw = env.LISTEN_MODE ?? 'shared';
+  if (raw === 'shared' || raw === 'per-worker') return raw;
+  throw new ConfigError(`LISTEN_MODE must be shared or per-worker, got "${raw}"`);
+}
+
+function trustProxy(env: Env): Config['trustProxy'] {
+  const raw = env.TRUST_PROXY ?? 'loopback';
+  if (raw === 'loopback') return raw;
+  if (raw === 'off' || raw === 'false') return false;
+  throw new ConfigError(`TRUST_PROXY must be loopback or off, got "${raw}"`);
+}
+
+function host(env: Env, mode: Config['listenMode']): string {
+  const raw = env.HOST;
+  if (raw === undefined) return mode === 'per-worker' ? '127.0.0.1' : '';
+  if (raw !== '' && !/^[0-9A-Za-z.:-]+$/.test(raw)) throw new ConfigError(`HOST must be an address or host name, got "${raw}"`);
+  return raw;
+}
+
 function clusterScheduling(env: Env): Config['clusterScheduling'] {
   const raw = env.CLUSTER_SCHEDULING ?? 'rr';
   if (raw === 'none' || raw === 'rr') return raw;
@@ -88,10 +118,19 @@ function clusterScheduling(env: Env): Config['clusterScheduling'] {
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const keepAliveTimeoutMs = integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000);
+  const mode = listenMode(env);
+  const webConcurrency = integer(env, 'WEB_CONCURRENCY', os.availableParallelism(), 1, 256);
+  if (mode === 'per-worker' && port + webConcurrency - 1 > 65535) {
+    throw new ConfigError(`per-worker ports ${port}..${port + webConcurrency - 1} run past 65535`);
+  }
+  if (mode === 'per-worker' && port === 0) throw new ConfigError('LISTEN_MODE=per-worker needs a fixed PORT, not 0');
   const config: Config = {
     nodeEnv: nodeEnv(env),
     port,
-    webConcurrency: integer(env, 'WEB_CONCURRENCY', os.availableParallelism(), 1, 256),
+    listenMode: mode,
+    host: host(env, mode),
+    trustProxy: trustProxy(env),
+    webConcurrency,
     siteUrl: siteUrl(env, port),
     contentDbPath: path.resolve(env.CONTENT_DB_PATH || 'data/kiosk.sqlite'),
     distDir: path.resolve(env.DIST_DIR || 'dist'),

@@ -4,7 +4,8 @@ import throng from 'throng';
 import { loadAssets } from './assets';
 import { loadConfig } from './config';
 import { describeError, log } from './log';
-import { startWorker } from './worker';
+import { requestSlot, serveSlots } from './worker-slots';
+import { startWorker, type ListenTarget } from './worker';
 
 // Process policy lives here and nowhere else: one worker per core under throng, a worker
 // that hits an unhandled error exits and is replaced, SIGTERM drains before exiting.
@@ -21,8 +22,12 @@ async function worker(id: number) {
     process.exit(1);
   });
 
-  const running = await startWorker(config);
-  log.info('worker listening', { worker: id, port: config.port });
+  const listen: ListenTarget =
+    config.listenMode === 'per-worker'
+      ? { port: config.port + (await requestSlot()), host: config.host, exclusive: true }
+      : { port: config.port, host: config.host, exclusive: false };
+  const running = await startWorker(config, { listen });
+  log.info('worker listening', { worker: id, port: listen.port, host: listen.host || '*', listenMode: config.listenMode });
 
   const stop = (signal: string) => {
     log.info('draining', { worker: id, signal });
@@ -46,12 +51,20 @@ function primary() {
   if (!fs.existsSync(config.contentDbPath)) {
     throw new Error(`No content store at ${config.contentDbPath}: run "npm run seed" (npm start does it for you)`);
   }
+  if (config.listenMode === 'per-worker') {
+    serveSlots(config.webConcurrency, (w) => {
+      log.error('no free port slot for a new worker, stopping it', { pid: w.process.pid });
+      w.kill();
+    });
+  }
   log.info('starting Kiosk', {
     workers: config.webConcurrency,
+    listenMode: config.listenMode,
+    ports: config.listenMode === 'per-worker' ? `${config.port}-${config.port + config.webConcurrency - 1}` : String(config.port),
     clusterScheduling: config.clusterScheduling,
     listenBacklog: config.listenBacklog,
     somaxconn: readSomaxconn(),
-    port: config.port,
+    host: config.host || '*',
     nodeEnv: config.nodeEnv,
     contentDbPath: config.contentDbPath,
   });

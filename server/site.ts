@@ -13,6 +13,7 @@ export type SiteConfig = Pick<
   Config,
   | 'siteUrl'
   | 'distDir'
+  | 'trustProxy'
   | 'ssrQueueLimit'
   | 'crawlerQueueLimit'
   | 'shedQueueLimit'

@@ -72,6 +72,27 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** `count` consecutive free loopback ports, for per-worker listening. */
+export async function freePortRange(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const first = await freePort();
+    if (first + count - 1 > 65_535) continue;
+    const probes: http.Server[] = [];
+    let free = true;
+    for (let port = first; port < first + count && free; port++) {
+      const probe = http.createServer();
+      free = await new Promise<boolean>((resolve) => {
+        probe.once('error', () => resolve(false));
+        probe.listen(port, '127.0.0.1', () => resolve(true));
+      });
+      if (free) probes.push(probe);
+    }
+    await Promise.all(probes.map((probe) => new Promise<void>((resolve) => probe.close(() => resolve()))));
+    if (free) return first;
+  }
+  throw new Error(`found no ${count} consecutive free ports`);
+}
+
 export interface BuiltServer {
   baseUrl: string;
   process: ChildProcess;
@@ -91,7 +112,8 @@ const distDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..',
 export async function startBuiltServer(dbPath: string, env: Record<string, string> = {}): Promise<BuiltServer> {
   const bundle = path.join(distDir, 'server', 'index.cjs');
   if (!fs.existsSync(bundle)) throw new Error(`${bundle} is missing: run "npm run build" first`);
-  const port = await freePort();
+  // A caller may choose the port (per-worker mode needs a free range); otherwise any free one.
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, ['--enable-source-maps', bundle], {
     env: {
       ...process.env,

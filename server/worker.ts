@@ -19,10 +19,20 @@ export interface RunningWorker {
   drain(): Promise<void>;
 }
 
+/** Where a worker listens. `exclusive` keeps the socket in this process instead of the cluster's shared handle. */
+export interface ListenTarget {
+  port: number;
+  host: string;
+  exclusive: boolean;
+}
+
+/** How long a per-worker port may stay taken by the worker being replaced before start-up fails. */
+const addressInUseRetryMs = 5_000;
+
 /** One worker: the store, the app, and an HTTP server that listens with the configured backlog. */
 export async function startWorker(
   config: Readonly<Config>,
-  deps: { content?: ContentSource; assets?: Assets } = {},
+  deps: { content?: ContentSource; assets?: Assets; listen?: ListenTarget } = {},
 ): Promise<RunningWorker> {
   const content = deps.content ?? openSqliteStore(config.contentDbPath, { readonly: true });
   const assets = deps.assets ?? loadAssets(config.distDir);
@@ -46,13 +56,8 @@ export async function startWorker(
   // After the drain bookkeeping above: some requests are answered synchronously in here.
   server.on('request', site.listener);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port: config.port, backlog: config.listenBacklog }, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const target = deps.listen ?? { port: config.port, host: config.host, exclusive: false };
+  await listen(server, target, config.listenBacklog);
 
   async function drain() {
     if (draining) return;
@@ -80,4 +85,30 @@ export async function startWorker(
   }
 
   return { server, content, metrics: site.metrics, drain };
+}
+
+function listenOnce(server: http.Server, target: ListenTarget, backlog: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    const options: net.ListenOptions = { port: target.port, backlog, exclusive: target.exclusive };
+    if (target.host) options.host = target.host;
+    server.listen(options, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** A replacement worker can start before the kernel has released its predecessor's port: retry briefly. */
+async function listen(server: http.Server, target: ListenTarget, backlog: number): Promise<void> {
+  const deadline = Date.now() + (target.exclusive ? addressInUseRetryMs : 0);
+  for (;;) {
+    try {
+      await listenOnce(server, target, backlog);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 }

@@ -9,7 +9,8 @@ const right = 40;
 const latencyPanel = { top: 70, bottom: 370 };
 const sharePanel = { top: 430, bottom: 590 };
 const height = 660;
-const colours: Record<FallbackMode, string> = { on: '#1f6fb4', off: '#c8352b' };
+const colours: Record<FallbackMode, string> = { on: '#1f6fb4', off: '#c8352b', nginx: '#2a8c3f' };
+const modes = ['off', 'on', 'nginx'] as const;
 
 function escape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -51,7 +52,7 @@ function latencyPanelSvg(steps: OverloadStep[], x: (rate: number) => number, max
     parts.push(`<text x="${left - 8}" y="${y(tick) + 4}" text-anchor="end">${perS(tick)}</text>`);
   }
   parts.push(guide(y(100), '100 ms: capacity'), guide(y(250), '250 ms'), guide(y(500), '500 ms'));
-  for (const mode of ['off', 'on'] as const) {
+  for (const mode of modes) {
     const series = steps.filter((s) => s.mode === mode);
     parts.push(polyline(series.map((s) => [x(s.offeredPerS), clamp(s.latencyMs.p50)]), colours[mode], '5 4', 1.5));
     parts.push(polyline(series.map((s) => [x(s.offeredPerS), clamp(s.latencyMs.p99)]), colours[mode], '', 2.5));
@@ -67,7 +68,7 @@ function sharePanelSvg(steps: OverloadStep[], x: (rate: number) => number): stri
     parts.push(`<line x1="${left - 5}" x2="${left}" y1="${y(tick)}" y2="${y(tick)}" stroke="#333"/>`);
     parts.push(`<text x="${left - 8}" y="${y(tick) + 4}" text-anchor="end">${tick * 100}%</text>`);
   }
-  for (const mode of ['off', 'on'] as const) {
+  for (const mode of modes) {
     const series = steps.filter((s) => s.mode === mode);
     parts.push(polyline(series.map((s) => [x(s.offeredPerS), y(s.ssrShare)]), colours[mode], '', 2.5));
   }
@@ -113,10 +114,11 @@ function legend(): string {
     ['fallback on, p50', colours.on, '5 4'],
     ['fallback off, p99', colours.off, ''],
     ['fallback off, p50', colours.off, '5 4'],
+    ['through Nginx, p99', colours.nginx, ''],
   ];
   return entries
     .map(([label, colour, dash], i) => {
-      const lx = left + 10 + i * 200;
+      const lx = left + 10 + i * 165;
       return (
         `<line x1="${lx}" x2="${lx + 30}" y1="52" y2="52" stroke="${colour}" stroke-width="2.5" stroke-dasharray="${dash}"/>` +
         `<text x="${lx + 36}" y="56">${escape(label)}</text>`

@@ -24,6 +24,9 @@ Options:
                             fails as a timeout (default 5000)
   --quick                   a smoke run: short steps and a coarse search (3 to 4 minutes)
   --skip-reference          skip the render, bare node:http and shell-path references
+  --nginx-multipliers LIST  steps through Nginx (fallback on), as multiples of capacity (default 1,5,10)
+  --skip-nginx              skip the steps through Nginx
+  --skip-balance            skip the measurement of how evenly workers share the load
   --server-env KEY=VALUE    extra environment for every Kiosk server (repeatable)
   --out DIR                 where to write (default bench-results/<timestamp>)
   --no-build                use dist/ as it is even if older than the sources
@@ -37,6 +40,9 @@ export interface BenchOptions {
   searchWarmupSeconds: number;
   renderSeconds: number;
   multipliers: number[];
+  nginxMultipliers: number[];
+  skipNginx: boolean;
+  skipBalance: boolean;
   connections: number;
   timeoutMs: number;
   /** Bisect until the first failing rate is within this ratio of the last passing one. */
@@ -58,10 +64,10 @@ function positive(flag: string, raw: string | undefined, fallback: number): numb
   return value;
 }
 
-function multipliers(raw: string | undefined): number[] {
+function multipliers(raw: string | undefined, flag = '--multipliers'): number[] {
   if (raw === undefined) return [1, 2, 5, 10, 20];
-  const list = raw.split(',').map((part) => positive('--multipliers', part.trim(), 0));
-  if (list.length === 0) throw new UsageError('--multipliers needs at least one number');
+  const list = raw.split(',').map((part) => positive(flag, part.trim(), 0));
+  if (list.length === 0) throw new UsageError(`${flag} needs at least one number`);
   return [...new Set(list)].sort((a, b) => a - b);
 }
 
@@ -96,6 +102,9 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
       'timeout-ms': { type: 'string' },
       quick: { type: 'boolean', default: false },
       'skip-reference': { type: 'boolean', default: false },
+      'nginx-multipliers': { type: 'string' },
+      'skip-nginx': { type: 'boolean', default: false },
+      'skip-balance': { type: 'boolean', default: false },
       'server-env': { type: 'string', multiple: true },
       out: { type: 'string' },
       'no-build': { type: 'boolean', default: false },
@@ -114,6 +123,9 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
     searchWarmupSeconds: positive('--search-warmup-seconds', values['search-warmup-seconds'], quick ? 0.5 : 1),
     renderSeconds: positive('--render-seconds', values['render-seconds'], quick ? 1.5 : 5),
     multipliers: multipliers(values.multipliers),
+    nginxMultipliers: values['nginx-multipliers'] === undefined ? (quick ? [1, 5] : [1, 5, 10]) : multipliers(values['nginx-multipliers'], '--nginx-multipliers'),
+    skipNginx: values['skip-nginx'],
+    skipBalance: values['skip-balance'],
     connections,
     timeoutMs: positive('--timeout-ms', values['timeout-ms'], 5000),
     searchPrecision: quick ? 1.2 : 1.05,

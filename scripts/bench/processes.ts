@@ -3,8 +3,9 @@
 // leaves nothing behind.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { freePort } from '../../server/testing';
-import { allowedCpus } from './proc';
+import { freePort, freePortRange } from '../../server/testing';
+import { startLocalNginx } from '../nginx/local';
+import { allowedCpus, childPids } from './proc';
 
 export const serverCore = 0;
 export const generatorCore = 1;
@@ -41,11 +42,15 @@ export interface ServerUnderTest {
   /** Cpus_allowed_list of each pid, to show the pinning took. */
   affinity(): string[];
   output(): string;
+  /** The Kiosk worker processes (not the primary), if this is Kiosk. */
+  workerPids(): number[];
+  /** Nginx's access log, when Nginx is in front. */
+  accessLog?(): string;
   stop(): Promise<void>;
 }
 
 // Knobs the bench sets per mode; an operator's shell must not leak into a measurement.
-const benchOwnedEnv = /^(SSR_|SHED_|CRAWLER_|PORT$|WEB_CONCURRENCY$|CONTENT_DB_PATH$|NODE_ENV$|DIST_DIR$)/;
+const benchOwnedEnv = /^(SSR_|SHED_|CRAWLER_|PORT$|WEB_CONCURRENCY$|CONTENT_DB_PATH$|NODE_ENV$|DIST_DIR$|LISTEN_MODE$|HOST$|CLUSTER_SCHEDULING$)/;
 
 function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -60,11 +65,13 @@ interface StartOptions {
   env: Record<string, string>;
   ready: (line: string) => number | null | undefined;
   port: number;
+  /** The core to pin to; null leaves the process to the scheduler (the balance measurement). */
+  core: number | null;
 }
 
 /** Starts a pinned server and waits for the line that says it listens; `ready` returns its worker pid, if any. */
 async function startServer(options: StartOptions): Promise<ServerUnderTest> {
-  const [command, args] = pinned(serverCore, process.execPath, options.command);
+  const [command, args] = options.core === null ? [process.execPath, options.command] : pinned(options.core, process.execPath, options.command);
   const child = track(spawn(command, args, { cwd: options.root, env: serverEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] }));
   let output = '';
   const workers: number[] = [];
@@ -104,6 +111,7 @@ async function startServer(options: StartOptions): Promise<ServerUnderTest> {
     pids,
     affinity: () => pids().map(allowedCpus),
     output: () => output,
+    workerPids: () => [...workers],
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       const timer = setTimeout(() => killChildren(workers), 15_000);
@@ -131,13 +139,20 @@ function workerListening(line: string): number | null | undefined {
   }
 }
 
-/** The production build as operators run it: the throng primary and one worker, both on core 0. */
-export async function startKiosk(root: string, name: string, dbPath: string, env: Record<string, string>): Promise<ServerUnderTest> {
-  const port = await freePort();
+/** The production build as operators run it: the throng primary and its workers (one unless env says), on core 0. */
+export async function startKiosk(
+  root: string,
+  name: string,
+  dbPath: string,
+  env: Record<string, string>,
+  options: { core?: number | null; port?: number } = {},
+): Promise<ServerUnderTest> {
+  const port = options.port ?? (await freePort());
   return startServer({
     root,
     name,
     port,
+    core: options.core === undefined ? serverCore : options.core,
     command: [path.join(root, 'dist/server/index.cjs')],
     env: {
       NODE_ENV: 'production',
@@ -152,6 +167,52 @@ export async function startKiosk(root: string, name: string, dbPath: string, env
   });
 }
 
+/**
+ * Kiosk in per-worker mode behind the local rendering of the production Nginx config: the
+ * generator talks to Nginx, which keeps pooled keep-alive connections to the workers. With a
+ * core given, Nginx (one worker process per Kiosk worker) is pinned beside Kiosk on it, so the
+ * figures stay per core and include Nginx's own cost.
+ */
+export async function startKioskBehindNginx(
+  root: string,
+  name: string,
+  dbPath: string,
+  env: Record<string, string>,
+  options: { workers: number; core: number | null },
+): Promise<ServerUnderTest> {
+  const firstPort = await freePortRange(options.workers);
+  const kiosk = await startKiosk(root, name, dbPath, { ...env, LISTEN_MODE: 'per-worker', WEB_CONCURRENCY: String(options.workers) }, { core: options.core, port: firstPort });
+  const nginxPort = await freePort();
+  let nginx;
+  try {
+    nginx = await startLocalNginx({
+      listen: `127.0.0.1:${nginxPort}`,
+      workerPorts: Array.from({ length: options.workers }, (_, i) => firstPort + i),
+      workerProcesses: options.workers,
+      wrap: options.core === null ? [] : ['taskset', '-c', String(options.core)],
+    });
+  } catch (error) {
+    await kiosk.stop();
+    throw error;
+  }
+  track(nginx.process);
+  const nginxPids = () => [nginx.process.pid!, ...childPids(nginx.process.pid!)];
+  const pids = () => [...kiosk.pids(), ...nginxPids()];
+  return {
+    name,
+    port: nginxPort,
+    pids,
+    affinity: () => pids().map(allowedCpus),
+    output: () => `${kiosk.output()}${nginx.errors()}`,
+    accessLog: () => nginx.accessLog(),
+    workerPids: kiosk.workerPids,
+    async stop() {
+      await nginx.stop();
+      await kiosk.stop();
+    },
+  };
+}
+
 /** node:http answering fixed bytes: the ceiling for any answer Kiosk can give on this core. */
 export async function startBareServer(root: string, bodyFile: string, headersJson: string): Promise<ServerUnderTest> {
   const port = await freePort();
@@ -160,6 +221,7 @@ export async function startBareServer(root: string, bodyFile: string, headersJso
     name: 'bare node:http',
     port,
     command: ['--import', 'tsx', path.join(root, 'scripts/bench/bare-server.ts'), String(port), bodyFile, headersJson],
+    core: serverCore,
     env: { NODE_ENV: 'production' },
     ready: (line) => (line.startsWith('bare server listening') ? null : undefined),
   });

@@ -181,12 +181,24 @@ function stepsTable(r: BenchResults): string[] {
   for (const s of r.steps) {
     const l = s.latencyMs;
     rows.push(
-      `| ${s.mode} | ${s.multiplier} | ${perS(s.offeredPerS)} | ${perS(s.sentPerS)} | ${perS(s.achievedPerS)} | ${ms(l.p50)} | ${ms(l.p90)} | ${ms(l.p99)} | ${ms(l.max)} | ` +
+      `| ${s.mode === 'nginx' ? 'on, through Nginx' : s.mode} | ${s.multiplier} | ${perS(s.offeredPerS)} | ${perS(s.sentPerS)} | ${perS(s.achievedPerS)} | ${ms(l.p50)} | ${ms(l.p90)} | ${ms(l.p99)} | ${ms(l.max)} | ` +
         `${s.errors} | ${s.timeouts} | ${s.non2xx} | ${s.status503} | ${pct(s.ssrShare)} | ${perS(s.ssrPerS)} | ${pct(ratio(s.ssrPerS, capacity))} | ` +
         `${Math.round(s.peakRssMb)} | ${cpu(s.serverCpuPct)} | ${cpu(s.generatorCpuPct)} | ${flagText(s)} |`,
     );
   }
   return rows;
+}
+
+function balanceTable(r: BenchResults): string[] {
+  const shares = (list: number[] | null) => (list ? list.map(pct).join(' / ') : '–');
+  return [
+    '| layout | workers | offered | achieved | p99 ms | failures | CPU share per worker | requests per worker | busiest ÷ mean |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: |',
+    ...r.balance.map(
+      (b) =>
+        `| ${b.layout} | ${b.workers} | ${perS(b.offeredPerS)} | ${perS(b.achievedPerS)} | ${ms(b.p99Ms)} | ${b.failures} | ${shares(b.cpuShares)} | ${shares(b.requestShares)} | ${b.maxOverMean.toFixed(2)} |`,
+    ),
+  ];
 }
 
 function targetsTable(targets: Target[]): string[] {
@@ -202,6 +214,10 @@ export function renderMarkdown(r: BenchResults): string {
       '',
       '"achieved" counts 2xx answers per second; "server-rendered" is the share of all requests scheduled in the window answered 2xx with `X-Render-Mode: ssr`; CPU is percent of one core over the measured window.',
     );
+  }
+  if (r.balance.length > 0) {
+    lines.push('', '## Balance across workers (unpinned, one worker per core, fallback off)', '', ...balanceTable(r));
+    lines.push('', 'CPU share is each worker\'s share of the workers\' CPU time over the step; requests per worker come from Nginx\'s access log.');
   }
   lines.push('', '## Targets', '', ...targetsTable(r.targets));
   if (r.notes.length > 0) lines.push('', '## Notes', '', ...r.notes.map((note) => `- ${note}`));

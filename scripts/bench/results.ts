@@ -1,9 +1,11 @@
 import type { PageSample } from './articles';
+import type { BalanceResult } from './balance';
 import type { Environment } from './environment';
 import type { StepRecord } from './measure';
 import type { BenchOptions } from './options';
 
-export type FallbackMode = 'on' | 'off';
+/** `nginx`: the fallback on, with the production Nginx config in front (pinned on the same core). */
+export type FallbackMode = 'on' | 'off' | 'nginx';
 
 export interface SearchOutcome {
   name: string;
@@ -64,6 +66,7 @@ export interface BenchResults {
   };
   capacity: SearchOutcome | null;
   steps: OverloadStep[];
+  balance: BalanceResult[];
   targets: Target[];
   notes: string[];
 }

@@ -1,0 +1,263 @@
+// Real Nginx (the local rendering of nginx/kiosk.conf.template) in front of the real built
+// cluster in per-worker mode, as production runs it. Needs nginx (scripts/setup-system.sh) and
+// `npm run build`.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../../server/testing';
+import { startLocalNginx, testConfig, writeLocalConfig, type LocalNginx } from './local';
+import { ebConfigPath, root } from './render';
+
+// Short timeouts in the same order as production's (Node 65 s > Nginx upstream 60 s), so a
+// test of a few seconds crosses them many times.
+const nodeKeepAliveMs = 3_000;
+const upstreamKeepaliveS = 2;
+const workers = 2;
+
+let dir: string;
+let cluster: BuiltServer;
+let nginx: LocalNginx;
+let baseUrl: string;
+let workerPorts: number[];
+let articlePaths: string[];
+
+before(async () => {
+  let dbPath: string;
+  ({ dir, dbPath } = await seedTempStore(600, 10));
+  const firstPort = await freePortRange(workers);
+  workerPorts = Array.from({ length: workers }, (_, i) => firstPort + i);
+  cluster = await startBuiltServer(dbPath, {
+    LISTEN_MODE: 'per-worker',
+    PORT: String(firstPort),
+    WEB_CONCURRENCY: String(workers),
+    KEEP_ALIVE_TIMEOUT_MS: String(nodeKeepAliveMs),
+  });
+  const nginxPort = await freePort();
+  nginx = await startLocalNginx({ listen: `127.0.0.1:${nginxPort}`, workerPorts, upstreamKeepaliveTimeoutS: upstreamKeepaliveS });
+  baseUrl = `http://127.0.0.1:${nginxPort}`;
+  const front = await request('/api/front');
+  articlePaths = [...new Set(teasersIn(JSON.parse(front.body)).map(({ section, id }) => `/${section}/${id}`))];
+  assert.ok(articlePaths.length >= 5, 'the front page API lists articles');
+});
+
+after(async () => {
+  await nginx?.stop();
+  await cluster?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function teasersIn(value: unknown): { section: string; id: string }[] {
+  if (Array.isArray(value)) return value.flatMap(teasersIn);
+  if (typeof value !== 'object' || value === null) return [];
+  const record = value as Record<string, unknown>;
+  const own = typeof record.id === 'string' && typeof record.section === 'string' ? [{ id: record.id, section: record.section }] : [];
+  return [...own, ...Object.values(record).flatMap(teasersIn)];
+}
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  bytes: number;
+}
+
+function request(pathname: string, options: { method?: string; headers?: Record<string, string>; agent?: http.Agent } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${baseUrl}${pathname}`, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: raw.toString('latin1'), bytes: raw.length });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Sends bytes as they are and returns the status line Nginx answers with. */
+function rawStatusLine(bytes: string): Promise<string> {
+  const { port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: '127.0.0.1', port: Number(port) });
+    let received = '';
+    socket.setTimeout(5_000, () => {
+      socket.destroy();
+      reject(new Error(`no answer within 5 s; got "${received}"`));
+    });
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      const end = received.indexOf('\r\n');
+      if (end !== -1) {
+        socket.destroy();
+        resolve(received.slice(0, end));
+      }
+    });
+    socket.on('error', reject);
+    socket.on('end', () => resolve(received.split('\r\n')[0] ?? ''));
+    socket.write(bytes);
+  });
+}
+
+function workerPidOnPort(port: number): number {
+  const lines = cluster.output().split('\n').filter((l) => l.includes('"worker listening"') && l.includes(`"port":${port}`));
+  const last = lines.at(-1);
+  assert.ok(last, `a worker listened on ${port}`);
+  return (JSON.parse(last) as { pid: number }).pid;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+test('nginx -t passes on both renderings', { skip: process.getuid?.() !== 0 && 'the Elastic Beanstalk rendering names /var/log/nginx and user nginx: run as root, as CI does' }, () => {
+  const eb = testConfig(ebConfigPath);
+  assert.ok(eb.ok, eb.output);
+  const local = writeLocalConfig({ listen: '127.0.0.1:1', workerPorts: [2, 3] });
+  try {
+    const result = testConfig(local.configPath, local.prefix);
+    assert.ok(result.ok, result.output);
+  } finally {
+    fs.rmSync(local.prefix, { recursive: true, force: true });
+  }
+});
+
+test('through Nginx a page is server-rendered and says so; a query string changes nothing and is not echoed', async () => {
+  const article = articlePaths[0]!;
+  const plain = await request(article);
+  assert.equal(plain.status, 200);
+  assert.equal(plain.headers['x-render-mode'], 'ssr');
+  assert.equal(plain.headers.server, 'nginx');
+  assert.match(plain.headers['cache-control'] ?? '', /s-maxage=60/);
+
+  const busted = await request(`${article}?utm_source=kioskprobe%3Cscript%3E&cb=123456789`);
+  assert.equal(busted.status, 200);
+  assert.doesNotMatch(busted.body, /kioskprobe|123456789/);
+  assert.equal(busted.body, plain.body);
+
+  const compressed = await request(article, { headers: { 'Accept-Encoding': 'gzip' } });
+  assert.equal(compressed.headers['content-encoding'], 'gzip', 'HTML from Node is compressed by Nginx');
+  assert.ok(compressed.bytes < plain.bytes / 2);
+});
+
+test('assets come from disk through Nginx: immutable, and the precompressed gzip file as it was built', async () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'dist/client/manifest.json'), 'utf8')) as { scripts: string[]; styles: string[] };
+  for (const file of [...manifest.scripts, ...manifest.styles]) {
+    const answer = await request(`/assets/${file}`, { headers: { 'Accept-Encoding': 'gzip' } });
+    assert.equal(answer.status, 200, file);
+    assert.equal(answer.headers['cache-control'], 'public, max-age=31536000, immutable');
+    assert.equal(answer.headers['content-encoding'], 'gzip');
+    // The very bytes of the .gz file the build wrote: Nginx read it from disk, Node never saw the request.
+    const onDisk = fs.readFileSync(path.join(root, 'dist/client/assets', `${file}.gz`));
+    assert.equal(answer.bytes, onDisk.length, file);
+  }
+  const missing = await request('/assets/main.0000000000.js');
+  assert.equal(missing.status, 404);
+  assert.equal(missing.headers['x-render-mode'], undefined, 'a missing asset is Nginx 404, not a page');
+});
+
+test('/metrics is not reachable through Nginx', async () => {
+  assert.equal((await request('/metrics')).status, 404);
+});
+
+test('an oversized header or a malformed request line gets a 4xx from Nginx, never a 5xx', async () => {
+  const big = await rawStatusLine(`GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(9_000)}\r\nConnection: close\r\n\r\n`);
+  assert.match(big, /^HTTP\/1\.1 4\d\d /, big);
+  const cookie = await rawStatusLine(`GET / HTTP/1.1\r\nHost: x\r\nCookie: ${'c=1; '.repeat(2_000)}\r\nConnection: close\r\n\r\n`);
+  assert.match(cookie, /^HTTP\/1\.1 4\d\d /, cookie);
+  for (const line of ['GARBAGE\r\n\r\n', 'GET /\x00 HTTP/1.1\r\nHost: x\r\n\r\n', `GET /${'a'.repeat(9_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 'GET / HTTP/1.1\r\nHost x\r\n\r\n', 'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n']) {
+    const status = await rawStatusLine(line);
+    assert.match(status, /^HTTP\/1\.1 4\d\d /, JSON.stringify(line.slice(0, 30)));
+  }
+});
+
+test('keep-alive churn for 30 s across the upstream idle timeouts: no 502, no upstream connection closed under a request', async () => {
+  const errorsBefore = nginx.errors().length;
+  const statuses = new Map<number, number>();
+  const deadline = Date.now() + 30_000;
+  // Idle gaps on both sides of Nginx's upstream timeout (2 s) and Node's (3 s).
+  const gapsMs = [0, 50, 1_900, 2_000, 2_100, 2_900, 3_000, 3_100, 3_500];
+  const kinds = [
+    { method: 'GET', path: () => articlePaths[Math.floor(Math.random() * articlePaths.length)]!, expect: 200 },
+    { method: 'GET', path: () => '/api/front', expect: 200 },
+    { method: 'HEAD', path: () => '/', expect: 200 },
+    // Nginx never retries a POST on another worker, so a connection Node closed under it would show as a 502.
+    { method: 'POST', path: () => '/api/front', expect: 405 },
+  ];
+  let sent = 0;
+  const client = async (index: number) => {
+    // A fresh client connection now and then: short keep-alive connections, as readers make.
+    for (let round = 0; Date.now() < deadline; round++) {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      for (let i = 0; i < 3 && Date.now() < deadline; i++) {
+        const kind = kinds[(index + round + i) % kinds.length]!;
+        const answer = await request(kind.path(), { method: kind.method, agent });
+        sent++;
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        assert.equal(answer.status, kind.expect, `${kind.method} ${kind.path()}`);
+        await sleep(gapsMs[(index * 7 + round * 3 + i) % gapsMs.length]!);
+      }
+      agent.destroy();
+    }
+  };
+  await Promise.all(Array.from({ length: 24 }, (_, i) => client(i)));
+  assert.ok(sent > 200, `only ${sent} requests in 30 s`);
+  assert.equal(statuses.get(502) ?? 0, 0);
+  const newErrors = nginx.errors().slice(errorsBefore);
+  assert.doesNotMatch(newErrors, /prematurely closed|reset by peer|upstream timed out/, newErrors);
+});
+
+test('both workers take requests, least_conn spreading them', async () => {
+  const before = nginx.accessLog().length;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
+  await Promise.all(Array.from({ length: 200 }, (_, i) => request(articlePaths[i % articlePaths.length]!, { agent })));
+  agent.destroy();
+  const served = new Map<string, number>();
+  for (const match of nginx.accessLog().slice(before).matchAll(/ ua=127\.0\.0\.1:(\d+) /g)) served.set(match[1]!, (served.get(match[1]!) ?? 0) + 1);
+  for (const port of workerPorts) assert.ok((served.get(String(port)) ?? 0) > 20, `worker on ${port} served ${served.get(String(port)) ?? 0} of 200`);
+});
+
+test('killing a worker under load loses no GET: Nginx retries on the other, throng replaces it on the same port', async () => {
+  const victimPort = workerPorts[0]!;
+  const victimPid = workerPidOnPort(victimPort);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const failures: string[] = [];
+  let completed = 0;
+  let killed = false;
+  const deadline = Date.now() + 6_000;
+  const loop = async (index: number) => {
+    for (let i = index; Date.now() < deadline; i += 16) {
+      const pathname = i % 5 === 0 ? '/api/front' : articlePaths[i % articlePaths.length]!;
+      try {
+        const answer = await request(pathname, { agent });
+        if (answer.status !== 200) failures.push(`${answer.status} ${pathname}`);
+      } catch (error) {
+        failures.push(`${(error as Error).message} ${pathname}`);
+      }
+      completed++;
+    }
+  };
+  const killer = (async () => {
+    await sleep(1_500);
+    process.kill(victimPid, 'SIGKILL');
+    killed = true;
+  })();
+  await Promise.all([killer, ...Array.from({ length: 16 }, (_, i) => loop(i))]);
+  agent.destroy();
+  assert.ok(killed);
+  assert.ok(completed > 100, `only ${completed} requests completed`);
+  assert.deepEqual(failures, []);
+
+  const deadlineReplace = Date.now() + 10_000;
+  while (workerPidOnPort(victimPort) === victimPid) {
+    assert.ok(Date.now() < deadlineReplace, 'no replacement worker listened on the killed worker’s port');
+    await sleep(100);
+  }
+  const afterReplace = nginx.accessLog().length;
+  await sleep(1_200); // Nginx skips a failed server for fail_timeout (1 s).
+  await Promise.all(Array.from({ length: 40 }, (_, i) => request(articlePaths[i % articlePaths.length]!)));
+  assert.match(nginx.accessLog().slice(afterReplace), new RegExp(` ua=127\\.0\\.0\\.1:${victimPort} `), 'the replacement serves again');
+});

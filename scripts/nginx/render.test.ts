@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { test } from 'node:test';
+import { loadConfig } from '../../server/config';
+import { ebConfigPath, ebParams, localParams, renderEbConfig, renderNginxConfig } from './render';
+
+function directive(config: string, name: string): string[] {
+  return [...config.matchAll(new RegExp(`^\\s*${name}\\s+([^;]+);`, 'gm'))].map((m) => m[1]!.trim());
+}
+
+function seconds(value: string): number {
+  const match = /^(\d+)(ms|s|m)?$/.exec(value);
+  assert.ok(match, `cannot read a duration from "${value}"`);
+  const n = Number(match[1]);
+  return match[2] === 'ms' ? n / 1000 : match[2] === 'm' ? n * 60 : n;
+}
+
+test('the committed .platform/nginx/nginx.conf is the current rendering of nginx/kiosk.conf.template', () => {
+  assert.equal(fs.readFileSync(ebConfigPath, 'utf8'), renderEbConfig(), 'run "npm run nginx:render"');
+});
+
+test('each rendering keeps its own lines and fills every value', () => {
+  const eb = renderNginxConfig('eb', ebParams(4));
+  const local = renderNginxConfig('local', localParams('/tmp/kiosk-x', { listen: '127.0.0.1:3000', workerPorts: [3001, 3002] }));
+  for (const config of [eb, local]) {
+    assert.doesNotMatch(config, /\{\{|@eb |@local /);
+  }
+  assert.deepEqual(directive(eb, 'user'), ['nginx']);
+  assert.match(eb, /log_format healthd '\$msec"\$uri"\$status"\$request_time"\$upstream_response_time"\$http_x_forwarded_for';/);
+  assert.match(eb, /access_log \/var\/log\/nginx\/healthd\/application\.log\.\$year-\$month-\$day-\$hour healthd;/);
+  assert.deepEqual(directive(local, 'user'), []);
+  assert.deepEqual(directive(local, 'daemon'), ['off']);
+  assert.doesNotMatch(local, /\/var\/log|healthd/);
+  assert.deepEqual(directive(local, 'server').filter((s) => s.startsWith('127.')), [
+    '127.0.0.1:3001 max_fails=1 fail_timeout=1s',
+    '127.0.0.1:3002 max_fails=1 fail_timeout=1s',
+  ]);
+  assert.deepEqual(directive(eb, 'server').filter((s) => s.startsWith('127.')).length, 4);
+});
+
+test('the settings the newsroom learned hold in the Elastic Beanstalk rendering', () => {
+  const eb = renderEbConfig();
+  const connections = Number(directive(eb, 'worker_connections')[0]);
+  assert.ok(connections >= 10_240, `worker_connections ${connections}`);
+  assert.ok(Number(directive(eb, 'worker_rlimit_nofile')[0]) >= 2 * connections);
+  assert.deepEqual(directive(eb, 'worker_processes'), ['auto']);
+  assert.ok(directive(eb, 'least_conn').length === 0 && /least_conn;/.test(eb));
+  assert.deepEqual(directive(eb, 'proxy_http_version'), ['1.1']);
+  assert.ok(directive(eb, 'proxy_set_header').includes('Connection ""'));
+  // Node must hold an idle upstream connection longer than Nginx does, or Nginx gets 502s.
+  const upstreamIdleS = seconds(directive(eb, 'keepalive_timeout')[1]!);
+  const node = loadConfig({ NODE_ENV: 'production' });
+  assert.ok(node.keepAliveTimeoutMs / 1000 > upstreamIdleS, `Node ${node.keepAliveTimeoutMs} ms vs Nginx upstream ${upstreamIdleS} s`);
+  assert.ok(node.headersTimeoutMs > node.keepAliveTimeoutMs);
+  const tries = Number(directive(eb, 'proxy_next_upstream_tries')[0]);
+  assert.ok(tries >= 2 && tries <= 5);
+  assert.deepEqual(directive(eb, 'proxy_next_upstream'), ['error timeout']);
+  assert.deepEqual(directive(eb, 'large_client_header_buffers'), ['4 8k']);
+  assert.match(eb, /location = \/metrics \{\s*return 404;/);
+});
+
+test('a placeholder the renderer does not know is an error, not an empty value', () => {
+  assert.throws(() => renderNginxConfig('eb', ebParams(), 'listen {{nope}};\n'), /\{\{nope\}\}/);
+  assert.throws(() => renderNginxConfig('eb', { ...ebParams(), workerPorts: [] }), /at least one worker port/);
+});

@@ -1,0 +1,122 @@
+// npm run start:nginx: the production layout on one machine, without root. Nginx on PORT
+// (default 3000) in front of one Node worker per CPU, each on its own loopback port from
+// PORT + 1, balanced with least_conn. Ctrl-C stops both.
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../server/config';
+import { startLocalNginx, type LocalNginx } from './nginx/local';
+import { prepareToServe, root, serverBundle } from './prepare';
+
+const usage = `Usage: npm run start:nginx [-- --port N] [-- --no-build] [-- --no-seed]
+
+Starts Kiosk as it runs in production: Nginx (the local rendering of nginx/kiosk.conf.template,
+under a temporary prefix, no root needed) on --port, in front of WEB_CONCURRENCY Node workers
+that each listen on their own loopback port from --port + 1 (LISTEN_MODE=per-worker).
+Builds and seeds first like npm start. Ctrl-C stops Nginx and drains the workers.
+
+  --port N     the port Nginx listens on (default: PORT, else 3000)
+  --no-build   start even if the build looks stale (fails if it is missing)
+  --no-seed    do not seed an empty content store
+  -h, --help   show this help`;
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        port: { type: 'string' },
+        'no-build': { type: 'boolean' },
+        'no-seed': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${usage}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
+  const nginxPort = Number(values.port ?? process.env.PORT ?? 3000);
+  if (!Number.isInteger(nginxPort) || nginxPort < 1 || nginxPort > 65_000) {
+    console.error(`--port must be a port number, got "${values.port ?? process.env.PORT}"`);
+    process.exit(2);
+  }
+
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NODE_ENV: process.env.NODE_ENV ?? 'production',
+    SITE_URL: process.env.SITE_URL ?? `http://localhost:${nginxPort}`,
+    LISTEN_MODE: 'per-worker',
+    HOST: '127.0.0.1',
+    PORT: String(nginxPort + 1),
+  };
+  const config = loadConfig(env);
+  const workerPorts = Array.from({ length: config.webConcurrency }, (_, i) => config.port + i);
+  await prepareToServe({ build: !values['no-build'], seed: !values['no-seed'], contentDbPath: config.contentDbPath, name: 'start:nginx' });
+
+  const cluster = spawn(process.execPath, ['--enable-source-maps', serverBundle], { cwd: root, env, stdio: 'inherit' });
+  let nginx: LocalNginx | undefined;
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await nginx?.stop();
+    if (cluster.exitCode === null && cluster.signalCode === null) {
+      cluster.kill('SIGTERM');
+      await new Promise((resolve) => cluster.once('exit', resolve));
+    }
+    process.exit(code);
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void stop(0));
+  cluster.once('exit', (code, signal) => {
+    if (stopping) return;
+    console.error(`start:nginx: the Node cluster exited (${signal ?? `code ${code}`}); stopping Nginx`);
+    void stop(1);
+  });
+
+  const deadline = Date.now() + 30_000;
+  for (const port of workerPorts) {
+    while (!(await accepts(port))) {
+      if (stopping) return;
+      if (Date.now() > deadline) {
+        console.error(`start:nginx: no worker listened on 127.0.0.1:${port} within 30 s`);
+        await stop(1);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  try {
+    nginx = await startLocalNginx({ listen: `${nginxPort}`, workerPorts });
+  } catch (error) {
+    console.error(`start:nginx: ${(error as Error).message}`);
+    await stop(1);
+    return;
+  }
+  nginx.process.once('exit', (code, signal) => {
+    if (stopping) return;
+    console.error(`start:nginx: Nginx exited (${signal ?? `code ${code}`}):\n${nginx?.errors() ?? ''}`);
+    void stop(1);
+  });
+  console.log(
+    `start:nginx: Kiosk through Nginx on http://localhost:${nginxPort} (workers on 127.0.0.1:${workerPorts.join(', ')}; ` +
+      `Nginx logs in ${nginx.prefix}). Ctrl-C stops both.`,
+  );
+}
+
+void main();
