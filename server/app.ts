@@ -1,25 +1,29 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { ContentClient } from '../src/content';
 import { apiRouter } from './api';
 import { assetsDir, type Assets } from './assets';
 import { cacheControl } from './cache-policy';
 import type { Config } from './config';
+import type { ArticleWriter, ContentSource } from './content/source';
 import { classify, KioskError } from './errors';
+import { ingestRouter } from './ingest';
 import { describeError, log } from './log';
 import { faviconHandler, mediaHandler } from './media';
 import { sendErrorPage } from './pages';
+import { previewHandler } from './preview';
 
 export interface AppDeps {
-  config: Pick<Config, 'siteUrl' | 'distDir' | 'trustProxy'>;
-  content: ContentClient;
+  config: Pick<Config, 'siteUrl' | 'distDir' | 'trustProxy' | 'ingestToken' | 'previewSecret' | 'previewConcurrencyLimit'>;
+  content: ContentSource;
   assets: Assets;
+  /** Opened on the first CMS push: most workers never write. */
+  writer: () => ArticleWriter;
 }
 
 /**
  * The Express app for everything but pages: the API, static files, health, and the error
  * answers. It never listens: server/site.ts puts it behind the overload guard.
  */
-export function createApp({ config, content, assets }: AppDeps): express.Express {
+export function createApp({ config, content, assets, writer }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -44,6 +48,8 @@ export function createApp({ config, content, assets }: AppDeps): express.Express
   );
   app.get('/media/:file', mediaHandler);
   app.get(['/favicon.svg', '/favicon.ico'], faviconHandler);
+  app.get('/preview/:id', previewHandler({ secret: config.previewSecret, content, render: renderDeps, concurrencyLimit: config.previewConcurrencyLimit }));
+  app.use('/api/ingest', ingestRouter(config.ingestToken, writer));
   app.use('/api', apiRouter(content));
 
   // Pages are answered before Express (server/pages.ts); what reaches here is anything else.

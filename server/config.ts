@@ -51,6 +51,12 @@ export interface Config {
   ssrMaxEventLoopDelayMs: number;
   /** CDN lifetime of the shell: a few seconds, never the page's own. */
   shellSMaxAgeS: number;
+  /** The CMS's bearer token for /api/ingest; null: ingestion is off. */
+  ingestToken: string | null;
+  /** Key of the HMAC that signs preview links; null: preview is off. */
+  previewSecret: string | null;
+  /** Previews rendered at once per worker: previews bypass the guard, so they get their own cap. */
+  previewConcurrencyLimit: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -108,6 +114,31 @@ function host(env: Env, mode: Config['listenMode']): string {
   return raw;
 }
 
+const minSecretLength = 32;
+
+function flag(env: Env, name: string): boolean | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (/^(1|true|on|yes)$/i.test(raw)) return true;
+  if (/^(0|false|off|no)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/**
+ * A feature that needs a secret: on when asked (`*_ENABLED=true`) or when its secret is set.
+ * Asked for without a usable secret, the process refuses to start: there is no built-in one.
+ */
+function secretFor(env: Env, feature: string, enabledName: string, secretName: string): string | null {
+  const secret = env[secretName] ?? '';
+  const enabled = flag(env, enabledName) ?? secret !== '';
+  if (!enabled) return null;
+  if (secret === '') throw new ConfigError(`${enabledName} is on but ${secretName} is not set: ${feature} needs a secret of its own`);
+  if (secret.length < minSecretLength) {
+    throw new ConfigError(`${secretName} must be at least ${minSecretLength} characters (try: openssl rand -hex 32)`);
+  }
+  return secret;
+}
+
 function clusterScheduling(env: Env): Config['clusterScheduling'] {
   const raw = env.CLUSTER_SCHEDULING ?? 'rr';
   if (raw === 'none' || raw === 'rr') return raw;
@@ -147,6 +178,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     shedRetryAfterS: integer(env, 'SHED_RETRY_AFTER_S', 5, 1, 3_600),
     ssrMaxEventLoopDelayMs: integer(env, 'SSR_MAX_EVENT_LOOP_DELAY_MS', 0, 0, 60_000),
     shellSMaxAgeS: integer(env, 'SHELL_S_MAXAGE_S', 2, 0, 10),
+    ingestToken: secretFor(env, 'ingestion', 'INGEST_ENABLED', 'INGEST_TOKEN'),
+    previewSecret: secretFor(env, 'preview', 'PREVIEW_ENABLED', 'PREVIEW_SECRET'),
+    previewConcurrencyLimit: integer(env, 'PREVIEW_CONCURRENCY_LIMIT', 2, 1, 100),
   };
   return Object.freeze(config);
 }

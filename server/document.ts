@@ -43,12 +43,14 @@ export interface DocumentParts {
   body: string;
   /** Written for the browser to hydrate from; omitted for the shell and error pages. */
   state?: unknown;
-  /** Omitted for pages that must not boot the client (error pages). */
+  /** Omitted for pages that must not boot the client (error pages, previews). */
   mode?: RenderMode;
+  /** A notice above the page, outside the app (an editor's preview). Plain text. */
+  banner?: string;
 }
 
 /** The whole HTML document around the rendered app. */
-export function renderDocument({ head, siteUrl, assets, body, state, mode }: DocumentParts): string {
+export function renderDocument({ head, siteUrl, assets, body, state, mode, banner }: DocumentParts): string {
   const styles = assets.styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('');
   const scripts = mode
     ? assets.scripts.map((src) => `<script defer src="${escapeHtml(src)}"></script>`).join('')
@@ -63,6 +65,7 @@ export function renderDocument({ head, siteUrl, assets, body, state, mode }: Doc
     headTags(head, siteUrl) +
     styles +
     scripts +
-    `</head><body><div id="${rootElementId}"${modeAttribute}>${body}</div>${stateScript}</body></html>`
+    `</head><body>${banner === undefined ? '' : `<p class="preview-banner" role="status">${escapeHtml(banner)}</p>`}` +
+    `<div id="${rootElementId}"${modeAttribute}>${body}</div>${stateScript}</body></html>`
   );
 }

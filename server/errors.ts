@@ -2,9 +2,12 @@
 // internal details are logged, never sent.
 export const errors = {
   badRequest: { status: 400, code: 'bad_request', message: 'The request is malformed.' },
+  unauthorized: { status: 401, code: 'unauthorized', message: 'This needs credentials, and none or wrong ones were given.' },
+  forbidden: { status: 403, code: 'forbidden', message: 'This link is not valid.' },
   notFound: { status: 404, code: 'not_found', message: 'There is nothing at this address.' },
   methodNotAllowed: { status: 405, code: 'method_not_allowed', message: 'This address only answers GET and HEAD.' },
   payloadTooLarge: { status: 413, code: 'payload_too_large', message: 'The request body is too large.' },
+  unsupportedMediaType: { status: 415, code: 'unsupported_media_type', message: 'Send the body as application/json.' },
   headersTooLarge: { status: 431, code: 'headers_too_large', message: 'The request headers are too large.' },
   internal: { status: 500, code: 'internal', message: 'Something went wrong on our side. Please try again shortly.' },
   unavailable: { status: 503, code: 'unavailable', message: 'The service is busy. Please try again shortly.' },
@@ -37,6 +40,10 @@ export function classify(error: unknown): { status: number; code: string; messag
   }
   const status = typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
   if (typeof status === 'number' && status >= 400 && status < 500) {
+    // body-parser's own kinds: say what was wrong with the body, never echo it.
+    if ((error as { type?: unknown }).type === 'entity.parse.failed') {
+      return { status: 400, code: errors.badRequest.code, message: 'The body is not valid JSON.', internal: false };
+    }
     const known = Object.values(errors).find((e) => e.status === status);
     return {
       status,

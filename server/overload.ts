@@ -23,7 +23,8 @@ export type OverloadLimits = Pick<
 // cheap to fake, so it only raises the limit to CRAWLER_QUEUE_LIMIT; it never bypasses the guard.
 const crawlerPattern = /Googlebot|Google-InspectionTool|bingbot|DuckDuckBot|YandexBot|Baiduspider|Applebot|Slurp/i;
 
-const nonPagePrefixes = ['/assets/', '/media/', '/healthz', '/favicon.', '/metrics'];
+// Previews go straight to Express: always server-rendered, under their own cap (server/preview.ts).
+const nonPagePrefixes = ['/assets/', '/media/', '/healthz', '/favicon.', '/metrics', '/preview/'];
 
 export function requestKind(req: IncomingMessage): RequestKind {
   if (req.method !== 'GET' && req.method !== 'HEAD') return 'other';

@@ -29,27 +29,33 @@ export type RenderOutcome =
  * Server rendering as a pipeline: create store → resolve route (which loads the page's data
  * into the store) → render app → render document. Returns data; Express glue is in app.ts.
  */
-export async function renderPage(pathname: string, deps: RenderDeps): Promise<RenderOutcome> {
+/**
+ * `preview`: an editor's preview with this banner: the same page, but nothing for a cache,
+ * a search engine or the browser bundle (no scripts, no state, no canonical URL).
+ */
+export async function renderPage(pathname: string, deps: RenderDeps, options: { preview?: string } = {}): Promise<RenderOutcome> {
   const store = createStore(deps.content);
   const result = await resolveRoute(pathname, store);
   if (result.kind === 'redirect') {
     return { kind: 'redirect', status: result.status, location: result.location, headers: { 'Cache-Control': cacheControl.article } };
   }
   const body = renderApp(store, result);
+  const preview = options.preview !== undefined;
   const html = renderDocument({
     head: {
-      title: result.title,
+      title: preview ? `${options.preview}: ${result.title}` : result.title,
       description: result.description,
-      canonicalUrl: result.canonicalPath === null ? null : deps.siteUrl + result.canonicalPath,
+      canonicalUrl: result.canonicalPath === null || preview ? null : deps.siteUrl + result.canonicalPath,
       ogType: result.ogType,
       ogImage: result.ogImage,
-      robots: result.status === 404 ? 'noindex' : undefined,
+      robots: result.status === 404 || preview ? 'noindex' : undefined,
     },
     siteUrl: deps.siteUrl,
     assets: deps.assets,
     body,
-    state: store.getState(),
-    mode: 'ssr',
+    banner: options.preview,
+    state: preview ? undefined : store.getState(),
+    mode: preview ? undefined : 'ssr',
   });
   return {
     kind: 'page',

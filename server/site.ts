@@ -1,8 +1,8 @@
 import type { RequestListener } from 'node:http';
-import type { ContentClient } from '../src/content';
 import { createApp } from './app';
 import type { Assets } from './assets';
 import type { Config } from './config';
+import type { ArticleWriter, ContentSource } from './content/source';
 import { EventLoopDelaySampler } from './metrics/event-loop';
 import { WorkerMetrics } from './metrics/worker-metrics';
 import { OverloadGuard, overloadAwareListener } from './overload';
@@ -14,6 +14,9 @@ export type SiteConfig = Pick<
   | 'siteUrl'
   | 'distDir'
   | 'trustProxy'
+  | 'ingestToken'
+  | 'previewSecret'
+  | 'previewConcurrencyLimit'
   | 'ssrQueueLimit'
   | 'crawlerQueueLimit'
   | 'shedQueueLimit'
@@ -31,12 +34,22 @@ export interface Site {
 }
 
 /** Everything one worker answers with, put together: guard in front, then pages or the Express app. */
-export function createSite({ config, content, assets }: { config: SiteConfig; content: ContentClient; assets: Assets }): Site {
+export function createSite({
+  config,
+  content,
+  assets,
+  writer,
+}: {
+  config: SiteConfig;
+  content: ContentSource;
+  assets: Assets;
+  writer: () => ArticleWriter;
+}): Site {
   const eventLoop = new EventLoopDelaySampler();
   const metrics = new WorkerMetrics(eventLoop);
   const render = { content, assets, siteUrl: config.siteUrl };
   const listener = overloadAwareListener({
-    app: createApp({ config, content, assets }),
+    app: createApp({ config, content, assets, writer }),
     pages: createPageHandler({ render, metrics }),
     shell: buildShell(assets, config.siteUrl, config.shellSMaxAgeS),
     guard: new OverloadGuard(config, metrics, eventLoop),

@@ -11,7 +11,7 @@ import type { Assets } from './assets';
 import { loadConfig } from './config';
 import { createSite } from './site';
 import { seedStore } from './content/seed';
-import { openSqliteStore, type SqliteStore } from './content/sqlite';
+import { lazyWriter, openSqliteStore, type SqliteStore } from './content/sqlite';
 
 export async function seedTempStore(published = 600, drafts = 20): Promise<{ dir: string; dbPath: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-test-'));
@@ -32,10 +32,15 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function serveTestApp(dbPath: string, distDir = path.join(os.tmpdir(), 'kiosk-no-dist')): Promise<TestServer> {
+export async function serveTestApp(
+  dbPath: string,
+  distDir = path.join(os.tmpdir(), 'kiosk-no-dist'),
+  env: Record<string, string> = {},
+): Promise<TestServer> {
   const content = openSqliteStore(dbPath, { readonly: true });
-  const config = { ...loadConfig({ SITE_URL: 'https://kiosk.example' }), distDir };
-  const site = createSite({ config, content, assets: testAssets });
+  const config = { ...loadConfig({ SITE_URL: 'https://kiosk.example', ...env }), distDir };
+  const writer = lazyWriter(dbPath);
+  const site = createSite({ config, content, assets: testAssets, writer: writer.get });
   const server = http.createServer(site.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -46,6 +51,7 @@ export async function serveTestApp(dbPath: string, distDir = path.join(os.tmpdir
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       site.close();
+      writer.close();
       content.close();
     },
   };

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { ContentSource } from './content/source';
-import { openSqliteStore } from './content/sqlite';
+import { lazyWriter, openSqliteStore } from './content/sqlite';
 import { loadAssets, type Assets } from './assets';
 import type { Config } from './config';
 import { describeError, log } from './log';
@@ -36,7 +36,8 @@ export async function startWorker(
 ): Promise<RunningWorker> {
   const content = deps.content ?? openSqliteStore(config.contentDbPath, { readonly: true });
   const assets = deps.assets ?? loadAssets(config.distDir);
-  const site = createSite({ config, content, assets });
+  const writer = lazyWriter(config.contentDbPath);
+  const site = createSite({ config, content, assets, writer: writer.get });
 
   const server = http.createServer();
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
@@ -78,6 +79,7 @@ export async function startWorker(
     clearTimeout(grace);
     site.close();
     try {
+      writer.close();
       content.close();
     } catch (error) {
       log.error('closing the content store failed', describeError(error));

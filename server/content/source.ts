@@ -11,3 +11,11 @@ export interface ContentSource extends ContentClient {
   articleAnyStatus(id: string): Promise<Article | null>;
   close(): void;
 }
+
+/** The CMS's writes. Each commit moves SQLite's data_version, so every worker's lists refresh. */
+export interface ArticleWriter {
+  upsert(article: Article): 'created' | 'updated';
+  /** false when there is no such article. */
+  unpublish(id: string, updatedAt: string): boolean;
+  close(): void;
+}

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import type { Article, Block, FrontPage, Headline, Image, SectionPage, Teaser } from '../../src/content';
 import { latestListSize, maxSectionPageSize, sectionPageSize } from '../../src/content';
 import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
-import type { ContentSource } from './source';
+import type { ArticleWriter, ContentSource } from './source';
 
 export interface SqliteStore extends ContentSource {
   readonly path: string;
@@ -12,6 +12,10 @@ export interface SqliteStore extends ContentSource {
   countAll(): number;
   /** Removes every article, drafts included; returns how many went. */
   deleteAll(): number;
+  /** Creates or replaces one article (the CMS's push). */
+  upsert(article: Article): 'created' | 'updated';
+  /** Takes a published article off the site (it stays as a draft, for preview); false if unknown. */
+  unpublish(id: string, updatedAt: string): boolean;
 }
 
 // Ids are 18 digits (publish minute + serial), so comparing them as text is comparing
@@ -56,6 +60,11 @@ export const queries = {
 const insertSql = `INSERT INTO articles (${articleColumns})
   VALUES (@id, @section, @title, @lead, @image, @published_at, @author, @updated_at, @body, @status)`;
 
+const upsertSql = `${insertSql}
+  ON CONFLICT (id) DO UPDATE SET section = excluded.section, title = excluded.title, lead = excluded.lead,
+    image = excluded.image, published_at = excluded.published_at, author = excluded.author,
+    updated_at = excluded.updated_at, body = excluded.body, status = excluded.status`;
+
 const frontPageTeasersPerSection = 3;
 
 type HeadlineRow = Pick<TeaserRow, 'id' | 'section' | 'title' | 'published_at'>;
@@ -90,6 +99,8 @@ export function openSqliteStore(path: string, options: { readonly?: boolean } = 
       // WAL lets server workers keep reading while the seed (or an editor) writes.
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
+      // Several workers may take a CMS push at once; wait for the lock rather than fail.
+      db.pragma('busy_timeout = 2000');
       db.exec(schema);
     }
     return createStore(db, path);
@@ -118,6 +129,14 @@ function createStore(db: Database.Database, path: string): SqliteStore {
   const countAll = db.prepare<[], CountRow>(queries.countAll);
   const insert = db.prepare<[ArticleRow]>(insertSql);
   const deleteAll = db.prepare('DELETE FROM articles');
+  const upsertRow = db.prepare<[ArticleRow]>(upsertSql);
+  const exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM articles WHERE id = ?');
+  const unpublishRow = db.prepare<[string, string]>("UPDATE articles SET status = 'draft', updated_at = ? WHERE id = ?");
+  const upsert = db.transaction((article: Article): 'created' | 'updated' => {
+    const existed = exists.get(article.id) !== undefined;
+    upsertRow.run(toRow(article));
+    return existed ? 'updated' : 'created';
+  });
 
   // Lists every page shows (the front page, the latest list, a section's first page) are the
   // same for every reader until the content changes, so they are read once per change.
@@ -196,6 +215,14 @@ function createStore(db: Database.Database, path: string): SqliteStore {
     deleteAll() {
       memo.clear();
       return deleteAll.run().changes;
+    },
+    upsert(article) {
+      memo.clear();
+      return upsert(article);
+    },
+    unpublish(id, updatedAt) {
+      memo.clear();
+      return unpublishRow.run(updatedAt, id).changes > 0;
     },
     close: () => db.close(),
   };
@@ -278,5 +305,17 @@ function toRow(article: Article): ArticleRow {
     updated_at: article.updatedAt,
     body: JSON.stringify(article.body),
     status: article.status,
+  };
+}
+
+/** A writer that opens its own read-write connection on first use: most workers never write. */
+export function lazyWriter(path: string): { get(): ArticleWriter; close(): void } {
+  let store: SqliteStore | null = null;
+  return {
+    get: () => (store ??= openSqliteStore(path)),
+    close() {
+      store?.close();
+      store = null;
+    },
   };
 }

@@ -1,0 +1,117 @@
+// npm run ingest -- file.json: pushes an article to a running Kiosk as the CMS does.
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import { articleIdPattern } from '../src/sections';
+
+const usage = `Usage: npm run ingest -- <file.json> [--url http://localhost:3000]
+       npm run ingest -- --unpublish <article id> [--url ...]
+
+Sends the article in <file.json> to PUT /api/ingest/articles/<id> (created or updated, draft or
+published), or takes one off the site with DELETE. The file is one JSON object: "id" (18
+digits) and the article's fields (section, status, title, lead, author, image, publishedAt,
+body). The token is read from INGEST_TOKEN, never from the command line.
+
+  --url URL            the Kiosk to send to (default KIOSK_URL, else http://localhost:3000)
+  --unpublish ID       take the article off the site (it stays as a draft)
+  -h, --help           show this help`;
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+async function send(url: string, method: 'PUT' | 'DELETE', token: string, body?: unknown): Promise<Answer> {
+  const response = await fetch(url, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await response.text();
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    parsed = { error: { message: text.slice(0, 200) } };
+  }
+  return { status: response.status, body: parsed };
+}
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: { url: { type: 'string' }, unpublish: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${usage}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    console.log(usage);
+    return 0;
+  }
+  const token = process.env.INGEST_TOKEN ?? '';
+  if (!token) {
+    console.error('ingest: set INGEST_TOKEN to the token the server runs with');
+    return 2;
+  }
+  const base = (values.url ?? process.env.KIOSK_URL ?? 'http://localhost:3000').replace(/\/+$/, '');
+
+  let id: string;
+  let method: 'PUT' | 'DELETE';
+  let body: Record<string, unknown> | undefined;
+  if (values.unpublish !== undefined) {
+    if (positionals.length > 0) {
+      console.error(`ingest: --unpublish takes no file\n\n${usage}`);
+      return 2;
+    }
+    id = values.unpublish;
+    method = 'DELETE';
+  } else {
+    if (positionals.length !== 1) {
+      console.error(`ingest: give one JSON file\n\n${usage}`);
+      return 2;
+    }
+    const file = positionals[0]!;
+    let article: unknown;
+    try {
+      article = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (error) {
+      console.error(`ingest: cannot read ${file}: ${(error as Error).message}`);
+      return 1;
+    }
+    if (typeof article !== 'object' || article === null || Array.isArray(article)) {
+      console.error(`ingest: ${file} must hold one JSON object`);
+      return 1;
+    }
+    const { id: fileId, ...fields } = article as Record<string, unknown>;
+    id = String(fileId ?? '');
+    method = 'PUT';
+    body = fields;
+  }
+  if (!articleIdPattern.test(id)) {
+    console.error(`ingest: the article id must be 18 digits, got "${id}"`);
+    return 2;
+  }
+
+  let answer: Answer;
+  try {
+    answer = await send(`${base}/api/ingest/articles/${id}`, method, token, body);
+  } catch (error) {
+    console.error(`ingest: could not reach ${base}: ${(error as Error).message}`);
+    return 1;
+  }
+  if (answer.status >= 400) {
+    const error = answer.body.error as { code?: string; message?: string } | undefined;
+    console.error(`ingest: ${method} ${id} refused: ${answer.status} ${error?.code ?? ''} ${error?.message ?? ''}`.trimEnd());
+    return 1;
+  }
+  const b = answer.body;
+  console.log(`ingest: ${id} ${String(b.outcome)} (${String(b.status)}), updated ${String(b.updatedAt)}${b.path ? `; public address ${base}${String(b.path)}` : ''}`);
+  return 0;
+}
+
+void main().then((code) => process.exit(code));

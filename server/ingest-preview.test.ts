@@ -1,0 +1,256 @@
+// The CMS's ingestion and editors' preview, over a real socket against a real SQLite file.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { ConfigError, loadConfig } from './config';
+import { previewBanner, previewPath } from './preview';
+import { seedTempStore, serveTestApp, textOf, type TestServer } from './testing';
+
+const token = 'ingest-token-for-tests-0123456789abcdef';
+const secret = 'preview-secret-for-tests-0123456789abcdef';
+const env = { INGEST_TOKEN: token, PREVIEW_SECRET: secret };
+
+let dir: string;
+let dbPath: string;
+let server: TestServer;
+let serial = 900_000;
+
+before(async () => {
+  ({ dir, dbPath } = await seedTempStore(200, 5));
+  server = await serveTestApp(dbPath, undefined, env);
+});
+
+after(async () => {
+  await server.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A new id each time, in the past minute-wise so it sorts among the seeded ones. */
+function newId(): string {
+  serial += 1;
+  return `202611220800${String(serial).padStart(6, '0')}`;
+}
+
+function article(overrides: Record<string, unknown> = {}) {
+  return {
+    section: 'world',
+    status: 'published',
+    title: 'Harbour reopens after the storm',
+    lead: 'Ferries run again from the morning tide.',
+    author: 'Kiosk Desk',
+    image: { src: '/media/harbour.svg', alt: 'The harbour at dawn', caption: 'Boats wait', credit: 'Kiosk', width: 1200, height: 675 },
+    publishedAt: '2026-11-22T08:00:00Z',
+    body: [
+      { type: 'paragraph', text: 'The harbour reopened at six.' },
+      { type: 'quote', text: 'We are back.', attribution: 'A ferry captain' },
+    ],
+    ...overrides,
+  };
+}
+
+function put(id: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${server.baseUrl}/api/ingest/articles/${id}`, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+function get(path: string) {
+  return fetch(server.baseUrl + path, { redirect: 'manual' });
+}
+
+async function errorOf(res: Response): Promise<{ code: string; message: string }> {
+  return ((await res.json()) as { error: { code: string; message: string } }).error;
+}
+
+describe('ingestion', () => {
+  test('no token, a wrong token or a malformed header is 401 before the body is read', async () => {
+    const id = newId();
+    for (const authorization of [undefined, 'Bearer wrong-token', `Basic ${token}`, `Bearer ${token}x`, 'Bearer']) {
+      const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+      if (authorization) headers.Authorization = authorization;
+      const res = await fetch(`${server.baseUrl}/api/ingest/articles/${id}`, { method: 'PUT', headers, body: JSON.stringify(article()) });
+      assert.equal(res.status, 401, String(authorization));
+      assert.match(res.headers.get('www-authenticate') ?? '', /^Bearer/);
+      assert.equal((await errorOf(res)).code, 'unauthorized');
+    }
+    assert.equal((await get(`/api/articles/${id}`)).status, 404, 'nothing was written');
+  });
+
+  test('malformed JSON is 400 with a message; too large is 413; unknown fields and bad values are 400 naming the field', async () => {
+    const id = newId();
+    const malformed = await put(id, '{"section": "world",');
+    assert.equal(malformed.status, 400);
+    assert.match((await errorOf(malformed)).message, /not valid JSON/);
+
+    const huge = await put(id, article({ lead: 'x'.repeat(600 * 1024) }));
+    assert.equal(huge.status, 413);
+    assert.equal((await errorOf(huge)).code, 'payload_too_large');
+
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [article({ tags: ['x'] }), /unknown field "tags"/],
+      [article({ section: 'weather' }), /section/],
+      [article({ status: 'live' }), /status/],
+      [article({ title: 'x'.repeat(201) }), /title must be at most 200/],
+      [article({ title: '' }), /title must not be empty/],
+      [article({ title: 'bell\u0007' }), /control character/],
+      [article({ body: [] }), /body must have 1 to 200 blocks/],
+      [article({ body: [{ type: 'html', text: '<b>x</b>' }] }), /body\[0\]\.type/],
+      [article({ body: [{ type: 'paragraph', text: 'x', html: '<b>' }] }), /body\[0\] has an unknown field "html"/],
+      [article({ image: { src: 'javascript:alert(1)', alt: '', width: 1, height: 1 } }), /image\.src/],
+      [article({ publishedAt: 'yesterday' }), /publishedAt/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await put(id, body);
+      assert.equal(res.status, 400, String(message));
+      assert.match((await errorOf(res)).message, message);
+    }
+    const { section: _omitted, ...withoutSection } = article();
+    const missing = await put(id, withoutSection);
+    assert.equal(missing.status, 400);
+    assert.match((await errorOf(missing)).message, /section is required/);
+
+    const text = await put(id, JSON.stringify(article()), { 'Content-Type': 'text/plain' });
+    assert.equal(text.status, 415);
+    assert.equal((await put('12345', article())).status, 400);
+    assert.equal((await get(`/api/articles/${id}`)).status, 404, 'no refused request wrote anything');
+  });
+
+  test('a published article shows on the next request; its update too; unpublishing takes it off', async () => {
+    const id = newId();
+    const created = await put(id, article({ title: 'Bridge opens to traffic' }));
+    assert.equal(created.status, 201);
+    const receipt = (await created.json()) as { outcome: string; path: string; updatedAt: string };
+    assert.equal(receipt.outcome, 'created');
+    assert.equal(receipt.path, `/world/${id}`);
+
+    const page = await get(`/world/${id}`);
+    assert.equal(page.status, 200);
+    assert.match(textOf(await page.text()), /Bridge opens to traffic/);
+    const latest = (await (await get('/api/latest')).json()) as { items: { id: string }[] };
+    assert.ok(latest.items.some((item) => item.id === id), 'the cached latest list moved on');
+
+    const updated = await put(id, article({ title: 'Bridge opens to traffic, two lanes only' }));
+    assert.equal(updated.status, 200);
+    const second = (await updated.json()) as { outcome: string; updatedAt: string };
+    assert.equal(second.outcome, 'updated');
+    assert.ok(second.updatedAt >= receipt.updatedAt);
+    assert.match(textOf(await (await get(`/world/${id}`)).text()), /two lanes only/);
+    const api = (await (await get(`/api/articles/${id}`)).json()) as { article: { title: string; updatedAt: string } };
+    assert.equal(api.article.title, 'Bridge opens to traffic, two lanes only');
+    assert.equal(api.article.updatedAt, second.updatedAt);
+
+    const removed = await fetch(`${server.baseUrl}/api/ingest/articles/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(removed.status, 200);
+    assert.equal((await get(`/world/${id}`)).status, 404);
+    assert.equal((await get(`/api/articles/${id}`)).status, 404);
+    const unknown = await fetch(`${server.baseUrl}/api/ingest/articles/${newId()}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(unknown.status, 404);
+  });
+
+  test('a draft is never in the API or on any public page', async () => {
+    const id = newId();
+    const marker = 'Embargoed budget figures leak';
+    assert.equal((await put(id, article({ status: 'draft', title: marker, section: 'business' }))).status, 201);
+    assert.equal((await get(`/api/articles/${id}`)).status, 404);
+    assert.equal((await get(`/business/${id}`)).status, 404);
+    for (const path of ['/', '/business', '/api/front', '/api/latest?limit=50', '/api/sections/business?limit=50']) {
+      const res = await get(path);
+      assert.equal(res.status, 200, path);
+      assert.ok(!(await res.text()).includes(marker), `${path} shows the draft`);
+    }
+  });
+
+  test('with ingestion off every address under /api/ingest is 404', async () => {
+    const off = await serveTestApp(dbPath);
+    try {
+      const res = await fetch(`${off.baseUrl}/api/ingest/articles/${newId()}`, { method: 'PUT', headers: { Authorization: `Bearer ${token}` }, body: '{}' });
+      assert.equal(res.status, 404);
+    } finally {
+      await off.close();
+    }
+  });
+});
+
+describe('preview', () => {
+  const draftTitle = 'Draft: council weighs a new tram line';
+  let draftId: string;
+
+  before(async () => {
+    draftId = newId();
+    assert.equal((await put(draftId, article({ status: 'draft', title: draftTitle, section: 'domestic' }))).status, 201);
+  });
+
+  test('a valid link shows the draft, server-rendered, with the banner, never cached or indexed', async () => {
+    const res = await get(previewPath(draftId, 3600, secret));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('x-render-mode'), 'ssr');
+    assert.equal(res.headers.get('cache-control'), 'private, no-store');
+    assert.match(res.headers.get('x-robots-tag') ?? '', /noindex/);
+    const html = await res.text();
+    assert.match(textOf(html), new RegExp(`${previewBanner}.*${draftTitle}`));
+    assert.match(html, /<meta name="robots" content="noindex">/);
+    assert.doesNotMatch(html, /rel="canonical"|<script/, 'no canonical URL, no state, no client bundle');
+  });
+
+  test('missing, tampered, expired or other-article signatures get 401/403 pages with no draft data', async () => {
+    const good = previewPath(draftId, 3600, secret);
+    const sig = new URL(good, 'http://x').searchParams.get('sig')!;
+    const expires = new URL(good, 'http://x').searchParams.get('expires')!;
+    const flipped = (sig[0] === 'A' ? 'B' : 'A') + sig.slice(1);
+    const otherArticle = previewPath(newId(), 3600, secret).split('?')[1];
+    const cases: [string, number][] = [
+      [`/preview/${draftId}`, 401],
+      [`/preview/${draftId}?expires=${expires}&sig=${flipped}`, 403],
+      [`/preview/${draftId}?expires=${Number(expires) + 60}&sig=${sig}`, 403],
+      [`/preview/${draftId}?expires=${expires}`, 403],
+      [`/preview/${draftId}?${otherArticle}`, 403],
+      [previewPath(draftId, 60, secret, Date.now() - 3_600_000), 403],
+      [previewPath(draftId, 3600, 'another-secret-of-enough-length-0123456789'), 403],
+    ];
+    for (const [path, status] of cases) {
+      const res = await get(path);
+      assert.equal(res.status, status, path);
+      assert.equal(res.headers.get('cache-control'), 'private, no-store', path);
+      const everything = JSON.stringify([...res.headers]) + (await res.text());
+      assert.ok(!everything.includes(draftTitle) && !everything.includes('tram'), `${path} leaks the draft`);
+    }
+    const expired = await get(previewPath(draftId, 60, secret, Date.now() - 3_600_000));
+    assert.match(textOf(await expired.text()), /expired/);
+  });
+
+  test('a preview is server-rendered even with the overload limit at 0', async () => {
+    const loaded = await serveTestApp(dbPath, undefined, { ...env, SSR_QUEUE_LIMIT: '0' });
+    try {
+      const page = await fetch(`${loaded.baseUrl}/domestic`);
+      assert.equal(page.headers.get('x-render-mode'), 'shell', 'pages get the shell at limit 0');
+      const preview = await fetch(loaded.baseUrl + previewPath(draftId, 600, secret));
+      assert.equal(preview.status, 200);
+      assert.equal(preview.headers.get('x-render-mode'), 'ssr');
+      assert.match(textOf(await preview.text()), new RegExp(draftTitle));
+    } finally {
+      await loaded.close();
+    }
+  });
+
+  test('with preview off, /preview/ is a 404', async () => {
+    const off = await serveTestApp(dbPath);
+    try {
+      assert.equal((await fetch(off.baseUrl + previewPath(draftId, 600, secret))).status, 404);
+    } finally {
+      await off.close();
+    }
+  });
+});
+
+test('a feature turned on without its secret, or with a short one, stops start-up; no secret is built in', () => {
+  assert.equal(loadConfig({}).ingestToken, null);
+  assert.equal(loadConfig({}).previewSecret, null);
+  assert.throws(() => loadConfig({ NODE_ENV: 'production', PREVIEW_ENABLED: 'true' }), /PREVIEW_SECRET is not set/);
+  assert.throws(() => loadConfig({ NODE_ENV: 'production', INGEST_ENABLED: '1' }), /INGEST_TOKEN is not set/);
+  assert.throws(() => loadConfig({ INGEST_TOKEN: 'short' }), ConfigError);
+  assert.equal(loadConfig({ PREVIEW_SECRET: secret }).previewSecret, secret);
+  assert.equal(loadConfig({ PREVIEW_SECRET: secret, PREVIEW_ENABLED: 'false' }).previewSecret, null);
+  assert.throws(() => loadConfig({ PREVIEW_ENABLED: 'maybe' }), ConfigError);
+});
