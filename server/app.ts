@@ -10,6 +10,7 @@ import { describeError, log } from './log';
 import { faviconHandler, mediaHandler } from './media';
 import { sendErrorPage } from './pages';
 import { previewHandler } from './preview';
+import { securityHeaders } from './security-headers';
 
 export interface AppDeps {
   config: Pick<Config, 'siteUrl' | 'distDir' | 'trustProxy' | 'ingestToken' | 'previewSecret' | 'previewConcurrencyLimit'>;
@@ -29,6 +30,11 @@ export function createApp({ config, content, assets, writer }: AppDeps): express
   app.set('query parser', 'simple');
   // Exactly the local proxy (Nginx on loopback): a client elsewhere cannot pose as another address.
   app.set('trust proxy', config.trustProxy);
+  // JSON, files and errors alike: no sniffing, no framing, a sober referrer.
+  app.use((_req, res, next) => {
+    res.set(securityHeaders);
+    next();
+  });
 
   const renderDeps = { content, assets, siteUrl: config.siteUrl };
 

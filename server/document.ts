@@ -47,17 +47,20 @@ export interface DocumentParts {
   mode?: RenderMode;
   /** A notice above the page, outside the app (an editor's preview). Plain text. */
   banner?: string;
+  /** The response's CSP nonce, put on every script tag; omitted for the shared shell. */
+  nonce?: string;
 }
 
 /** The whole HTML document around the rendered app. */
-export function renderDocument({ head, siteUrl, assets, body, state, mode, banner }: DocumentParts): string {
+export function renderDocument({ head, siteUrl, assets, body, state, mode, banner, nonce }: DocumentParts): string {
   const styles = assets.styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('');
+  const nonceAttribute = nonce === undefined ? '' : ` nonce="${escapeHtml(nonce)}"`;
   const scripts = mode
-    ? assets.scripts.map((src) => `<script defer src="${escapeHtml(src)}"></script>`).join('')
+    ? assets.scripts.map((src) => `<script defer src="${escapeHtml(src)}"${nonceAttribute}></script>`).join('')
     : '';
   const modeAttribute = mode ? ` ${renderModeAttribute}="${mode}"` : '';
   const stateScript =
-    state === undefined ? '' : `<script id="${stateElementId}" type="application/json">${serializeState(state)}</script>`;
+    state === undefined ? '' : `<script id="${stateElementId}" type="application/json"${nonceAttribute}>${serializeState(state)}</script>`;
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +

@@ -5,6 +5,10 @@ import { classify, KioskError } from './errors';
 import { describeError, log } from './log';
 import type { WorkerMetrics } from './metrics/worker-metrics';
 import { renderErrorPage, renderPage, type RenderDeps } from './render';
+import { contentSecurityPolicy, securityHeaders } from './security-headers';
+
+/** Error pages carry no scripts at all. */
+export const errorPageHeaders = { ...securityHeaders, 'Content-Security-Policy': contentSecurityPolicy('none') };
 
 // Server-rendered pages are answered on the plain Node response, like the shell: the render
 // is the work; routing a page through the framework's middleware stack added a fifth to it.
@@ -42,6 +46,7 @@ export function sendErrorPage(req: IncomingMessage, res: ServerResponse, error: 
   }
   const page = renderErrorPage(answer.status, answer.message, deps);
   send(req, res, answer.status, {
+    ...errorPageHeaders,
     'Content-Type': page.contentType,
     'Cache-Control': answer.status === 404 ? cacheControl.notFound : cacheControl.noStore,
   }, page.html);

@@ -5,6 +5,7 @@ import { articleIdPattern } from '../src/sections';
 import { cacheControl } from './cache-policy';
 import type { ContentSource } from './content/source';
 import { errors, type ErrorKind } from './errors';
+import { errorPageHeaders } from './pages';
 import { renderErrorPage, renderPage, type RenderDeps } from './render';
 
 // Editors' preview: /preview/:id?expires=<unix s>&sig=<HMAC-SHA256(PREVIEW_SECRET), base64url>.
@@ -51,7 +52,7 @@ function withDraft(content: ContentClient, draft: Article): ContentClient {
 function sendPreviewError(req: Request, res: Response, kind: ErrorKind, message: string, deps: Pick<RenderDeps, 'assets' | 'siteUrl'>) {
   const status = errors[kind].status;
   const page = renderErrorPage(status, message, deps);
-  res.status(status).set({ ...previewHeaders, 'Content-Type': page.contentType });
+  res.status(status).set({ ...errorPageHeaders, ...previewHeaders, 'Content-Type': page.contentType });
   if (kind === 'unavailable') res.set('Retry-After', '2');
   res.send(req.method === 'HEAD' ? '' : page.html);
 }

@@ -9,6 +9,7 @@ import { createStore, type AppStore } from '../src/store';
 import type { Assets } from './assets';
 import { cacheControl } from './cache-policy';
 import { renderDocument } from './document';
+import { contentSecurityPolicy, newNonce, securityHeaders } from './security-headers';
 
 // Every request builds a store and throws it away after one render; immer's deep freeze of
 // each loaded article and list would cost more than the render of the page's body (measured:
@@ -41,6 +42,7 @@ export async function renderPage(pathname: string, deps: RenderDeps, options: { 
   }
   const body = renderApp(store, result);
   const preview = options.preview !== undefined;
+  const nonce = preview ? undefined : newNonce();
   const html = renderDocument({
     head: {
       title: preview ? `${options.preview}: ${result.title}` : result.title,
@@ -56,12 +58,18 @@ export async function renderPage(pathname: string, deps: RenderDeps, options: { 
     banner: options.preview,
     state: preview ? undefined : store.getState(),
     mode: preview ? undefined : 'ssr',
+    nonce,
   });
   return {
     kind: 'page',
     status: result.status,
     html,
-    headers: { 'Cache-Control': cacheControl[result.cache], 'X-Render-Mode': 'ssr' },
+    headers: {
+      ...securityHeaders,
+      'Content-Security-Policy': contentSecurityPolicy(nonce === undefined ? 'none' : { nonce }),
+      'Cache-Control': cacheControl[result.cache],
+      'X-Render-Mode': 'ssr',
+    },
   };
 }
 

@@ -6,6 +6,7 @@ import { Layout } from '../src/components/Layout';
 import { ShellPlaceholder } from '../src/pages/ShellPlaceholder';
 import type { Assets } from './assets';
 import { renderDocument } from './document';
+import { contentSecurityPolicy, securityHeaders } from './security-headers';
 
 /** The overload answer: one document for every page, rendered once and held as bytes. */
 export interface Shell {
@@ -43,6 +44,10 @@ export function buildShell(assets: Assets, siteUrl: string, sMaxAgeS: number): S
       `public, max-age=0, s-maxage=${sMaxAgeS}`,
       'X-Render-Mode',
       'shell',
+      // Cached and shared: no nonce, so the policy trusts the site's own scripts instead.
+      'Content-Security-Policy',
+      contentSecurityPolicy('self'),
+      ...Object.entries(securityHeaders).flat(),
     ],
   };
 }
