@@ -30,7 +30,7 @@ function get(path: string, init?: RequestInit) {
 }
 
 function stateOf(html: string): unknown {
-  const match = new RegExp(`<script id="${stateElementId}" type="application/json">([^<]*)</script>`).exec(html);
+  const match = new RegExp(`<script id="${stateElementId}" type="application/json" nonce="[^"]+">([^<]*)</script>`).exec(html);
   assert.ok(match, 'the document carries the serialized state');
   return JSON.parse(match[1]!);
 }
@@ -56,7 +56,7 @@ describe('server-rendered pages', () => {
     assert.match(html, /<meta property="og:type" content="article">/);
     assert.ok(html.includes(`<meta property="og:image" content="https://kiosk.example${article.image.src}">`));
     assert.ok(html.includes(`alt="${article.image.alt}"`));
-    assert.ok(html.includes('<script defer src="/assets/main.test.js">'));
+    assert.match(html, /<script defer src="\/assets\/main\.test\.js" nonce="[A-Za-z0-9+/=]{24}"><\/script>/);
     assert.ok(html.includes('<link rel="stylesheet" href="/assets/main.test.css">'));
     assert.ok(text.includes('Latest news'));
   });
@@ -244,7 +244,7 @@ describe('state escaping', () => {
     const html = await res.text();
     assert.equal(html.match(/<script[\s>]/g)?.length, 2, 'the bundle script and the state element, nothing injected');
     assert.doesNotMatch(html, /<img src=x/);
-    const stateText = /<script id="__KIOSK_STATE__" type="application\/json">([^<]*)<\/script>/.exec(html)![1]!;
+    const stateText = /<script id="__KIOSK_STATE__" type="application\/json" nonce="[^"]+">([^<]*)<\/script>/.exec(html)![1]!;
     assert.doesNotMatch(stateText, /[<>&\u2028\u2029]/);
     const state = stateOf(html) as { articles: Record<string, Article> };
     assert.equal(state.articles[id]!.title, hostile, 'the title survives the round trip byte for byte');
