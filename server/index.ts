@@ -29,7 +29,16 @@ async function worker(id: number) {
   const running = await startWorker(config, { listen });
   log.info('worker listening', { worker: id, port: listen.port, host: listen.host || '*', listenMode: config.listenMode });
 
+  // A deploy signals every process of the group at once (systemd's control-group kill) and
+  // throng then forwards the same signal to each worker: a second signal must not cut the drain
+  // short, as the default action of a once-handled SIGTERM would.
+  let draining = false;
   const stop = (signal: string) => {
+    if (draining) {
+      log.info('already draining, signal ignored', { worker: id, signal });
+      return;
+    }
+    draining = true;
     log.info('draining', { worker: id, signal });
     running.drain().then(
       () => process.exit(0),
@@ -39,8 +48,8 @@ async function worker(id: number) {
       },
     );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 function primary() {

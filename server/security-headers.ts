@@ -35,7 +35,20 @@ export function contentSecurityPolicy(scripts: ScriptPolicy): string {
   return [...common, scriptSrc].join('; ');
 }
 
-/** 128 random bits, base64: unguessable for the response it is made for. */
+// One call into the system's random source per 256 nonces: randomBytes(16) per response was
+// 2% of a worker's busy time under load (CPU profile at 950 req/s).
+const nonceBytes = 16;
+const poolSize = 256 * nonceBytes;
+let pool = randomBytes(poolSize);
+let offset = 0;
+
+/** 128 random bits, base64: unguessable for the response it is made for, never reused. */
 export function newNonce(): string {
-  return randomBytes(16).toString('base64');
+  if (offset === poolSize) {
+    pool = randomBytes(poolSize);
+    offset = 0;
+  }
+  const nonce = pool.toString('base64', offset, offset + nonceBytes);
+  offset += nonceBytes;
+  return nonce;
 }
