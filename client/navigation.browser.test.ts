@@ -68,6 +68,11 @@ describe('reading in the browser', () => {
     // The server's markup was adopted, not replaced: an element marked before hydration survives.
     assert.deepEqual(problems, []);
     assert.equal(await page.getAttribute('#root', 'data-render-mode'), 'ssr');
+    // The server sent the first few latest headlines; the browser completes the list after hydration.
+    const served = (/<ol class="latest__list">(.*?)<\/ol>/.exec(await (await fetch(server.baseUrl + path)).text())?.[1] ?? '').match(/<li>/g)?.length ?? 0;
+    assert.ok(served > 0 && served < 14, `${served} latest headlines as served`);
+    await page.waitForFunction(() => document.querySelectorAll('.latest__list li').length >= 14);
+    assert.deepEqual(problems, [], 'completing the list raised no hydration warning');
   });
 
   test('clicking a teaser changes the URL and the content without reloading the document', async () => {
@@ -163,7 +168,7 @@ describe('reading in the browser', () => {
     assert.equal(new URL(page.url()).pathname, target);
   });
 
-  test('front page and article page sizes as served', async () => {
+  test('front page and article page sizes as served and as finally shown', async () => {
     for (const path of ['/', await firstArticlePath()]) {
       const res = await fetch(server.baseUrl + path);
       const html = await res.text();
@@ -173,7 +178,9 @@ describe('reading in the browser', () => {
         return doc.querySelectorAll('*').length;
       }, html);
       assert.ok(served > 50);
-      console.log(`page size ${path}: ${served} elements as served, ${Buffer.byteLength(html)} bytes`);
+      await page.waitForFunction(() => document.querySelectorAll('.latest__list li').length >= 14 || !document.querySelector('.latest__list'));
+      const shown = await page.evaluate(() => document.querySelectorAll('*').length);
+      console.log(`page size ${path}: ${served} elements as served, ${shown} as finally shown, ${Buffer.byteLength(html)} bytes`);
     }
   });
 });

@@ -10,6 +10,7 @@ import { describeError, log } from './log';
 import { faviconHandler, mediaHandler } from './media';
 import { sendErrorPage } from './pages';
 import { previewHandler } from './preview';
+import type { RenderDeps } from './render';
 import { securityHeaders } from './security-headers';
 
 export interface AppDeps {
@@ -18,13 +19,15 @@ export interface AppDeps {
   assets: Assets;
   /** Opened on the first CMS push: most workers never write. */
   writer: () => ArticleWriter;
+  /** How previews and error pages render; the site's pages use the same. */
+  render?: RenderDeps;
 }
 
 /**
  * The Express app for everything but pages: the API, static files, health, and the error
  * answers. It never listens: server/site.ts puts it behind the overload guard.
  */
-export function createApp({ config, content, assets, writer }: AppDeps): express.Express {
+export function createApp({ config, content, assets, writer, render }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -36,7 +39,7 @@ export function createApp({ config, content, assets, writer }: AppDeps): express
     next();
   });
 
-  const renderDeps = { content, assets, siteUrl: config.siteUrl };
+  const renderDeps: RenderDeps = render ?? { content, assets, siteUrl: config.siteUrl };
 
   app.get('/healthz', (_req, res) => {
     res.set('Cache-Control', cacheControl.noStore).type('text/plain').send('ok\n');

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { latestListSize } from '../src/content';
 
 if (typeof window !== 'undefined') {
   throw new Error('server/config must never be bundled for the browser');
@@ -57,6 +58,13 @@ export interface Config {
   previewSecret: string | null;
   /** Previews rendered at once per worker: previews bypass the guard, so they get their own cap. */
   previewConcurrencyLimit: number;
+  /** Latest headlines in server-rendered HTML; the browser shows all of them after hydration. */
+  ssrLatestItems: number;
+  /** Render the header, navigation and footer once per process instead of per request. */
+  ssrSharedChrome: boolean;
+  /** The breaking-news cache of rendered pages per worker; 0 turns it off. */
+  pageCacheTtlMs: number;
+  pageCacheMaxBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -181,6 +189,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     ingestToken: secretFor(env, 'ingestion', 'INGEST_ENABLED', 'INGEST_TOKEN'),
     previewSecret: secretFor(env, 'preview', 'PREVIEW_ENABLED', 'PREVIEW_SECRET'),
     previewConcurrencyLimit: integer(env, 'PREVIEW_CONCURRENCY_LIMIT', 2, 1, 100),
+    ssrLatestItems: integer(env, 'SSR_LATEST_ITEMS', 5, 0, latestListSize),
+    ssrSharedChrome: flag(env, 'SSR_SHARED_CHROME') ?? true,
+    pageCacheTtlMs: integer(env, 'PAGE_CACHE_TTL_MS', 0, 0, 60_000),
+    pageCacheMaxBytes: integer(env, 'PAGE_CACHE_MAX_MB', 64, 1, 4_096) * 1024 * 1024,
   };
   return Object.freeze(config);
 }

@@ -5,7 +5,8 @@ import { classify, KioskError } from './errors';
 import { describeError, log } from './log';
 import type { WorkerMetrics } from './metrics/worker-metrics';
 import { renderErrorPage, renderPage, type RenderDeps } from './render';
-import { contentSecurityPolicy, securityHeaders } from './security-headers';
+import type { CachedPage, PageCache } from './page-cache';
+import { contentSecurityPolicy, newNonce, securityHeaders } from './security-headers';
 
 /** Error pages carry no scripts at all. */
 export const errorPageHeaders = { ...securityHeaders, 'Content-Security-Policy': contentSecurityPolicy('none') };
@@ -52,8 +53,16 @@ export function sendErrorPage(req: IncomingMessage, res: ServerResponse, error: 
   }, page.html);
 }
 
-export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMetrics }) {
+export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMetrics; cache?: PageCache | null }) {
   const { render, metrics } = deps;
+  const cache = deps.cache ?? null;
+
+  function sendCached(req: IncomingMessage, res: ServerResponse, page: CachedPage) {
+    const nonce = newNonce();
+    const html = page.html.split(page.nonce).join(nonce);
+    const headers = { ...page.headers, 'Content-Security-Policy': contentSecurityPolicy({ nonce }), 'X-Page-Cache': 'hit' };
+    send(req, res, 200, headers, html);
+  }
 
   async function answer(req: IncomingMessage, res: ServerResponse) {
     const path = pagePath(req.url ?? '/');
@@ -62,10 +71,19 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
       send(req, res, 301, { Location: location, 'Cache-Control': cacheControl.article, 'Content-Type': 'text/plain; charset=utf-8' }, `Moved to ${location}\n`);
       return;
     }
+    const cached = cache?.get(path);
+    if (cached) {
+      metrics.countMode('ssr');
+      sendCached(req, res, cached);
+      return;
+    }
     const started = performance.now();
     const outcome = await renderPage(path, render);
     metrics.renderMs.record(performance.now() - started);
     metrics.countMode('ssr');
+    if (cache && outcome.kind === 'page' && outcome.status === 200 && outcome.nonce) {
+      cache.set(path, { html: outcome.html, headers: { ...outcome.headers, 'Content-Type': 'text/html; charset=utf-8' }, nonce: outcome.nonce });
+    }
     if (outcome.kind === 'redirect') {
       send(req, res, outcome.status, { ...outcome.headers, Location: outcome.location, 'Content-Type': 'text/plain; charset=utf-8' }, `Moved to ${outcome.location}\n`);
       return;

@@ -1,5 +1,6 @@
 import { setAutoFreeze } from 'immer';
 import { renderToString } from 'react-dom/server';
+import { Provider } from 'react-redux';
 import { App } from '../src/App';
 import type { ContentClient } from '../src/content';
 import { Layout } from '../src/components/Layout';
@@ -20,10 +21,36 @@ export interface RenderDeps {
   content: ContentClient;
   assets: Assets;
   siteUrl: string;
+  /** Latest headlines rendered on the server (SSR_LATEST_ITEMS); the browser adds the rest. */
+  latestItems?: number;
+  /** The header, navigation and footer rendered once (SSR_SHARED_CHROME); null renders them per request. */
+  chrome?: Chrome | null;
+}
+
+/** The site's chrome as HTML, split where a page's own markup goes. */
+export interface Chrome {
+  before: string;
+  after: string;
+}
+
+const chromeSlot = 'KIOSK-CHROME-SLOT-7f3a9c';
+const leadingLinks = /^(?:<link [^>]*\/>)+/;
+
+/**
+ * Every page shares the header, navigation and footer, and they depend on nothing a request
+ * brings; render them once per process with public React APIs and splice each page's own
+ * markup in between. The result is byte for byte what rendering <App> whole gives (a test
+ * checks), so the browser hydrates the same tree.
+ */
+export function buildChrome(): Chrome {
+  const html = renderToString(<Layout>{chromeSlot}</Layout>);
+  const parts = html.split(chromeSlot);
+  if (parts.length !== 2) throw new Error('the chrome must have exactly one place for the page');
+  return { before: parts[0]!, after: parts[1]! };
 }
 
 export type RenderOutcome =
-  | { kind: 'page'; status: number; html: string; headers: Record<string, string> }
+  | { kind: 'page'; status: number; html: string; headers: Record<string, string>; nonce?: string }
   | { kind: 'redirect'; status: 301; location: string; headers: Record<string, string> };
 
 /**
@@ -35,12 +62,12 @@ export type RenderOutcome =
  * a search engine or the browser bundle (no scripts, no state, no canonical URL).
  */
 export async function renderPage(pathname: string, deps: RenderDeps, options: { preview?: string } = {}): Promise<RenderOutcome> {
-  const store = createStore(deps.content);
+  const store = createStore(deps.content, undefined, { latestItems: deps.latestItems });
   const result = await resolveRoute(pathname, store);
   if (result.kind === 'redirect') {
     return { kind: 'redirect', status: result.status, location: result.location, headers: { 'Cache-Control': cacheControl.article } };
   }
-  const body = renderApp(store, result);
+  const body = renderApp(store, result, deps.chrome ?? null);
   const preview = options.preview !== undefined;
   const nonce = preview ? undefined : newNonce();
   const html = renderDocument({
@@ -64,6 +91,7 @@ export async function renderPage(pathname: string, deps: RenderDeps, options: { 
     kind: 'page',
     status: result.status,
     html,
+    nonce,
     headers: {
       ...securityHeaders,
       'Content-Security-Policy': contentSecurityPolicy(nonce === undefined ? 'none' : { nonce }),
@@ -73,8 +101,13 @@ export async function renderPage(pathname: string, deps: RenderDeps, options: { 
   };
 }
 
-function renderApp(store: AppStore, result: PageResult): string {
-  return renderToString(<App store={store} page={result.component} />);
+function renderApp(store: AppStore, result: PageResult, chrome: Chrome | null): string {
+  if (chrome === null) return renderToString(<App store={store} page={result.component} />);
+  const page = renderToString(<Provider store={store}>{result.component}</Provider>);
+  // React puts the preloads it hoists (the lead image) first in its output; whole, that is
+  // before the header, so they go there.
+  const preloads = leadingLinks.exec(page)?.[0] ?? '';
+  return preloads + chrome.before + page.slice(preloads.length) + chrome.after;
 }
 
 /**

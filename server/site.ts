@@ -6,7 +6,9 @@ import type { ArticleWriter, ContentSource } from './content/source';
 import { EventLoopDelaySampler } from './metrics/event-loop';
 import { WorkerMetrics } from './metrics/worker-metrics';
 import { OverloadGuard, overloadAwareListener } from './overload';
+import { PageCache } from './page-cache';
 import { createPageHandler } from './pages';
+import { buildChrome, type RenderDeps } from './render';
 import { buildShell } from './shell';
 
 export type SiteConfig = Pick<
@@ -17,6 +19,10 @@ export type SiteConfig = Pick<
   | 'ingestToken'
   | 'previewSecret'
   | 'previewConcurrencyLimit'
+  | 'ssrLatestItems'
+  | 'ssrSharedChrome'
+  | 'pageCacheTtlMs'
+  | 'pageCacheMaxBytes'
   | 'ssrQueueLimit'
   | 'crawlerQueueLimit'
   | 'shedQueueLimit'
@@ -47,10 +53,20 @@ export function createSite({
 }): Site {
   const eventLoop = new EventLoopDelaySampler();
   const metrics = new WorkerMetrics(eventLoop);
-  const render = { content, assets, siteUrl: config.siteUrl };
+  const render: RenderDeps = {
+    content,
+    assets,
+    siteUrl: config.siteUrl,
+    latestItems: config.ssrLatestItems,
+    chrome: config.ssrSharedChrome ? buildChrome() : null,
+  };
   const listener = overloadAwareListener({
-    app: createApp({ config, content, assets, writer }),
-    pages: createPageHandler({ render, metrics }),
+    app: createApp({ config, content, assets, writer, render }),
+    pages: createPageHandler({
+      render,
+      metrics,
+      cache: config.pageCacheTtlMs > 0 ? new PageCache(config.pageCacheTtlMs, config.pageCacheMaxBytes, () => content.version?.() ?? null) : null,
+    }),
     shell: buildShell(assets, config.siteUrl, config.shellSMaxAgeS),
     guard: new OverloadGuard(config, metrics, eventLoop),
     metrics,

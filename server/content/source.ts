@@ -7,6 +7,8 @@ import type { Article, ContentClient } from '../../src/content';
 export interface ContentSource extends ContentClient {
   /** Number of published articles; drafts are not counted. */
   count(): Promise<number>;
+  /** Moves whenever the content changes; absent when the source cannot tell (caches then rely on time). */
+  version?(): number;
   /** Any status, drafts included: for an editor's preview, never for public pages. */
   articleAnyStatus(id: string): Promise<Article | null>;
   close(): void;

@@ -144,6 +144,7 @@ function createStore(db: Database.Database, path: string): SqliteStore {
   // writes clear the memo directly.
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   const memo = new Map<string, unknown>();
+  let ownWrites = 0;
   let memoVersion = -1;
   function remembered<T>(key: string, read: () => T): T {
     const version = dataVersion.get() ?? 0;
@@ -212,16 +213,20 @@ function createStore(db: Database.Database, path: string): SqliteStore {
       return insertMany(articles);
     },
     countAll: () => countAll.get()?.n ?? 0,
+    // Another connection's commit moves data_version; this connection's own writes move ownWrites.
+    version: () => (dataVersion.get() ?? 0) * 1_000_000 + ownWrites,
     deleteAll() {
       memo.clear();
       return deleteAll.run().changes;
     },
     upsert(article) {
       memo.clear();
+      ownWrites += 1;
       return upsert(article);
     },
     unpublish(id, updatedAt) {
       memo.clear();
+      ownWrites += 1;
       return unpublishRow.run(updatedAt, id).changes > 0;
     },
     close: () => db.close(),

@@ -71,14 +71,17 @@ export const articlesSlice = createSlice({
 
 export interface LatestState {
   items: Headline[] | null;
+  /** How many were asked for: fewer than that came back only if there are no more. */
+  requested: number;
 }
 
 export const latestSlice = createSlice({
   name: 'latest',
-  initialState: { items: null } as LatestState,
+  initialState: { items: null, requested: 0 } as LatestState,
   reducers: {
-    latestLoaded(state, action: PayloadAction<Headline[]>) {
-      state.items = action.payload;
+    latestLoaded(state, action: PayloadAction<{ items: Headline[]; requested: number }>) {
+      state.items = action.payload.items;
+      state.requested = action.payload.requested;
     },
   },
 });

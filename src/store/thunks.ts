@@ -61,12 +61,26 @@ export const loadArticle =
     return article;
   };
 
+/** What a page needs to render: whatever list is there, else the first `latestItems`. */
 export const loadLatest =
   (): AppThunk<Promise<Headline[]>> =>
-  async (dispatch, getState, { content }) => {
+  async (dispatch, getState, { content, latestItems }) => {
     const cached = getState().latest.items;
     if (cached) return cached;
-    const items = await content.latest(latestListSize);
-    dispatch(latestLoaded(items));
+    const items = await content.latest(latestItems);
+    dispatch(latestLoaded({ items, requested: latestItems }));
     return items;
+  };
+
+/** In the browser after hydration: the rest of the list the server left out. */
+export const completeLatest =
+  (): AppThunk<Promise<void>> =>
+  async (dispatch, getState, { content }) => {
+    if (getState().latest.requested >= latestListSize) return;
+    try {
+      const items = await content.latest(latestListSize);
+      dispatch(latestLoaded({ items, requested: latestListSize }));
+    } catch {
+      // The shorter list stays: it is below the fold and nothing else depends on it.
+    }
   };

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, test } from 'node:test';
+import { latestListSize } from '../src/content';
+import { stateElementId } from '../src/page-contract';
+import { openSqliteStore, type SqliteStore } from './content/sqlite';
+import { PageCache } from './page-cache';
+import { buildChrome, renderPage, type RenderDeps } from './render';
+import { seedTempStore, serveTestApp, testAssets } from './testing';
+
+let dir: string;
+let dbPath: string;
+let content: SqliteStore;
+let articlePath: string;
+
+before(async () => {
+  ({ dir, dbPath } = await seedTempStore(200, 2));
+  content = openSqliteStore(dbPath, { readonly: true });
+  const [newest] = await content.latest(1);
+  articlePath = `/${newest!.section}/${newest!.id}`;
+});
+
+after(() => {
+  content.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const withoutNonce = (html: string) => html.replace(/ nonce="[^"]+"/g, '');
+
+test('the chrome rendered once and spliced in gives byte for byte the page rendered whole', async () => {
+  const whole: RenderDeps = { content, assets: testAssets, siteUrl: 'https://kiosk.example', chrome: null };
+  const spliced: RenderDeps = { ...whole, chrome: buildChrome() };
+  for (const path of [articlePath, '/', '/news', '/news/999999999999999999', '/nowhere']) {
+    const a = await renderPage(path, whole);
+    const b = await renderPage(path, spliced);
+    assert.equal(a.kind, 'page');
+    assert.equal(b.kind, 'page');
+    if (a.kind === 'page' && b.kind === 'page') {
+      assert.equal(b.status, a.status, path);
+      assert.equal(withoutNonce(b.html), withoutNonce(a.html), path);
+    }
+  }
+});
+
+test('the server renders SSR_LATEST_ITEMS latest headlines and says so in the state, for the browser to complete', async () => {
+  for (const latestItems of [5, latestListSize]) {
+    const outcome = await renderPage(articlePath, { content, assets: testAssets, siteUrl: 'https://kiosk.example', latestItems });
+    assert.equal(outcome.kind, 'page');
+    if (outcome.kind !== 'page') return;
+    const list = /<ol class="latest__list">(.*?)<\/ol>/.exec(outcome.html)?.[1] ?? '';
+    // The article itself is left out of its own latest list.
+    assert.equal(list.match(/<li>/g)?.length, latestItems - 1);
+    const state = JSON.parse(new RegExp(`<script id="${stateElementId}"[^>]*>([^<]*)</script>`).exec(outcome.html)![1]!) as {
+      latest: { requested: number; items: unknown[] };
+    };
+    assert.equal(state.latest.requested, latestItems);
+    assert.equal(state.latest.items.length, latestItems);
+  }
+});
+
+test('the page cache: fresh hits, expiry by time, by content version, and a memory bound that evicts the oldest', () => {
+  let now = 0;
+  let version = 1;
+  const cache = new PageCache(1_000, 100_000, () => version, () => now);
+  const page = (n: number) => ({ html: 'x'.repeat(n), headers: {}, nonce: 'n' });
+  cache.set('/a', page(10_000));
+  assert.ok(cache.get('/a'));
+  now = 1_001;
+  assert.equal(cache.get('/a'), null, 'expired');
+  cache.set('/a', page(10_000));
+  version = 2;
+  assert.equal(cache.get('/a'), null, 'the content changed');
+  for (const key of ['/1', '/2', '/3', '/4', '/5', '/6']) cache.set(key, page(10_000));
+  assert.ok(cache.bytes <= 100_000);
+  assert.equal(cache.get('/1'), null, 'the least recently used went first');
+  assert.ok(cache.get('/6'));
+  cache.set('/huge', page(60_000));
+  assert.equal(cache.get('/huge'), null, 'a page larger than the whole budget is not kept');
+});
+
+test('over a socket: cached pages get a fresh nonce, errors are never cached, an ingested update shows at once', async () => {
+  const token = 'render-test-ingest-token-0123456789abcdef';
+  const server = await serveTestApp(dbPath, undefined, { PAGE_CACHE_TTL_MS: '60000', INGEST_TOKEN: token });
+  try {
+    const first = await fetch(server.baseUrl + articlePath);
+    assert.equal(first.headers.get('x-page-cache'), null);
+    const second = await fetch(server.baseUrl + articlePath);
+    assert.equal(second.headers.get('x-page-cache'), 'hit');
+    assert.equal(second.headers.get('x-render-mode'), 'ssr');
+    const [a, b] = [await first.text(), await second.text()];
+    const nonceOf = (html: string) => / nonce="([^"]+)"/.exec(html)?.[1];
+    assert.notEqual(nonceOf(a), nonceOf(b));
+    assert.ok(second.headers.get('content-security-policy')!.includes(`'nonce-${nonceOf(b)}'`));
+    assert.equal(withoutNonce(b), withoutNonce(a));
+
+    for (let i = 0; i < 2; i++) assert.equal((await fetch(`${server.baseUrl}/news/999999999999999999`)).headers.get('x-page-cache'), null);
+
+    const id = articlePath.split('/')[2]!;
+    const current = (await content.article(id))!;
+    const update = await fetch(`${server.baseUrl}/api/ingest/articles/${id}`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        section: current.section,
+        status: 'published',
+        title: 'Updated: the correction is in',
+        lead: current.lead,
+        author: current.author,
+        image: current.image,
+        publishedAt: current.publishedAt,
+        body: current.body,
+      }),
+    });
+    assert.equal(update.status, 200);
+    const fresh = await fetch(server.baseUrl + articlePath);
+    assert.equal(fresh.headers.get('x-page-cache'), null, 'the update dropped the cached page');
+    assert.match(await fresh.text(), /Updated: the correction is in/);
+  } finally {
+    await server.close();
+  }
+});
