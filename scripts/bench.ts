@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
-import { articlePaths, fetchPage, seedBenchStore, type PageSample } from './bench/articles';
+import { articlePaths, fetchPage, hotSetPaths, seedBenchStore, type PageSample } from './bench/articles';
 import { balanceLayouts, measureBalance } from './bench/balance';
 import { renderChart } from './bench/chart';
 import { describeEnvironment, ensureBuild } from './bench/environment';
@@ -248,6 +248,31 @@ async function fallbackOn(run: Run, capacity: number): Promise<void> {
   await withKiosk(run, 'fallback on', guardEnv.on, (server) => overloadSteps(run, server, 'on', capacity));
 }
 
+/**
+ * Breaking news: 95% of requests to 10 articles, fallback on, with the page cache off and on
+ * (PAGE_CACHE_TTL_MS=1000). A generator of its own reads the hot-set paths.
+ */
+async function hotSet(run: Run, capacity: number): Promise<void> {
+  const pathsFile = path.join(run.options.outDir, 'hot-set-paths.json');
+  fs.writeFileSync(pathsFile, JSON.stringify(hotSetPaths(run.paths)));
+  const generator = await Generator.start(root, pathsFile);
+  const hot = { ...run, generator };
+  try {
+    for (const cache of [false, true]) {
+      const env = { ...guardEnv.on, ...(cache ? { PAGE_CACHE_TTL_MS: '1000' } : {}) };
+      await withKiosk(hot, `hot set, page cache ${cache ? 'on' : 'off'}`, env, async (server) => {
+        for (const multiplier of run.options.hotSetMultipliers) {
+          const rate = Math.max(1, Math.round(multiplier * capacity));
+          const step = await probe(hot, server, `hot set ${multiplier}x, page cache ${cache ? 'on' : 'off'}`, rate, stepTiming(run.options));
+          run.results.hotSet.push({ ...step, cache, multiplier });
+        }
+      });
+    }
+  } finally {
+    generator.stop();
+  }
+}
+
 /** The same guard, one worker, with production's Nginx in front, Nginx pinned on the worker's core. */
 async function throughNginx(run: Run, capacity: number): Promise<void> {
   const serverEnv = { ...guardEnv.on, ...run.options.serverEnv };
@@ -340,6 +365,7 @@ function emptyResults(options: BenchOptions, build: string, articles: number): B
     reference: { render: null, bareBody: '', bare: null, shellPath: null },
     capacity: null,
     steps: [],
+    hotSet: [],
     balance: [],
     targets: [],
     notes: [],
@@ -377,6 +403,7 @@ async function measureAll(run: Run): Promise<void> {
   const capacity = await fallbackOff(run);
   if (capacity === 0) return;
   await fallbackOn(run, capacity);
+  if (!run.options.skipHotSet) await hotSet(run, capacity);
   if (!run.options.skipNginx) await throughNginx(run, capacity);
   if (!run.options.skipBalance) await balance(run, capacity);
 }

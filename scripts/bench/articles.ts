@@ -20,6 +20,16 @@ export function articlePaths(dbPath: string): string[] {
   }
 }
 
+/**
+ * The breaking-news workload: 95% of requests go to the 10 newest articles, the rest rotate
+ * over the others, interleaved so every second of a step has the same mix.
+ */
+export function hotSetPaths(paths: string[], length = 4_000): string[] {
+  const hot = paths.slice(0, 10);
+  const cold = paths.slice(10);
+  return Array.from({ length }, (_, i) => (i % 20 === 19 ? cold[Math.floor(i / 20) % cold.length]! : hot[i % hot.length]!));
+}
+
 function shuffle<T>(items: T[]): T[] {
   // A fixed LCG: the same order on every run, so runs are comparable.
   let state = 0x2545f491;

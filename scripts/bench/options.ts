@@ -26,6 +26,9 @@ Options:
   --skip-reference          skip the render, bare node:http and shell-path references
   --nginx-multipliers LIST  steps through Nginx (fallback on), as multiples of capacity (default 1,5,10)
   --skip-nginx              skip the steps through Nginx
+  --hot-set-multipliers L   breaking-news steps (95% of requests to 10 articles), page cache off
+                            and on, as multiples of capacity (default 5)
+  --skip-hot-set            skip the breaking-news steps
   --skip-balance            skip the measurement of how evenly workers share the load
   --server-env KEY=VALUE    extra environment for every Kiosk server (repeatable)
   --out DIR                 where to write (default bench-results/<timestamp>)
@@ -42,6 +45,8 @@ export interface BenchOptions {
   multipliers: number[];
   nginxMultipliers: number[];
   skipNginx: boolean;
+  hotSetMultipliers: number[];
+  skipHotSet: boolean;
   skipBalance: boolean;
   connections: number;
   timeoutMs: number;
@@ -104,6 +109,8 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
       'skip-reference': { type: 'boolean', default: false },
       'nginx-multipliers': { type: 'string' },
       'skip-nginx': { type: 'boolean', default: false },
+      'hot-set-multipliers': { type: 'string' },
+      'skip-hot-set': { type: 'boolean', default: false },
       'skip-balance': { type: 'boolean', default: false },
       'server-env': { type: 'string', multiple: true },
       out: { type: 'string' },
@@ -125,6 +132,8 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
     multipliers: multipliers(values.multipliers),
     nginxMultipliers: values['nginx-multipliers'] === undefined ? (quick ? [1, 5] : [1, 5, 10]) : multipliers(values['nginx-multipliers'], '--nginx-multipliers'),
     skipNginx: values['skip-nginx'],
+    hotSetMultipliers: values['hot-set-multipliers'] === undefined ? [5] : multipliers(values['hot-set-multipliers'], '--hot-set-multipliers'),
+    skipHotSet: values['skip-hot-set'],
     skipBalance: values['skip-balance'],
     connections,
     timeoutMs: positive('--timeout-ms', values['timeout-ms'], 5000),

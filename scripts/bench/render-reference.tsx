@@ -1,13 +1,18 @@
 // Reference limits without HTTP, run by the orchestrator pinned to core 0 with
 // NODE_ENV=production (so React's production build is the one loaded):
-//   raw:        renderToString(<App/>) alone, the page's data already in its store;
-//   renderPage: the whole in-process pipeline (store, data, React, document).
+//   raw:        renderToString(<App/>) alone, the page's data already in its store: the page
+//               as the server sends it by default (SSR_LATEST_ITEMS latest headlines);
+//   renderPage: the whole in-process pipeline (store, data, React, document), as configured
+//               by default, and each server-rendering optimisation on and off.
 // Usage: node --import tsx scripts/bench/render-reference.tsx DB DIST SECONDS ARTICLE_PATHS.json
 import fs from 'node:fs';
 import { renderToString } from 'react-dom/server';
 import { loadAssets } from '../../server/assets';
+import { loadConfig } from '../../server/config';
 import { openSqliteStore } from '../../server/content/sqlite';
-import { renderPage } from '../../server/render';
+import { buildChrome, renderPage, type RenderDeps } from '../../server/render';
+import { latestListSize } from '../../src/content';
+import { countElements } from './articles';
 import { App } from '../../src/App';
 import { resolveRoute, type PageResult } from '../../src/routes';
 import { createStore, type AppStore } from '../../src/store';
@@ -26,7 +31,7 @@ const paths = allPaths.filter((_, i) => i % stride === 0).slice(0, pagesRendered
 async function loadedPages(): Promise<{ store: AppStore; page: PageResult }[]> {
   const pages = [];
   for (const path of paths) {
-    const store = createStore(content);
+    const store = createStore(content, undefined, { latestItems: defaults.ssrLatestItems });
     const result = await resolveRoute(path, store);
     if (result.kind !== 'page' || result.status !== 200) throw new Error(`${path} did not resolve to a page`);
     pages.push({ store, page: result });
@@ -46,20 +51,40 @@ async function rate(ms: number, work: (i: number) => unknown): Promise<number> {
   return (calls * 1000) / (now - start);
 }
 
+const defaults = loadConfig({ NODE_ENV: 'production' });
 const pages = await loadedPages();
 const raw = (i: number) => renderToString(<App store={pages[i % pages.length]!.store} page={pages[i % pages.length]!.page.component} />);
-const pipeline = (i: number) => renderPage(paths[i % paths.length]!, { content, assets, siteUrl: 'http://localhost' });
+const base: RenderDeps = { content, assets, siteUrl: 'http://localhost' };
+const chrome = buildChrome();
+const pipelineWith = (deps: RenderDeps) => (i: number) => renderPage(paths[i % paths.length]!, deps);
+const pipeline = pipelineWith({ ...base, latestItems: defaults.ssrLatestItems, chrome: defaults.ssrSharedChrome ? chrome : null });
+const variants: { name: string; deps: RenderDeps }[] = [
+  { name: `neither: whole render, ${latestListSize} latest headlines`, deps: { ...base, latestItems: latestListSize, chrome: null } },
+  { name: `latest list cut to ${defaults.ssrLatestItems} (SSR_LATEST_ITEMS)`, deps: { ...base, latestItems: defaults.ssrLatestItems, chrome: null } },
+  { name: 'chrome rendered once (SSR_SHARED_CHROME)', deps: { ...base, latestItems: latestListSize, chrome } },
+  { name: 'both (the defaults)', deps: { ...base, latestItems: defaults.ssrLatestItems, chrome } },
+];
 
 const warmupMs = Math.min(2000, (seconds * 1000) / 3);
 await rate(warmupMs, raw);
 const rawRenderPerS = await rate(seconds * 1000, raw);
 await rate(warmupMs, pipeline);
 const renderPagePerS = await rate(seconds * 1000, pipeline);
+const variantFigures = [];
+for (const variant of variants) {
+  const work = pipelineWith(variant.deps);
+  await rate(warmupMs / 2, work);
+  const perS = await rate((seconds * 1000) / 2, work);
+  const sample = await renderPage(paths[0]!, variant.deps);
+  const html = sample.kind === 'page' ? sample.html : '';
+  variantFigures.push({ name: variant.name, renderPagePerS: perS, elements: countElements(html), bytes: Buffer.byteLength(html) });
+}
 content.close();
 console.log(
   JSON.stringify({
     rawRenderPerS,
     renderPagePerS,
+    variants: variantFigures,
     pages: pages.length,
     appHtmlBytes: Buffer.byteLength(raw(0)),
     nodeEnv: process.env.NODE_ENV ?? null,

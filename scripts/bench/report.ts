@@ -189,6 +189,29 @@ function stepsTable(r: BenchResults): string[] {
   return rows;
 }
 
+function variantsTable(r: BenchResults): string[] {
+  const render = r.reference.render;
+  if (!render?.variants?.length) return [];
+  const first = render.variants[0]!.renderPagePerS;
+  return [
+    '| server rendering, in process | renderPage/s | vs neither | article page elements | bytes |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...render.variants.map((v) => `| ${v.name} | ${perS(v.renderPagePerS)} | ${pct(ratio(v.renderPagePerS, first))} | ${v.elements} | ${perS(v.bytes)} |`),
+  ];
+}
+
+function hotSetTable(r: BenchResults): string[] {
+  return [
+    '| page cache | × | offered | achieved | p50 ms | p99 ms | timeouts | errors | server-rendered | SSR/s | server CPU | notes |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...r.hotSet.map(
+      (s) =>
+        `| ${s.cache ? 'on (1 s)' : 'off'} | ${s.multiplier} | ${perS(s.offeredPerS)} | ${perS(s.achievedPerS)} | ${ms(s.latencyMs.p50)} | ${ms(s.latencyMs.p99)} | ` +
+        `${s.timeouts} | ${s.errors} | ${pct(s.ssrShare)} | ${perS(s.ssrPerS)} | ${cpu(s.serverCpuPct)} | ${flagText(s)} |`,
+    ),
+  ];
+}
+
 function balanceTable(r: BenchResults): string[] {
   const shares = (list: number[] | null) => (list ? list.map(pct).join(' / ') : '–');
   return [
@@ -214,6 +237,11 @@ export function renderMarkdown(r: BenchResults): string {
       '',
       '"achieved" counts 2xx answers per second; "server-rendered" is the share of all requests scheduled in the window answered 2xx with `X-Render-Mode: ssr`; CPU is percent of one core over the measured window.',
     );
+  }
+  const variants = variantsTable(r);
+  if (variants.length > 0) lines.push('', '## Server-rendering optimisations, each on and off (in process, core 0)', '', ...variants);
+  if (r.hotSet.length > 0) {
+    lines.push('', '## Breaking news: 95% of requests to 10 articles, fallback on', '', ...hotSetTable(r));
   }
   if (r.balance.length > 0) {
     lines.push('', '## Balance across workers (unpinned, one worker per core, fallback off)', '', ...balanceTable(r));

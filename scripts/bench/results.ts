@@ -24,9 +24,19 @@ export interface SearchOutcome {
   probes: StepRecord[];
 }
 
+export interface RenderVariant {
+  name: string;
+  renderPagePerS: number;
+  /** The article page as that variant serves it. */
+  elements: number;
+  bytes: number;
+}
+
 export interface RenderReference {
   rawRenderPerS: number;
   renderPagePerS: number;
+  /** Each server-rendering optimisation on and off, in process. */
+  variants: RenderVariant[];
   pages: number;
   appHtmlBytes: number;
   nodeEnv: string | null;
@@ -66,6 +76,8 @@ export interface BenchResults {
   };
   capacity: SearchOutcome | null;
   steps: OverloadStep[];
+  /** The breaking-news workload (95% of requests to 10 articles), page cache off and on. */
+  hotSet: (StepRecord & { cache: boolean; multiplier: number })[];
   balance: BalanceResult[];
   targets: Target[];
   notes: string[];
