@@ -2,8 +2,8 @@
 import type { Bands, GatlingReport, StatsRow } from './gatling-report';
 
 /**
- * The request names PageViews.java gives a page by its X-Render-Mode; a unit test checks that
- * the two files agree.
+ * The request names PageViews.java gives a page by its X-Render-Mode (other values go by
+ * their own name, such as "shed"); a unit test checks that the two files agree.
  */
 export const renderModeNames = { ssr: 'ssr', shell: 'shell', none: 'no X-Render-Mode' } as const;
 
@@ -80,8 +80,8 @@ function fromRow(row: StatsRow, bands: Bands, modes: Modes | null, seconds: numb
 }
 
 /**
- * One row per top-level group or request, in the report's order. A group's children are its
- * page requests named by render mode: their counts and bands add up to the group's, while the
+ * One row per top-level group or request, in the report's order. Only PageViews.java makes
+ * groups, so a group is a step of page requests and its children are named by render mode: their counts and bands add up to the group's, while the
  * percentiles are the group's own (its cumulated response time is its one request's).
  * `stepSeconds` gives the duration of steps whose rate should be counted over that time.
  */
@@ -104,8 +104,8 @@ export function summarize(report: GatlingReport, stepSeconds: ReadonlyMap<string
       if (child.name === renderModeNames.ssr) modes.ssr += child.ok;
       else if (child.name === renderModeNames.shell) modes.shell += child.ok;
     }
-    const isPage = children.length > 0 && children.every((c) => (Object.values(renderModeNames) as string[]).includes(c.name));
-    steps.push(fromRow(row, sumBands(children.map(bandsOf)), isPage ? modes : null, stepSeconds.get(row.name)));
+    if (children.length === 0) throw new Error(`group ${row.name} has no requests`);
+    steps.push(fromRow(row, sumBands(children.map(bandsOf)), modes, stepSeconds.get(row.name)));
   }
   const pages = steps.filter((s) => s.ssr !== null);
   const allModes = pages.length

@@ -23,8 +23,8 @@ import scala.Option;
  * A Gatling request is named before it is sent, so the page request itself is silent and this
  * class reports it once its answer is known: inside a group named for the step (so the group's
  * row has the step's percentiles and bands, all modes together), as a request named by the mode
- * ({@link #SSR}, {@link #SHELL} or {@link #NO_MODE}), with Gatling's own response time, and KO
- * unless the status is 200.
+ * ({@link #SSR}, {@link #SHELL}, another value such as "shed", or {@link #NO_MODE} when the
+ * header is missing), with Gatling's own response time, and KO unless the status is 200.
  *
  * <p>Reporting needs the run's StatsEngine, which the Java DSL does not expose: {@link #attach()}
  * is an action that keeps it (and the clock) and removes itself from the chain. This leans on
@@ -101,7 +101,8 @@ public final class PageViews {
     // out, which also counts any wait for the throttle, so it can only overstate.
     long start = responseTime != null ? end - responseTime : session.getLong(SENT_AT);
     boolean ok = status != null && status == 200;
-    String name = SSR.equals(mode) ? SSR : SHELL.equals(mode) ? SHELL : NO_MODE;
+    // Any other mode the server names (its 503 under overload says "shed") is reported as named.
+    String name = mode == null || mode.isBlank() ? NO_MODE : mode.replaceAll("[^\\w.-]", "_");
     String message =
         status == null ? "no response (connection failed or timed out)" : ok ? null : "status " + status + ", expected 200";
     Status outcome = ok ? OK$.MODULE$ : KO$.MODULE$;
