@@ -51,9 +51,10 @@ async function checkSite(options: LoadtestOptions): Promise<void> {
     await res.arrayBuffer();
     status = res.status;
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+    const { cause } = error as { cause?: { code?: string; message?: string } };
+    const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
     throw new CannotRun(
-      `cannot reach ${options.baseUrl} (${cause}): is the site running there? (\`npm start\` serves http://localhost:3000)`,
+      `cannot reach ${options.baseUrl} (${reason}): is the site running there? (\`npm start\` serves http://localhost:3000)`,
     );
   }
   if (status !== 200) {
