@@ -4,9 +4,25 @@
 #   chromium       the real browser the browser tests drive (playwright-core, /usr/bin/chromium)
 #   fonts-dejavu   so pages render with real glyphs in screenshots
 #   build-essential, python3  better-sqlite3 compiles from source when no prebuilt binary can be fetched
+#   curl, ca-certificates     loadtest/mvnw downloads Maven itself (from Maven Central) with curl
+#   openjdk-17-jdk-headless   Gatling (loadtest/) runs on a JDK; skipped when `java -version`
+#                             already reports 17 or newer, whichever JDK that is
 set -euo pipefail
 
-packages=(chromium fonts-dejavu-core build-essential python3)
+packages=(chromium fonts-dejavu-core build-essential python3 curl ca-certificates)
+
+# The JDK Maven will use: $JAVA_HOME's when set (as mvnw does), else the one on PATH.
+java_major() {
+  local java=java
+  if [ -n "${JAVA_HOME:-}" ]; then java="$JAVA_HOME/bin/java"; fi
+  "$java" -version 2>&1 | sed -n 's/.*version "\([0-9]*\)\.*\([0-9]*\).*/\1 \2/p' | head -n1 |
+    awk '{ print ($1 == 1 ? $2 : $1) }'
+}
+if [ "$(java_major 2>/dev/null || true)" -ge 17 ] 2>/dev/null; then
+  echo "setup-system: Java $(java_major) present"
+else
+  packages+=(openjdk-17-jdk-headless)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
