@@ -26,7 +26,7 @@ before(
     feed = path.join(dir, 'article-urls.csv');
     writeFeed(dbPath, feed);
     server = await startBuiltServer(dbPath);
-    // On a clean machine this downloads Maven, Gatling and the plugin (about 100 MB) once, so
+    // On a clean machine this downloads Maven, Gatling and the plugin (about 75 MB) once, so
     // the first simulation is timed on its own work.
     const output: string[] = [];
     const code = await runMaven(['--batch-mode', '--no-transfer-progress', '--quiet', 'test-compile', 'gatling:help'], (l) => output.push(l));

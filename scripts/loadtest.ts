@@ -90,7 +90,7 @@ async function main(args: string[]): Promise<number> {
       .map(([key, value]) => `${key}=${value}`)
       .join(' ');
     progress(`${options.simulation} (${options.simulationClass}) against ${options.baseUrl}: ${settings}`);
-    progress(`Maven and Java ${java}: the first run downloads Gatling into ~/.m2 (about 90 MB)`);
+    progress(`Maven and Java ${java}: a first run downloads Maven and Gatling into ~/.m2 (about 75 MB)`);
     const run = await runGatling({
       simulationClass: options.simulationClass,
       properties: options.properties,
