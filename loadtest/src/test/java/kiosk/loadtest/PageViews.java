@@ -57,12 +57,6 @@ public final class PageViews {
             clock = ctx.coreComponents().clock();
             return next;
           }
-
-          @Override
-          public io.gatling.core.structure.ChainBuilder toChainBuilder() {
-            return new io.gatling.core.structure.ChainBuilder(
-                scala.collection.immutable.List$.MODULE$.empty().$colon$colon(this));
-          }
         };
     return () -> keep;
   }
