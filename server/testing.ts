@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -158,4 +158,62 @@ export async function startBuiltServer(dbPath: string, env: Record<string, strin
       return exited;
     },
   };
+}
+
+export interface RawResponse {
+  status: number;
+  /** Lower-cased names; the last value of a repeated header. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Writes `request` as is on a new connection and reads the answer until the server closes it
+ * (so send `Connection: close`): for requests fetch() would normalise or refuse to send (dot
+ * segments, raw bytes, unknown methods, oversized headers).
+ * Rejects when nothing complete arrives within `timeoutMs`, so a hang fails the test.
+ */
+export function rawRequest(baseUrl: string, request: string | Buffer, timeoutMs = 5_000): Promise<RawResponse> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no complete answer within ${timeoutMs} ms to ${JSON.stringify(String(request).slice(0, 120))}`));
+    }, timeoutMs);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      const end = text.indexOf('\r\n\r\n');
+      const match = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      if (!match || end === -1) {
+        reject(new Error(`no HTTP answer to ${JSON.stringify(String(request).slice(0, 120))}: ${JSON.stringify(text.slice(0, 200))}`));
+        return;
+      }
+      const headers: Record<string, string> = {};
+      for (const line of text.slice(0, end).split('\r\n').slice(1)) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      const rawBody = text.slice(end + 4);
+      const body = headers['transfer-encoding'] === 'chunked' ? unchunk(rawBody) : rawBody;
+      resolve({ status: Number(match[1]), headers, body });
+    });
+    socket.write(request);
+  });
+}
+
+function unchunk(body: string): string {
+  let out = '';
+  let rest = body;
+  for (;;) {
+    const lineEnd = rest.indexOf('\r\n');
+    const size = parseInt(rest.slice(0, lineEnd), 16);
+    if (!(size > 0)) return out;
+    out += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+    rest = rest.slice(lineEnd + 2 + size + 2);
+  }
 }
