@@ -153,6 +153,16 @@ describe('bad input over a real socket', () => {
     assert.equal(withQuery.body, plain.body, 'the same page as without the query string');
   });
 
+  test('open redirect: a trailing-slash redirect never points off the site', async () => {
+    for (const target of ['//evil.example/', '///evil.example/', '/\\evil.example/', '/\\/evil.example/', 'http://evil.example/', 'https://evil.example/sport/']) {
+      const res = await expectStatus('GET', target, [301, 400, 404]);
+      const location = res.headers.location;
+      if (location !== undefined) assert.match(location, /^\/(?![/\\])/, `${target} redirected to ${location}`);
+    }
+    const res = await expectStatus('GET', '/sport//', 301);
+    assert.equal(res.headers.location, '/sport');
+  });
+
   test('request targets that are not paths (absolute-form, asterisk) are 4xx', async () => {
     await expectStatus('GET', 'http://kiosk.example/sport', [400, 404]);
     await expectStatus('GET', '*', [400, 404]);

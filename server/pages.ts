@@ -15,6 +15,8 @@ const maxPathLength = 1024;
 export function pagePath(url: string): string {
   const query = url.indexOf('?');
   const raw = query === -1 ? url : url.slice(0, query);
+  // Absolute-form (`GET http://host/path`) and `*` are legal request targets but no page of ours.
+  if (!raw.startsWith('/')) throw new KioskError('badRequest', 'The address must be a path.');
   if (raw.length > maxPathLength) throw new KioskError('badRequest', 'The address is too long.');
   let decoded: string;
   try {
@@ -25,6 +27,17 @@ export function pagePath(url: string): string {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(decoded)) throw new KioskError('badRequest', 'The address contains control characters.');
   return raw;
+}
+
+/**
+ * Where a path with a trailing slash redirects, or null. Never off the site: `//host/` would
+ * become `//host`, which browsers read as another origin (and `/\host` too), so such paths
+ * get no redirect and are answered like any other unknown page.
+ */
+export function withoutTrailingSlash(path: string): string | null {
+  if (path.length <= 1 || !path.endsWith('/')) return null;
+  const location = path.replace(/\/+$/, '') || '/';
+  return /^\/[/\\]/.test(location) ? null : location;
 }
 
 function send(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, body: string) {
@@ -52,8 +65,8 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
 
   async function answer(req: IncomingMessage, res: ServerResponse) {
     const path = pagePath(req.url ?? '/');
-    if (path.length > 1 && path.endsWith('/')) {
-      const location = path.replace(/\/+$/, '') || '/';
+    const location = withoutTrailingSlash(path);
+    if (location !== null) {
       send(req, res, 301, { Location: location, 'Cache-Control': cacheControl.article, 'Content-Type': 'text/plain; charset=utf-8' }, `Moved to ${location}\n`);
       return;
     }
