@@ -163,6 +163,11 @@ describe('bad input over a real socket', () => {
     assert.equal(res.headers.location, '/sport');
   });
 
+  test('an API address with a query string and nothing after /api is a JSON 404, like /api', async () => {
+    const res = await expectStatus('GET', '/api?x=1', 404);
+    assert.match(res.headers['content-type'] ?? '', /^application\/json/);
+  });
+
   test('request targets that are not paths (absolute-form, asterisk) are 4xx', async () => {
     await expectStatus('GET', 'http://kiosk.example/sport', [400, 404]);
     await expectStatus('GET', '*', [400, 404]);
