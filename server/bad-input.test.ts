@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Article } from '../src/content';
-import { rawRequest, seedTempStore, serveTestApp, type RawResponse, type TestServer } from './testing';
+import { assertSafeAnswer, rawRequest, seedTempStore, serveTestApp, type RawResponse, type TestServer } from './testing';
 
 let server: TestServer;
 let dir: string;
@@ -27,24 +27,6 @@ function send(method: string, target: string | Buffer, headers = ''): Promise<Ra
   const head = Buffer.from(`${method} `);
   const tail = Buffer.from(` HTTP/1.1\r\nHost: kiosk.example\r\n${headers}Content-Length: 0\r\nConnection: close\r\n\r\n`);
   return rawRequest(server.baseUrl, Buffer.concat([head, Buffer.from(target), tail]));
-}
-
-/** What every answer to bad input must be, whoever gave it (Kiosk or Node's parser). */
-function assertSafeAnswer(res: RawResponse, what: string): void {
-  assert.ok(res.status < 500, `${what}: ${res.status} is not a 5xx`);
-  assert.doesNotMatch(res.body, /^\s*at .+[(:]\d+/m, `${what}: no stack trace`);
-  assert.doesNotMatch(res.body, /\/(work|home|tmp|usr)\/|node_modules|\.tsx?\b|\.c?js:\d/, `${what}: no file paths`);
-  const type = res.headers['content-type'];
-  if (res.status >= 400 && type !== undefined) {
-    // Kiosk's own refusals: a page in the site's chrome, or a JSON error for the API.
-    if (type.startsWith('application/json')) {
-      const body = JSON.parse(res.body) as { error?: { code?: unknown; message?: unknown } };
-      assert.equal(typeof body.error?.code, 'string', `${what}: a JSON error has a code`);
-      assert.equal(typeof body.error?.message, 'string', `${what}: a JSON error has a message`);
-    } else {
-      assert.match(type, /^text\/html/, `${what}: an error page`);
-    }
-  }
 }
 
 async function expectStatus(method: string, target: string | Buffer, status: number | number[], headers = '') {
@@ -166,6 +148,14 @@ describe('bad input over a real socket', () => {
   test('an API address with a query string and nothing after /api is a JSON 404, like /api', async () => {
     const res = await expectStatus('GET', '/api?x=1', 404);
     assert.match(res.headers['content-type'] ?? '', /^application\/json/);
+  });
+
+  test('API 405s without Allow: a write to the API says what it allows', async () => {
+    for (const [method, target] of [['POST', '/api/front'], ['DELETE', '/api/articles/209912312359000000'], ['PUT', '/api/'], ['PATCH', '/api/nothing']]) {
+      const res = await expectStatus(method!, target!, 405);
+      assert.equal(res.headers.allow, 'GET, HEAD', `${method} ${target}`);
+      assert.match(res.headers['content-type'] ?? '', /^application\/json/);
+    }
   });
 
   test('request targets that are not paths (absolute-form, asterisk) are 4xx', async () => {
