@@ -1,5 +1,6 @@
 // Shared by the server's tests: a real SQLite store in a temporary directory and the real
 // app listening on a real socket on an ephemeral port.
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -204,6 +205,24 @@ export function rawRequest(baseUrl: string, request: string | Buffer, timeoutMs 
     });
     socket.write(request);
   });
+}
+
+/** What every answer to bad input must be, whoever gave it (Kiosk or Node's parser). */
+export function assertSafeAnswer(res: RawResponse, what: string): void {
+  assert.ok(res.status < 500, `${what}: ${res.status} is not a 5xx`);
+  assert.doesNotMatch(res.body, /^\s*at .+[(:]\d+/m, `${what}: no stack trace`);
+  assert.doesNotMatch(res.body, /\/(work|home|tmp|usr)\/|node_modules|\.tsx?\b|\.c?js:\d/, `${what}: no file paths`);
+  const type = res.headers['content-type'];
+  if (res.status >= 400 && type !== undefined && res.body !== '') {
+    // Kiosk's own refusals: a page in the site's chrome, or a JSON error for the API.
+    if (type.startsWith('application/json')) {
+      const body = JSON.parse(res.body) as { error?: { code?: unknown; message?: unknown } };
+      assert.equal(typeof body.error?.code, 'string', `${what}: a JSON error has a code`);
+      assert.equal(typeof body.error?.message, 'string', `${what}: a JSON error has a message`);
+    } else {
+      assert.match(type, /^text\/html/, `${what}: an error page`);
+    }
+  }
 }
 
 function unchunk(body: string): string {
