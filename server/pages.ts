@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { cacheControl } from './cache-policy';
-import { classify, KioskError } from './errors';
+import { classify, errorHeaders, KioskError } from './errors';
 import { describeError, log } from './log';
 import type { WorkerMetrics } from './metrics/worker-metrics';
 import { renderErrorPage, renderPage, type RenderDeps } from './render';
@@ -54,10 +54,7 @@ export function sendErrorPage(req: IncomingMessage, res: ServerResponse, error: 
     return;
   }
   const page = renderErrorPage(answer.status, answer.message, deps);
-  send(req, res, answer.status, {
-    'Content-Type': page.contentType,
-    'Cache-Control': answer.status === 404 ? cacheControl.notFound : cacheControl.noStore,
-  }, page.html);
+  send(req, res, answer.status, { ...errorHeaders(answer), 'Content-Type': page.contentType }, page.html);
 }
 
 export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMetrics }) {
