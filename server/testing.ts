@@ -12,6 +12,7 @@ import type { Assets } from './assets';
 import { loadConfig } from './config';
 import { createSite } from './site';
 import { seedStore } from './content/seed';
+import type { ArticleWriter, ContentSource } from './content/source';
 import { lazyWriter, openSqliteStore, type SqliteStore } from './content/sqlite';
 
 export async function seedTempStore(published = 600, drafts = 20): Promise<{ dir: string; dbPath: string }> {
@@ -39,9 +40,29 @@ export async function serveTestApp(
   env: Record<string, string> = {},
 ): Promise<TestServer> {
   const content = openSqliteStore(dbPath, { readonly: true });
-  const config = { ...loadConfig({ SITE_URL: 'https://kiosk.example', ...env }), distDir };
   const writer = lazyWriter(dbPath);
-  const site = createSite({ config, content, assets: testAssets, writer: writer.get });
+  const served = await serveTestSite(content, env, { distDir, writer: writer.get });
+  return {
+    ...served,
+    content,
+    async close() {
+      await served.close();
+      writer.close();
+    },
+  };
+}
+
+/** The real site over any content source (the newsroom adapter, a wrapped store) on a real socket; closes the source too. */
+export async function serveTestSite<C extends ContentSource>(
+  content: C,
+  env: Record<string, string> = {},
+  options: { distDir?: string; writer?: () => ArticleWriter } = {},
+): Promise<{ baseUrl: string; content: C; close(): Promise<void> }> {
+  const config = { ...loadConfig({ SITE_URL: 'https://kiosk.example', ...env }), distDir: options.distDir ?? path.join(os.tmpdir(), 'kiosk-no-dist') };
+  const writer = options.writer ?? (() => {
+    throw new Error('this test site has no writer');
+  });
+  const site = createSite({ config, content, assets: testAssets, writer });
   const server = http.createServer(site.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -52,7 +73,6 @@ export async function serveTestApp(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       site.close();
-      writer.close();
       content.close();
     },
   };
