@@ -103,7 +103,7 @@ test('SIGTERM under load: requests in flight finish, new connections are refused
   const code = await server.exited;
   agent.destroy();
 
-  assert.ok(before > 50, `load was running (${before} requests before SIGTERM)`);
+  assert.ok(before >= 50, `load was running (${before} requests before SIGTERM)`);
   console.log(`after SIGTERM: ${completed.length - before} answered, unserved: ${unserved.join(' ') || 'none'}`);
   assert.deepEqual(failures, [], 'no response was cut off');
   assert.ok(unserved.every((c) => c === 'ECONNREFUSED' || c === 'ECONNRESET'), unserved.join());
