@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   };
   const config = loadConfig(env);
   const workerPorts = Array.from({ length: config.webConcurrency }, (_, i) => config.port + i);
-  await prepareToServe({ build: !values['no-build'], seed: !values['no-seed'], contentDbPath: config.contentDbPath, name: 'start:nginx' });
+  await prepareToServe({ build: !values['no-build'], seed: !values['no-seed'] && config.contentApiUrl === null, contentDbPath: config.contentDbPath, name: 'start:nginx' });
 
   const cluster = spawn(process.execPath, ['--enable-source-maps', serverBundle], { cwd: root, env, stdio: 'inherit' });
   let nginx: LocalNginx | undefined;

@@ -64,8 +64,10 @@ export function apiRouter(content: ContentClient): express.Router {
     send(res, cacheControl.front, { items: await content.latest(limitParam(req)) });
   });
 
-  api.all('/{*rest}', (req) => {
-    throw new KioskError(req.method === 'GET' || req.method === 'HEAD' ? 'notFound' : 'methodNotAllowed');
+  api.all('/{*rest}', (req, res) => {
+    if (req.method === 'GET' || req.method === 'HEAD') throw new KioskError('notFound');
+    res.set('Allow', 'GET, HEAD');
+    throw new KioskError('methodNotAllowed');
   });
 
   return api;

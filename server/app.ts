@@ -4,7 +4,7 @@ import { assetsDir, type Assets } from './assets';
 import { cacheControl } from './cache-policy';
 import type { Config } from './config';
 import type { ArticleWriter, ContentSource } from './content/source';
-import { classify, KioskError } from './errors';
+import { classify, errorHeaders, KioskError } from './errors';
 import { ingestRouter } from './ingest';
 import { describeError, log } from './log';
 import { faviconHandler, mediaHandler } from './media';
@@ -82,7 +82,7 @@ export function createApp({ config, content, assets, writer, render }: AppDeps):
       return;
     }
     res.status(answer.status);
-    res.set('Cache-Control', answer.status === 404 ? cacheControl.notFound : cacheControl.noStore);
+    res.set(errorHeaders(answer));
     res.json({ error: { code: answer.code, message: answer.message } });
   });
 

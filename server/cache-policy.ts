@@ -13,6 +13,9 @@ export const cacheControl = {
   article: shared(60),
   // Short, so a story that appears moments later is not hidden behind a cached 404.
   notFound: 'public, max-age=0, s-maxage=10',
+  // Content could not be fetched (503): a CDN may hold this a few seconds, which spares the
+  // origin a stampede; where it has the page itself, stale-if-error serves that instead.
+  contentUnavailable: 'public, max-age=0, s-maxage=5',
   assets: 'public, max-age=31536000, immutable',
   noStore: 'private, no-store',
-} as const satisfies Record<CacheClass | 'assets' | 'noStore', string>;
+} as const satisfies Record<CacheClass | 'assets' | 'noStore' | 'contentUnavailable', string>;

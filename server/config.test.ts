@@ -60,3 +60,26 @@ test('TRUST_PROXY believes only the loopback proxy unless turned off', () => {
   assert.equal(loadConfig({ TRUST_PROXY: 'off' }).trustProxy, false);
   assert.throws(() => loadConfig({ TRUST_PROXY: '0.0.0.0/0' }), ConfigError);
 });
+
+test('CONTENT_API_URL: an absolute http(s) URL without credentials or query, and the newsroom cache bounds', () => {
+  const defaults = loadConfig({});
+  assert.equal(defaults.contentApiUrl, null);
+  assert.equal(defaults.contentTimeoutMs, 1_500);
+  const config = loadConfig({ CONTENT_API_URL: 'https://newsroom.example/kiosk/api/', CONTENT_TIMEOUT_MS: '800', CONTENT_STALE_S: '600' });
+  assert.equal(config.contentApiUrl, 'https://newsroom.example/kiosk/api');
+  assert.equal(config.contentTimeoutMs, 800);
+  assert.equal(config.contentStaleS, 600);
+  for (const bad of ['newsroom.example/api', 'ftp://newsroom.example', 'https://user:pw@newsroom.example/api', 'https://newsroom.example/api?key=1']) {
+    assert.throws(() => loadConfig({ CONTENT_API_URL: bad }), /CONTENT_API_URL/, bad);
+  }
+  assert.throws(() => loadConfig({ CONTENT_TIMEOUT_MS: '0' }), /CONTENT_TIMEOUT_MS must be between/);
+  assert.throws(() => loadConfig({ CONTENT_CACHE_MB: '0' }), /CONTENT_CACHE_MB/);
+});
+
+test('ingestion and preview need the SQLite store: with CONTENT_API_URL they refuse to start', () => {
+  const api = { CONTENT_API_URL: 'http://127.0.0.1:3001/api' };
+  const secret = 'x'.repeat(32);
+  assert.throws(() => loadConfig({ ...api, INGEST_TOKEN: secret }), /INGEST_TOKEN and CONTENT_API_URL are both set/);
+  assert.throws(() => loadConfig({ ...api, PREVIEW_SECRET: secret }), /PREVIEW_SECRET and CONTENT_API_URL are both set/);
+  assert.equal(loadConfig({ ...api, INGEST_TOKEN: secret, INGEST_ENABLED: 'false' }).ingestToken, null);
+});

@@ -24,6 +24,20 @@ export interface Config {
   /** Absolute origin used for canonical and Open Graph URLs, without a trailing slash. */
   siteUrl: string;
   contentDbPath: string;
+  /**
+   * The newsroom API that replaces the SQLite store when set (it speaks Kiosk's own /api
+   * shapes: `${contentApiUrl}/front`, …); null: the SQLite store at contentDbPath.
+   */
+  contentApiUrl: string | null;
+  /** Whole exchange with the newsroom API: connect, headers and body. */
+  contentTimeoutMs: number;
+  /** An answer younger than this is used without asking the newsroom API again. */
+  contentFreshS: number;
+  /** An answer younger than this stands in when the newsroom API fails. */
+  contentStaleS: number;
+  /** Bounds of each worker's cache of newsroom answers. */
+  contentCacheEntries: number;
+  contentCacheMb: number;
   /** Build output: dist/client/manifest.json and dist/client/assets/. */
   distDir: string;
   /** Node's keep-alive must outlive the proxy's upstream keep-alive, or the proxy gets 502s. */
@@ -147,6 +161,21 @@ function secretFor(env: Env, feature: string, enabledName: string, secretName: s
   return secret;
 }
 
+function contentApiUrl(env: Env): string | null {
+  const raw = env.CONTENT_API_URL;
+  if (raw === undefined || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`CONTENT_API_URL must be an absolute URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`CONTENT_API_URL must be http or https, got "${raw}"`);
+  if (url.username || url.password) throw new ConfigError('CONTENT_API_URL must not carry credentials');
+  if (url.search || url.hash) throw new ConfigError(`CONTENT_API_URL must not have a query string or fragment, got "${raw}"`);
+  return url.href.replace(/\/+$/, '');
+}
+
 function clusterScheduling(env: Env): Config['clusterScheduling'] {
   const raw = env.CLUSTER_SCHEDULING ?? 'rr';
   if (raw === 'none' || raw === 'rr') return raw;
@@ -193,6 +222,20 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     ssrSharedChrome: flag(env, 'SSR_SHARED_CHROME') ?? true,
     pageCacheTtlMs: integer(env, 'PAGE_CACHE_TTL_MS', 0, 0, 60_000),
     pageCacheMaxBytes: integer(env, 'PAGE_CACHE_MAX_MB', 64, 1, 4_096) * 1024 * 1024,
+    contentApiUrl: contentApiUrl(env),
+    contentTimeoutMs: integer(env, 'CONTENT_TIMEOUT_MS', 1_500, 50, 60_000),
+    contentFreshS: integer(env, 'CONTENT_FRESH_S', 5, 0, 3_600),
+    contentStaleS: integer(env, 'CONTENT_STALE_S', 86_400, 0, 7 * 86_400),
+    contentCacheEntries: integer(env, 'CONTENT_CACHE_ENTRIES', 5_000, 1, 1_000_000),
+    contentCacheMb: integer(env, 'CONTENT_CACHE_MB', 32, 1, 4_096),
   };
+  // Both features read or write the SQLite store, which is not consulted when content comes
+  // from the newsroom API: a push would vanish, a preview would find no draft.
+  if (config.contentApiUrl !== null && config.ingestToken !== null) {
+    throw new ConfigError('INGEST_TOKEN and CONTENT_API_URL are both set: ingestion writes to the SQLite store, which is not read when content comes from the newsroom API (the newsroom ingests there). Unset one, or set INGEST_ENABLED=false');
+  }
+  if (config.contentApiUrl !== null && config.previewSecret !== null) {
+    throw new ConfigError('PREVIEW_SECRET and CONTENT_API_URL are both set: previews need drafts, which the newsroom API (Kiosk\'s /api shapes) does not serve. Unset one, or set PREVIEW_ENABLED=false');
+  }
   return Object.freeze(config);
 }

@@ -1,3 +1,5 @@
+import { cacheControl } from './cache-policy';
+
 // Every error a reader or API client can see, in one place. The message is what is shown;
 // internal details are logged, never sent.
 export const errors = {
@@ -11,7 +13,13 @@ export const errors = {
   headersTooLarge: { status: 431, code: 'headers_too_large', message: 'The request headers are too large.' },
   internal: { status: 500, code: 'internal', message: 'Something went wrong on our side. Please try again shortly.' },
   unavailable: { status: 503, code: 'unavailable', message: 'The service is busy. Please try again shortly.' },
+  // The newsroom API failed and no recent copy was at hand: short-lived, so a CDN serves its
+  // stale copy meanwhile (stale-if-error) and readers get the page back within seconds.
+  contentUnavailable: { status: 503, code: 'content_unavailable', message: 'The news could not be fetched just now. Please try again in a few seconds.' },
 } as const;
+
+/** Retry-After of a contentUnavailable answer; its Cache-Control lets a CDN keep it as long. */
+export const contentUnavailableRetryAfterS = 5;
 
 export type ErrorKind = keyof typeof errors;
 
@@ -53,4 +61,12 @@ export function classify(error: unknown): { status: number; code: string; messag
     };
   }
   return { ...errors.internal, internal: true };
+}
+
+/** The headers of an error answer, page or JSON: how long caches may keep it, and when to retry. */
+export function errorHeaders(answer: { status: number; code: string }): Record<string, string> {
+  if (answer.code === errors.contentUnavailable.code) {
+    return { 'Cache-Control': cacheControl.contentUnavailable, 'Retry-After': String(contentUnavailableRetryAfterS) };
+  }
+  return { 'Cache-Control': answer.status === 404 ? cacheControl.notFound : cacheControl.noStore };
 }

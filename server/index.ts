@@ -57,7 +57,7 @@ function primary() {
   cluster.schedulingPolicy = config.clusterScheduling === 'none' ? cluster.SCHED_NONE : cluster.SCHED_RR;
   // Fail here, once, rather than in every worker that throng would then revive in a loop.
   loadAssets(config.distDir);
-  if (!fs.existsSync(config.contentDbPath)) {
+  if (config.contentApiUrl === null && !fs.existsSync(config.contentDbPath)) {
     throw new Error(`No content store at ${config.contentDbPath}: run "npm run seed" (npm start does it for you)`);
   }
   if (config.listenMode === 'per-worker') {
@@ -75,7 +75,7 @@ function primary() {
     somaxconn: readSomaxconn(),
     host: config.host || '*',
     nodeEnv: config.nodeEnv,
-    contentDbPath: config.contentDbPath,
+    content: config.contentApiUrl ?? config.contentDbPath,
   });
   cluster.on('exit', (w, code, signal) => {
     if (code !== 0 || signal) log.warn('worker exited', { pid: w.process.pid, code, signal });

@@ -57,10 +57,15 @@ function dimension(value: unknown, where: string): number {
 // Images are ours (/media/...) or on https: never javascript:, data: or a protocol-relative URL.
 const imageSrc = /^(\/media\/[A-Za-z0-9._-]{1,100}|https:\/\/[A-Za-z0-9.-]{1,253}(:\d{1,5})?\/[\x21-\x7e]{0,1000})$/;
 
+/** What an image's `src` may be, wherever an article comes from (the CMS or a newsroom API). */
+export function isImageSrc(src: string): boolean {
+  return imageSrc.test(src) && !src.includes('"') && !src.includes('\\');
+}
+
 function image(value: unknown): Image {
   const fields = record(value, 'image', ['src', 'alt', 'caption', 'credit', 'width', 'height'], ['src', 'alt', 'width', 'height']);
   const src = text(fields.src, 'image.src', 1_200);
-  if (!imageSrc.test(src) || src.includes('"') || src.includes('\\')) fail('image.src must be a /media/ path or an https URL.');
+  if (!isImageSrc(src)) fail('image.src must be a /media/ path or an https URL.');
   return {
     src,
     alt: text(fields.alt, 'image.alt', ingestLimits.imageText, { allowEmpty: true }),

@@ -29,7 +29,7 @@ const nonPagePrefixes = ['/assets/', '/media/', '/healthz', '/favicon.', '/metri
 export function requestKind(req: IncomingMessage): RequestKind {
   if (req.method !== 'GET' && req.method !== 'HEAD') return 'other';
   const url = req.url ?? '/';
-  if (url.startsWith('/api/') || url === '/api') return 'api';
+  if (url.startsWith('/api/') || url === '/api' || url.startsWith('/api?')) return 'api';
   for (const prefix of nonPagePrefixes) if (url.startsWith(prefix)) return 'other';
   return 'page';
 }

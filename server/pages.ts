@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { cacheControl } from './cache-policy';
-import { classify, KioskError } from './errors';
+import { classify, errorHeaders, KioskError } from './errors';
 import { describeError, log } from './log';
 import type { WorkerMetrics } from './metrics/worker-metrics';
 import { renderErrorPage, renderPage, type RenderDeps } from './render';
@@ -20,6 +20,8 @@ const maxPathLength = 1024;
 export function pagePath(url: string): string {
   const query = url.indexOf('?');
   const raw = query === -1 ? url : url.slice(0, query);
+  // Absolute-form (`GET http://host/path`) and `*` are legal request targets but no page of ours.
+  if (!raw.startsWith('/')) throw new KioskError('badRequest', 'The address must be a path.');
   if (raw.length > maxPathLength) throw new KioskError('badRequest', 'The address is too long.');
   let decoded: string;
   try {
@@ -30,6 +32,17 @@ export function pagePath(url: string): string {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(decoded)) throw new KioskError('badRequest', 'The address contains control characters.');
   return raw;
+}
+
+/**
+ * Where a path with a trailing slash redirects, or null. Never off the site: `//host/` would
+ * become `//host`, which browsers read as another origin (and `/\host` too), so such paths
+ * get no redirect and are answered like any other unknown page.
+ */
+export function withoutTrailingSlash(path: string): string | null {
+  if (path.length <= 1 || !path.endsWith('/')) return null;
+  const location = path.replace(/\/+$/, '') || '/';
+  return /^\/[/\\]/.test(location) ? null : location;
 }
 
 function send(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, body: string) {
@@ -46,11 +59,7 @@ export function sendErrorPage(req: IncomingMessage, res: ServerResponse, error: 
     return;
   }
   const page = renderErrorPage(answer.status, answer.message, deps);
-  send(req, res, answer.status, {
-    ...errorPageHeaders,
-    'Content-Type': page.contentType,
-    'Cache-Control': answer.status === 404 ? cacheControl.notFound : cacheControl.noStore,
-  }, page.html);
+  send(req, res, answer.status, { ...errorPageHeaders, ...errorHeaders(answer), 'Content-Type': page.contentType }, page.html);
 }
 
 export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMetrics; cache?: PageCache | null }) {
@@ -66,8 +75,8 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
 
   async function answer(req: IncomingMessage, res: ServerResponse) {
     const path = pagePath(req.url ?? '/');
-    if (path.length > 1 && path.endsWith('/')) {
-      const location = path.replace(/\/+$/, '') || '/';
+    const location = withoutTrailingSlash(path);
+    if (location !== null) {
       send(req, res, 301, { Location: location, 'Cache-Control': cacheControl.article, 'Content-Type': 'text/plain; charset=utf-8' }, `Moved to ${location}\n`);
       return;
     }

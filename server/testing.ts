@@ -1,9 +1,10 @@
 // Shared by the server's tests: a real SQLite store in a temporary directory and the real
 // app listening on a real socket on an ephemeral port.
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,7 @@ import type { Assets } from './assets';
 import { loadConfig } from './config';
 import { createSite } from './site';
 import { seedStore } from './content/seed';
+import type { ArticleWriter, ContentSource } from './content/source';
 import { lazyWriter, openSqliteStore, type SqliteStore } from './content/sqlite';
 
 export async function seedTempStore(published = 600, drafts = 20): Promise<{ dir: string; dbPath: string }> {
@@ -38,9 +40,29 @@ export async function serveTestApp(
   env: Record<string, string> = {},
 ): Promise<TestServer> {
   const content = openSqliteStore(dbPath, { readonly: true });
-  const config = { ...loadConfig({ SITE_URL: 'https://kiosk.example', ...env }), distDir };
   const writer = lazyWriter(dbPath);
-  const site = createSite({ config, content, assets: testAssets, writer: writer.get });
+  const served = await serveTestSite(content, env, { distDir, writer: writer.get });
+  return {
+    ...served,
+    content,
+    async close() {
+      await served.close();
+      writer.close();
+    },
+  };
+}
+
+/** The real site over any content source (the newsroom adapter, a wrapped store) on a real socket; closes the source too. */
+export async function serveTestSite<C extends ContentSource>(
+  content: C,
+  env: Record<string, string> = {},
+  options: { distDir?: string; writer?: () => ArticleWriter } = {},
+): Promise<{ baseUrl: string; content: C; close(): Promise<void> }> {
+  const config = { ...loadConfig({ SITE_URL: 'https://kiosk.example', ...env }), distDir: options.distDir ?? path.join(os.tmpdir(), 'kiosk-no-dist') };
+  const writer = options.writer ?? (() => {
+    throw new Error('this test site has no writer');
+  });
+  const site = createSite({ config, content, assets: testAssets, writer });
   const server = http.createServer(site.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -51,7 +73,6 @@ export async function serveTestApp(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       site.close();
-      writer.close();
       content.close();
     },
   };
@@ -158,4 +179,80 @@ export async function startBuiltServer(dbPath: string, env: Record<string, strin
       return exited;
     },
   };
+}
+
+export interface RawResponse {
+  status: number;
+  /** Lower-cased names; the last value of a repeated header. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Writes `request` as is on a new connection and reads the answer until the server closes it
+ * (so send `Connection: close`): for requests fetch() would normalise or refuse to send (dot
+ * segments, raw bytes, unknown methods, oversized headers).
+ * Rejects when nothing complete arrives within `timeoutMs`, so a hang fails the test.
+ */
+export function rawRequest(baseUrl: string, request: string | Buffer, timeoutMs = 5_000): Promise<RawResponse> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no complete answer within ${timeoutMs} ms to ${JSON.stringify(String(request).slice(0, 120))}`));
+    }, timeoutMs);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString('utf8');
+      const end = text.indexOf('\r\n\r\n');
+      const match = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      if (!match || end === -1) {
+        reject(new Error(`no HTTP answer to ${JSON.stringify(String(request).slice(0, 120))}: ${JSON.stringify(text.slice(0, 200))}`));
+        return;
+      }
+      const headers: Record<string, string> = {};
+      for (const line of text.slice(0, end).split('\r\n').slice(1)) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      const rawBody = text.slice(end + 4);
+      const body = headers['transfer-encoding'] === 'chunked' ? unchunk(rawBody) : rawBody;
+      resolve({ status: Number(match[1]), headers, body });
+    });
+    socket.write(request);
+  });
+}
+
+/** What every answer to bad input must be, whoever gave it (Kiosk or Node's parser). */
+export function assertSafeAnswer(res: RawResponse, what: string): void {
+  assert.ok(res.status < 500, `${what}: ${res.status} is not a 5xx`);
+  assert.doesNotMatch(res.body, /^\s*at .+[(:]\d+/m, `${what}: no stack trace`);
+  assert.doesNotMatch(res.body, /\/(work|home|tmp|usr)\/|node_modules|\.tsx?\b|\.c?js:\d/, `${what}: no file paths`);
+  const type = res.headers['content-type'];
+  if (res.status >= 400 && type !== undefined && res.body !== '') {
+    // Kiosk's own refusals: a page in the site's chrome, or a JSON error for the API.
+    if (type.startsWith('application/json')) {
+      const body = JSON.parse(res.body) as { error?: { code?: unknown; message?: unknown } };
+      assert.equal(typeof body.error?.code, 'string', `${what}: a JSON error has a code`);
+      assert.equal(typeof body.error?.message, 'string', `${what}: a JSON error has a message`);
+    } else {
+      assert.match(type, /^text\/html/, `${what}: an error page`);
+    }
+  }
+}
+
+function unchunk(body: string): string {
+  let out = '';
+  let rest = body;
+  for (;;) {
+    const lineEnd = rest.indexOf('\r\n');
+    const size = parseInt(rest.slice(0, lineEnd), 16);
+    if (!(size > 0)) return out;
+    out += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+    rest = rest.slice(lineEnd + 2 + size + 2);
+  }
 }

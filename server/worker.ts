@@ -1,6 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { ContentSource } from './content/source';
+import { newsroomApiOptions, openNewsroomApi } from './content/newsroom-api';
 import { lazyWriter, openSqliteStore } from './content/sqlite';
 import { loadAssets, type Assets } from './assets';
 import type { Config } from './config';
@@ -34,7 +35,7 @@ export async function startWorker(
   config: Readonly<Config>,
   deps: { content?: ContentSource; assets?: Assets; listen?: ListenTarget } = {},
 ): Promise<RunningWorker> {
-  const content = deps.content ?? openSqliteStore(config.contentDbPath, { readonly: true });
+  const content = deps.content ?? openContentSource(config);
   const assets = deps.assets ?? loadAssets(config.distDir);
   const writer = lazyWriter(config.contentDbPath);
   const site = createSite({ config, content, assets, writer: writer.get });
@@ -87,6 +88,12 @@ export async function startWorker(
   }
 
   return { server, content, metrics: site.metrics, drain };
+}
+
+/** The newsroom API when CONTENT_API_URL is set, else the SQLite store. */
+function openContentSource(config: Readonly<Config>): ContentSource {
+  if (config.contentApiUrl === null) return openSqliteStore(config.contentDbPath, { readonly: true });
+  return openNewsroomApi(newsroomApiOptions({ ...config, contentApiUrl: config.contentApiUrl }));
 }
 
 function listenOnce(server: http.Server, target: ListenTarget, backlog: number): Promise<void> {

@@ -55,6 +55,12 @@ export const sectionPageSize = 20;
 export const maxSectionPageSize = 50;
 export const latestListSize = 15;
 
+/** Page sizes come from query strings: anything odd becomes the default or the nearest bound. */
+export function clampPageSize(limit: number | undefined, fallback: number): number {
+  if (limit === undefined || Number.isNaN(limit)) return fallback;
+  return Math.min(maxSectionPageSize, Math.max(1, Math.trunc(limit)));
+}
+
 /**
  * Where pages get their content. The browser implementation speaks HTTP to `/api`; the
  * server passes its own store. Unknown things resolve to null; transport failures reject.

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import type { Article, Block, FrontPage, Headline, Image, SectionPage, Teaser } from '../../src/content';
-import { latestListSize, maxSectionPageSize, sectionPageSize } from '../../src/content';
+import { clampPageSize, latestListSize, sectionPageSize } from '../../src/content';
 import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
+import { deepFreeze } from './freeze';
 import type { ArticleWriter, ContentSource } from './source';
 
 export interface SqliteStore extends ContentSource {
@@ -184,7 +185,7 @@ function createStore(db: Database.Database, path: string): SqliteStore {
         throw new RangeError(`section cursor must be an article id, got ${JSON.stringify(cursor)}`);
       }
       if (!isSectionSlug(slug)) return null;
-      const limit = clampLimit(options.limit, sectionPageSize);
+      const limit = clampPageSize(options.limit, sectionPageSize);
       if (cursor === undefined) return remembered(`section:${slug}:${limit}`, () => readSection(slug, undefined, limit));
       return readSection(slug, cursor, limit);
     },
@@ -200,7 +201,7 @@ function createStore(db: Database.Database, path: string): SqliteStore {
     },
 
     async latest(limit = latestListSize): Promise<Headline[]> {
-      const n = clampLimit(limit, latestListSize);
+      const n = clampPageSize(limit, latestListSize);
       return remembered(`latest:${n}`, () => headlines.all(n).map(toHeadline));
     },
 
@@ -256,20 +257,6 @@ function createStore(db: Database.Database, path: string): SqliteStore {
   }
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
-
-
-/** Page sizes come from query strings: anything odd becomes the default or the nearest bound. */
-function clampLimit(limit: number | undefined, fallback: number): number {
-  if (limit === undefined || Number.isNaN(limit)) return fallback;
-  return Math.min(maxSectionPageSize, Math.max(1, Math.trunc(limit)));
-}
 
 function toHeadline(row: HeadlineRow): Headline {
   return { id: row.id, section: row.section as SectionSlug, title: row.title, publishedAt: row.published_at };
