@@ -30,7 +30,8 @@ function headTags(head: DocumentHead, siteUrl: string): string {
     tags.push(`<link rel="canonical" href="${escapeHtml(head.canonicalUrl)}">`);
     tags.push(`<meta property="og:url" content="${escapeHtml(head.canonicalUrl)}">`);
   }
-  if (head.ogImage) tags.push(`<meta property="og:image" content="${escapeHtml(siteUrl + head.ogImage)}">`);
+  // Images are ours (a path) or already absolute (https, from the CMS).
+  if (head.ogImage) tags.push(`<meta property="og:image" content="${escapeHtml(/^https:\/\//.test(head.ogImage) ? head.ogImage : siteUrl + head.ogImage)}">`);
   if (head.robots) tags.push(`<meta name="robots" content="${escapeHtml(head.robots)}">`);
   return tags.join('');
 }

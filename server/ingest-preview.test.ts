@@ -150,6 +150,14 @@ describe('ingestion', () => {
     assert.equal(unknown.status, 404);
   });
 
+  test('regression: an https image from the CMS is the og:image as it is, not appended to the site URL', async () => {
+    const id = newId();
+    const src = 'https://images.example/harbour.jpg';
+    assert.equal((await put(id, article({ image: { src, alt: 'Harbour', width: 1200, height: 675 } }))).status, 201);
+    const html = await (await get(`/world/${id}`)).text();
+    assert.ok(html.includes(`<meta property="og:image" content="${src}">`), 'og:image is the image URL itself');
+  });
+
   test('a draft is never in the API or on any public page', async () => {
     const id = newId();
     const marker = 'Embargoed budget figures leak';
