@@ -41,6 +41,34 @@ export interface Config {
   ssrMaxEventLoopDelayMs: number;
   /** CDN lifetime of the shell: a few seconds, never the page's own. */
   shellSMaxAgeS: number;
+  metrics: MetricsConfig;
+}
+
+export interface MetricsConfig {
+  /** CloudWatch namespace of every metric, the dashboard and the alarms (METRICS_NAMESPACE). */
+  namespace: string;
+  /** The Environment dimension (KIOSK_ENV): one per Elastic Beanstalk environment, so staging never pages production. */
+  environment: string;
+  /** Port of the cluster's /metrics on 127.0.0.1, served by the primary process; 0 turns it off. */
+  port: number;
+  /** PutMetricData from every process; null unless METRICS_CLOUDWATCH=1. */
+  cloudwatch: CloudWatchConfig | null;
+}
+
+export interface CloudWatchConfig {
+  region: string;
+  /** AWS_ENDPOINT_URL_CLOUDWATCH or AWS_ENDPOINT_URL (an emulator in tests); null for AWS's own. */
+  endpoint: string | null;
+  flushIntervalS: number;
+  /** 60: standard resolution; 1: high resolution (per-second data, priced higher). */
+  storageResolutionS: 1 | 60;
+  /** Metric data held while CloudWatch is slow or down, per process; past it the oldest are dropped. */
+  bufferMaxDatums: number;
+  /** One PutMetricData call, retries included; a hung endpoint costs at most this per flush. */
+  timeoutMs: number;
+  /** AWS_EC2_METADATA_SERVICE_ENDPOINT and AWS_EC2_METADATA_DISABLED, as the SDKs read them. */
+  instanceMetadataEndpoint: string | undefined;
+  instanceMetadataDisabled: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -84,12 +112,69 @@ function clusterScheduling(env: Env): Config['clusterScheduling'] {
   throw new ConfigError(`CLUSTER_SCHEDULING must be none or rr, got "${raw}"`);
 }
 
+function flag(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(`${name} must be 1 or 0, got "${env[name]}"`);
+}
+
+function pattern(env: Env, name: string, fallback: string, re: RegExp, rule: string): string {
+  const raw = env[name] || fallback;
+  if (!re.test(raw)) throw new ConfigError(`${name} must be ${rule}, got "${raw}"`);
+  return raw;
+}
+
+function endpointUrl(env: Env, name: string): string | null {
+  const raw = env[name];
+  if (!raw) return null;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return raw;
+  } catch {
+    // reported below
+  }
+  throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+}
+
+function metricsConfig(env: Env, nodeEnv: Config['nodeEnv'], port: number): MetricsConfig {
+  const metricsPort = integer(env, 'METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== 0 && metricsPort === port) throw new ConfigError(`METRICS_PORT must differ from PORT (${port})`);
+  let cloudwatch: CloudWatchConfig | null = null;
+  if (flag(env, 'METRICS_CLOUDWATCH')) {
+    const region = env.AWS_REGION || env.AWS_DEFAULT_REGION;
+    if (!region) throw new ConfigError('METRICS_CLOUDWATCH=1 needs AWS_REGION (the region CloudWatch metrics go to)');
+    if (!/^[a-z0-9-]+$/.test(region)) throw new ConfigError(`AWS_REGION must be a region name such as eu-west-1, got "${region}"`);
+    const storageResolutionS = integer(env, 'METRICS_STORAGE_RESOLUTION_S', 60, 1, 60);
+    if (storageResolutionS !== 1 && storageResolutionS !== 60) {
+      throw new ConfigError(`METRICS_STORAGE_RESOLUTION_S must be 1 or 60, got ${storageResolutionS}`);
+    }
+    cloudwatch = Object.freeze({
+      region,
+      endpoint: endpointUrl(env, 'AWS_ENDPOINT_URL_CLOUDWATCH') ?? endpointUrl(env, 'AWS_ENDPOINT_URL'),
+      flushIntervalS: integer(env, 'METRICS_FLUSH_S', 60, 1, 3_600),
+      storageResolutionS,
+      bufferMaxDatums: integer(env, 'METRICS_BUFFER_MAX_DATUMS', 5_000, 10, 1_000_000),
+      timeoutMs: integer(env, 'METRICS_TIMEOUT_MS', 5_000, 100, 60_000),
+      instanceMetadataEndpoint: endpointUrl(env, 'AWS_EC2_METADATA_SERVICE_ENDPOINT') ?? undefined,
+      instanceMetadataDisabled: (env.AWS_EC2_METADATA_DISABLED ?? '').toLowerCase() === 'true',
+    });
+  }
+  return Object.freeze({
+    namespace: pattern(env, 'METRICS_NAMESPACE', 'Kiosk', /^(?!AWS\/)[A-Za-z0-9._\-/#:]{1,255}$/, 'up to 255 letters, digits or . _ - / # : and not start with AWS/'),
+    environment: pattern(env, 'KIOSK_ENV', nodeEnv, /^[A-Za-z0-9._-]{1,64}$/, 'up to 64 letters, digits or . _ -'),
+    port: metricsPort,
+    cloudwatch,
+  });
+}
+
 /** Reads the environment once; throws ConfigError with a readable message on bad input. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const keepAliveTimeoutMs = integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000);
+  const environment = nodeEnv(env);
   const config: Config = {
-    nodeEnv: nodeEnv(env),
+    nodeEnv: environment,
     port,
     webConcurrency: integer(env, 'WEB_CONCURRENCY', os.availableParallelism(), 1, 256),
     siteUrl: siteUrl(env, port),
@@ -108,6 +193,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     shedRetryAfterS: integer(env, 'SHED_RETRY_AFTER_S', 5, 1, 3_600),
     ssrMaxEventLoopDelayMs: integer(env, 'SSR_MAX_EVENT_LOOP_DELAY_MS', 0, 0, 60_000),
     shellSMaxAgeS: integer(env, 'SHELL_S_MAXAGE_S', 2, 0, 10),
+    metrics: metricsConfig(env, environment, port),
   };
   return Object.freeze(config);
 }
