@@ -55,7 +55,9 @@ function number(flag: string, raw: string | undefined, fallback: number, min: nu
   return value;
 }
 
-function readCommand(args: string[]): { command: Command; options: MonitoringOptions; help: boolean } {
+type Parsed = { help: true } | { help: false; command: Command; options: MonitoringOptions };
+
+function readCommand(args: string[]): Parsed {
   const { values, positionals } = parseArgs({
     args,
     strict: true,
@@ -74,7 +76,7 @@ function readCommand(args: string[]): { command: Command; options: MonitoringOpt
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) return { command: 'print', options: undefined as never, help: true };
+  if (values.help) return { help: true };
   const [command, ...rest] = positionals;
   if (command !== 'setup' && command !== 'teardown' && command !== 'print') {
     throw new UsageError(command ? `unknown command "${command}"` : 'name a command: setup, teardown or print');
@@ -234,7 +236,7 @@ function explain(error: unknown): string {
 }
 
 async function main(args: string[]): Promise<number> {
-  let parsed: ReturnType<typeof readCommand>;
+  let parsed: Parsed;
   try {
     parsed = readCommand(args);
   } catch (error) {

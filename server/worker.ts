@@ -38,21 +38,6 @@ export async function startWorker(
   const assets = deps.assets ?? loadAssets(config.distDir);
   const site = createSite({ config, content, assets });
 
-  // Metrics readers, all off the request path: the CloudWatch flush timer and /metrics scrapes.
-  const ledger = new MetricsLedger(site.metrics);
-  const forCloudWatch = ledger.reader();
-  const cloudwatch = startCloudWatch(
-    config.metrics,
-    () => {
-      ledger.roll();
-      const samples = workerSamples(forCloudWatch, process.memoryUsage());
-      forCloudWatch.clear();
-      return samples;
-    },
-    'worker',
-  );
-  if (config.metrics.port > 0) answerClusterScrapes(workerRegistry(ledger, ledger.reader(), cloudwatch));
-
   const server = http.createServer();
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
   server.headersTimeout = config.headersTimeoutMs;
@@ -78,6 +63,21 @@ export async function startWorker(
       resolve();
     });
   });
+
+  // Metrics readers, all off the request path: the CloudWatch flush timer and /metrics scrapes.
+  const ledger = new MetricsLedger(site.metrics);
+  const forCloudWatch = ledger.reader();
+  const cloudwatch = startCloudWatch(
+    config.metrics,
+    () => {
+      ledger.roll();
+      const samples = workerSamples(forCloudWatch, process.memoryUsage());
+      forCloudWatch.clear();
+      return samples;
+    },
+    'worker',
+  );
+  if (config.metrics.port > 0) answerClusterScrapes(workerRegistry(ledger, ledger.reader(), cloudwatch));
 
   async function drain() {
     if (draining) return;
