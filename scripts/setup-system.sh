@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the test suite needs that is not an npm package. Idempotent: packages
-# already present are skipped, so a second run costs a few dpkg queries and nothing else.
+# Installs what the test suite needs that is not an npm package. Idempotent: what is already
+# present is skipped, so a second run costs a few dpkg and version queries and nothing else.
 #   chromium       the real browser the browser tests drive (playwright-core, /usr/bin/chromium)
 #   fonts-dejavu   so pages render with real glyphs in screenshots
 #   build-essential, python3  better-sqlite3 compiles from source when no prebuilt binary can be fetched
@@ -8,19 +8,19 @@
 #   curl, ca-certificates     loadtest/mvnw downloads Maven itself (from Maven Central) with curl
 #   openjdk-17-jdk-headless   Gatling (loadtest/) runs on a JDK; skipped when `java -version`
 #                             already reports 17 or newer, whichever JDK that is
+#   python3-venv   for the virtualenvs below
+#   moto[server]   (PyPI, pinned) in .venv-moto/ at the repo's root (gitignored): the AWS API
+#                  emulator the CloudWatch tests send metrics, dashboards and alarms to
 # It also makes sure a system user "nginx" exists: the Elastic Beanstalk rendering of the Nginx
 # config runs its workers as that user (Amazon Linux's), and `nginx -t` checks that it exists.
 set -euo pipefail
 
-packages=(chromium fonts-dejavu-core build-essential python3 nginx curl ca-certificates)
+root="$(cd "$(dirname "$0")/.." && pwd)"
+packages=(chromium fonts-dejavu-core build-essential python3 python3-venv nginx curl ca-certificates)
+moto_version=5.2.5
 
-ensure_nginx_user() {
-  if id nginx >/dev/null 2>&1; then return; fi
-  echo "setup-system: adding the system user nginx"
-  local sudo=""
-  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-  $sudo useradd --system --no-create-home --shell /usr/sbin/nologin nginx
-}
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 # The JDK Maven will use: $JAVA_HOME's when set (as mvnw does), else the one on PATH.
 java_major() {
@@ -44,15 +44,32 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup-system: all present (${packages[*]})"
-  ensure_nginx_user
-  exit 0
+else
+  echo "setup-system: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-echo "setup-system: installing ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-ensure_nginx_user
+if ! id nginx >/dev/null 2>&1; then
+  echo "setup-system: adding the system user nginx"
+  $SUDO useradd --system --no-create-home --shell /usr/sbin/nologin nginx
+fi
+
+# A pinned Python tool in a virtualenv of its own: skipped when that version is already there.
+#   ensure_venv DIR PIP_SPEC MODULE VERSION
+ensure_venv() {
+  local venv="$root/$1" spec="$2" module="$3" version="$4"
+  if [ -x "$venv/bin/python" ] && [ "$("$venv/bin/python" -c "import $module; print($module.__version__)" 2>/dev/null)" = "$version" ]; then
+    echo "setup-system: $spec present ($venv)"
+  else
+    echo "setup-system: installing $spec into $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$spec"
+  fi
+}
+
+ensure_venv .venv-moto "moto[server]==$moto_version" moto "$moto_version"
+"$root/.venv-moto/bin/moto_server" --help >/dev/null
+
 echo "setup-system: done"

@@ -83,3 +83,46 @@ test('ingestion and preview need the SQLite store: with CONTENT_API_URL they ref
   assert.throws(() => loadConfig({ ...api, PREVIEW_SECRET: secret }), /PREVIEW_SECRET and CONTENT_API_URL are both set/);
   assert.equal(loadConfig({ ...api, INGEST_TOKEN: secret, INGEST_ENABLED: 'false' }).ingestToken, null);
 });
+
+test('metrics: CloudWatch off unless METRICS_CLOUDWATCH=1, /metrics off unless METRICS_PORT', () => {
+  const off = loadConfig({});
+  assert.equal(off.metrics.cloudwatch, null);
+  assert.equal(off.metrics.port, 0);
+  assert.equal(off.metrics.namespace, 'Kiosk');
+  assert.equal(off.metrics.environment, 'development');
+  assert.equal(loadConfig({ NODE_ENV: 'production' }).metrics.environment, 'production');
+  assert.ok(Object.isFrozen(off.metrics));
+
+  const on = loadConfig({ METRICS_CLOUDWATCH: '1', AWS_REGION: 'eu-west-1', KIOSK_ENV: 'staging', METRICS_PORT: '9464' });
+  assert.deepEqual(
+    { ...on.metrics.cloudwatch },
+    {
+      region: 'eu-west-1',
+      endpoint: null,
+      flushIntervalS: 60,
+      storageResolutionS: 60,
+      bufferMaxDatums: 5_000,
+      timeoutMs: 5_000,
+      instanceMetadataEndpoint: undefined,
+      instanceMetadataDisabled: false,
+    },
+  );
+  assert.ok(Object.isFrozen(on.metrics.cloudwatch));
+  assert.equal(on.metrics.environment, 'staging');
+  assert.equal(on.metrics.port, 9464);
+});
+
+test('metrics: the endpoint override, high resolution, and refusals that name the variable', () => {
+  const base = { METRICS_CLOUDWATCH: '1', AWS_REGION: 'eu-west-1' };
+  const config = loadConfig({ ...base, AWS_ENDPOINT_URL: 'http://127.0.0.1:5000', METRICS_STORAGE_RESOLUTION_S: '1', METRICS_FLUSH_S: '10' });
+  assert.equal(config.metrics.cloudwatch?.endpoint, 'http://127.0.0.1:5000');
+  assert.equal(config.metrics.cloudwatch?.storageResolutionS, 1);
+  assert.equal(loadConfig({ ...base, AWS_ENDPOINT_URL: 'http://a:1', AWS_ENDPOINT_URL_CLOUDWATCH: 'http://b:2' }).metrics.cloudwatch?.endpoint, 'http://b:2');
+  assert.throws(() => loadConfig({ METRICS_CLOUDWATCH: '1' }), /needs AWS_REGION/);
+  assert.throws(() => loadConfig({ METRICS_CLOUDWATCH: 'maybe' }), /METRICS_CLOUDWATCH must be true or false/);
+  assert.throws(() => loadConfig({ ...base, METRICS_STORAGE_RESOLUTION_S: '10' }), /must be 1 or 60/);
+  assert.throws(() => loadConfig({ ...base, AWS_ENDPOINT_URL_CLOUDWATCH: 'localhost:5000' }), /AWS_ENDPOINT_URL_CLOUDWATCH must be an http\(s\) URL/);
+  assert.throws(() => loadConfig({ METRICS_NAMESPACE: 'AWS/EC2' }), /METRICS_NAMESPACE/);
+  assert.throws(() => loadConfig({ KIOSK_ENV: 'prod env' }), /KIOSK_ENV/);
+  assert.throws(() => loadConfig({ PORT: '3000', METRICS_PORT: '3000' }), /METRICS_PORT must differ from PORT/);
+});

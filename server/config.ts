@@ -79,6 +79,34 @@ export interface Config {
   /** The breaking-news cache of rendered pages per worker; 0 turns it off. */
   pageCacheTtlMs: number;
   pageCacheMaxBytes: number;
+  metrics: MetricsConfig;
+}
+
+export interface MetricsConfig {
+  /** CloudWatch namespace of every metric, the dashboard and the alarms (METRICS_NAMESPACE). */
+  namespace: string;
+  /** The Environment dimension (KIOSK_ENV): one per Elastic Beanstalk environment, so staging never pages production. */
+  environment: string;
+  /** Port of the cluster's /metrics on 127.0.0.1, served by the primary process; 0 turns it off. */
+  port: number;
+  /** PutMetricData from every process; null unless METRICS_CLOUDWATCH=1. */
+  cloudwatch: CloudWatchConfig | null;
+}
+
+export interface CloudWatchConfig {
+  region: string;
+  /** AWS_ENDPOINT_URL_CLOUDWATCH or AWS_ENDPOINT_URL (an emulator in tests); null for AWS's own. */
+  endpoint: string | null;
+  flushIntervalS: number;
+  /** 60: standard resolution; 1: high resolution (per-second data, priced higher). */
+  storageResolutionS: 1 | 60;
+  /** Metric data held while CloudWatch is slow or down, per process; past it the oldest are dropped. */
+  bufferMaxDatums: number;
+  /** One PutMetricData call, retries included; a hung endpoint costs at most this per flush. */
+  timeoutMs: number;
+  /** AWS_EC2_METADATA_SERVICE_ENDPOINT and AWS_EC2_METADATA_DISABLED, as the SDKs read them. */
+  instanceMetadataEndpoint: string | undefined;
+  instanceMetadataDisabled: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -182,10 +210,60 @@ function clusterScheduling(env: Env): Config['clusterScheduling'] {
   throw new ConfigError(`CLUSTER_SCHEDULING must be none or rr, got "${raw}"`);
 }
 
+function pattern(env: Env, name: string, fallback: string, re: RegExp, rule: string): string {
+  const raw = env[name] || fallback;
+  if (!re.test(raw)) throw new ConfigError(`${name} must be ${rule}, got "${raw}"`);
+  return raw;
+}
+
+function endpointUrl(env: Env, name: string): string | null {
+  const raw = env[name];
+  if (!raw) return null;
+  try {
+    const url = new URL(raw);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return raw;
+  } catch {
+    // reported below
+  }
+  throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+}
+
+function metricsConfig(env: Env, nodeEnv: Config['nodeEnv'], port: number): MetricsConfig {
+  const metricsPort = integer(env, 'METRICS_PORT', 0, 0, 65535);
+  if (metricsPort !== 0 && metricsPort === port) throw new ConfigError(`METRICS_PORT must differ from PORT (${port})`);
+  let cloudwatch: CloudWatchConfig | null = null;
+  if (flag(env, 'METRICS_CLOUDWATCH') ?? false) {
+    const region = env.AWS_REGION || env.AWS_DEFAULT_REGION;
+    if (!region) throw new ConfigError('METRICS_CLOUDWATCH=1 needs AWS_REGION (the region CloudWatch metrics go to)');
+    if (!/^[a-z0-9-]+$/.test(region)) throw new ConfigError(`AWS_REGION must be a region name such as eu-west-1, got "${region}"`);
+    const storageResolutionS = integer(env, 'METRICS_STORAGE_RESOLUTION_S', 60, 1, 60);
+    if (storageResolutionS !== 1 && storageResolutionS !== 60) {
+      throw new ConfigError(`METRICS_STORAGE_RESOLUTION_S must be 1 or 60, got ${storageResolutionS}`);
+    }
+    cloudwatch = Object.freeze({
+      region,
+      endpoint: endpointUrl(env, 'AWS_ENDPOINT_URL_CLOUDWATCH') ?? endpointUrl(env, 'AWS_ENDPOINT_URL'),
+      flushIntervalS: integer(env, 'METRICS_FLUSH_S', 60, 1, 3_600),
+      storageResolutionS,
+      bufferMaxDatums: integer(env, 'METRICS_BUFFER_MAX_DATUMS', 5_000, 10, 1_000_000),
+      timeoutMs: integer(env, 'METRICS_TIMEOUT_MS', 5_000, 100, 60_000),
+      instanceMetadataEndpoint: endpointUrl(env, 'AWS_EC2_METADATA_SERVICE_ENDPOINT') ?? undefined,
+      instanceMetadataDisabled: (env.AWS_EC2_METADATA_DISABLED ?? '').toLowerCase() === 'true',
+    });
+  }
+  return Object.freeze({
+    namespace: pattern(env, 'METRICS_NAMESPACE', 'Kiosk', /^(?!AWS\/)[A-Za-z0-9._\-/#:]{1,255}$/, 'up to 255 letters, digits or . _ - / # : and not start with AWS/'),
+    environment: pattern(env, 'KIOSK_ENV', nodeEnv, /^[A-Za-z0-9._-]{1,64}$/, 'up to 64 letters, digits or . _ -'),
+    port: metricsPort,
+    cloudwatch,
+  });
+}
+
 /** Reads the environment once; throws ConfigError with a readable message on bad input. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const keepAliveTimeoutMs = integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000);
+  const environment = nodeEnv(env);
   const mode = listenMode(env);
   const webConcurrency = integer(env, 'WEB_CONCURRENCY', os.availableParallelism(), 1, 256);
   if (mode === 'per-worker' && port + webConcurrency - 1 > 65535) {
@@ -193,7 +271,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   }
   if (mode === 'per-worker' && port === 0) throw new ConfigError('LISTEN_MODE=per-worker needs a fixed PORT, not 0');
   const config: Config = {
-    nodeEnv: nodeEnv(env),
+    nodeEnv: environment,
     port,
     listenMode: mode,
     host: host(env, mode),
@@ -228,6 +306,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     contentStaleS: integer(env, 'CONTENT_STALE_S', 86_400, 0, 7 * 86_400),
     contentCacheEntries: integer(env, 'CONTENT_CACHE_ENTRIES', 5_000, 1, 1_000_000),
     contentCacheMb: integer(env, 'CONTENT_CACHE_MB', 32, 1, 4_096),
+    metrics: metricsConfig(env, environment, port),
   };
   // Both features read or write the SQLite store, which is not consulted when content comes
   // from the newsroom API: a push would vanish, a preview would find no draft.

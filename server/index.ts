@@ -4,6 +4,7 @@ import throng from 'throng';
 import { loadAssets } from './assets';
 import { loadConfig } from './config';
 import { describeError, log } from './log';
+import { startPrimaryMetrics } from './metrics/primary';
 import { requestSlot, serveSlots } from './worker-slots';
 import { startWorker, type ListenTarget } from './worker';
 
@@ -11,6 +12,9 @@ import { startWorker, type ListenTarget } from './worker';
 // that hits an unhandled error exits and is replaced, SIGTERM drains before exiting.
 
 const config = loadConfig();
+// The AWS SDK warns on stderr, over several lines, that its releases from 2027 need Node 22:
+// package-lock.json pins one that runs on Node 20 (see the README), and log lines stay JSON.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function worker(id: number) {
   process.on('unhandledRejection', (reason) => {
@@ -52,7 +56,7 @@ async function worker(id: number) {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-function primary() {
+async function primary() {
   // Must be set before the first fork; see Config.clusterScheduling.
   cluster.schedulingPolicy = config.clusterScheduling === 'none' ? cluster.SCHED_NONE : cluster.SCHED_RR;
   // Fail here, once, rather than in every worker that throng would then revive in a loop.
@@ -80,6 +84,12 @@ function primary() {
   cluster.on('exit', (w, code, signal) => {
     if (code !== 0 || signal) log.warn('worker exited', { pid: w.process.pid, code, signal });
   });
+  // Worker restarts, host CPU and memory to CloudWatch; the cluster's /metrics on 127.0.0.1.
+  const metrics = await startPrimaryMetrics(config);
+  // throng passes these signals on to the workers; the primary sends its last numbers meanwhile.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => void metrics.close(config.shutdownGraceMs));
+  }
 }
 
 /** The kernel's cap on any listen backlog; logged so an operator sees when it undercuts LISTEN_BACKLOG. */

@@ -6,16 +6,26 @@ import { lazyWriter, openSqliteStore } from './content/sqlite';
 import { loadAssets, type Assets } from './assets';
 import type { Config } from './config';
 import { describeError, log } from './log';
+import { startCloudWatch, workerSamples, type CloudWatchPublisher } from './metrics/cloudwatch';
+import { answerClusterScrapes, workerRegistry } from './metrics/prometheus';
+import { MetricsLedger } from './metrics/totals';
 import type { WorkerMetrics } from './metrics/worker-metrics';
 import { createSite } from './site';
 
 /** How long an idle keep-alive socket may linger once draining starts. */
 const idleLingerMs = 250;
+/**
+ * server/index.ts gives throng SHUTDOWN_GRACE_MS + 2 s before it kills a worker; the last
+ * metrics flush must finish inside that, with a margin.
+ */
+const flushMarginMs = 1_500;
 
 export interface RunningWorker {
   server: http.Server;
   content: ContentSource;
   metrics: WorkerMetrics;
+  /** Null unless METRICS_CLOUDWATCH=1. */
+  cloudwatch: CloudWatchPublisher | null;
   /** Stops accepting, lets in-flight requests finish within the grace period, closes the store. */
   drain(): Promise<void>;
 }
@@ -61,9 +71,25 @@ export async function startWorker(
   const target = deps.listen ?? { port: config.port, host: config.host, exclusive: false };
   await listen(server, target, config.listenBacklog);
 
+  // Metrics readers, all off the request path: the CloudWatch flush timer and /metrics scrapes.
+  const ledger = new MetricsLedger(site.metrics);
+  const forCloudWatch = ledger.reader();
+  const cloudwatch = startCloudWatch(
+    config.metrics,
+    () => {
+      ledger.roll();
+      const samples = workerSamples(forCloudWatch, process.memoryUsage());
+      forCloudWatch.clear();
+      return samples;
+    },
+    'worker',
+  );
+  if (config.metrics.port > 0) answerClusterScrapes(workerRegistry(ledger, ledger.reader(), cloudwatch));
+
   async function drain() {
     if (draining) return;
     draining = true;
+    const flushBy = Date.now() + config.shutdownGraceMs + flushMarginMs;
     // Every response from now on says "Connection: close", so a keep-alive client learns the
     // connection is ending from the answer itself instead of by sending into a closed socket.
     for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
@@ -85,9 +111,11 @@ export async function startWorker(
     } catch (error) {
       log.error('closing the content store failed', describeError(error));
     }
+    // After the last response, so the final flush counts every request.
+    await cloudwatch?.close(flushBy - Date.now());
   }
 
-  return { server, content, metrics: site.metrics, drain };
+  return { server, content, metrics: site.metrics, cloudwatch, drain };
 }
 
 /** The newsroom API when CONTENT_API_URL is set, else the SQLite store. */

@@ -1,4 +1,5 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { Histogram } from './histogram';
 
 /**
  * Event-loop delay, sampled off the request path as @fastify/under-pressure does: libuv's
@@ -10,6 +11,11 @@ export class EventLoopDelaySampler {
   delayMs = 0;
   /** Highest delay seen over the last interval, in ms. */
   maxDelayMs = 0;
+  /**
+   * Every interval's highest delay, until a reader resets it: the distribution CloudWatch and
+   * /metrics report, so a stall shows up even when it falls between two reads.
+   */
+  readonly windowMaxMs = new Histogram();
   private readonly histogram: IntervalHistogram;
   private readonly timer: NodeJS.Timeout;
 
@@ -27,6 +33,7 @@ export class EventLoopDelaySampler {
     const mean = this.histogram.mean / 1e6;
     this.delayMs = Number.isFinite(mean) ? Math.max(0, mean - this.resolutionMs) : 0;
     this.maxDelayMs = Math.max(0, this.histogram.max / 1e6 - this.resolutionMs);
+    this.windowMaxMs.record(this.maxDelayMs);
     this.histogram.reset();
   }
 

@@ -70,6 +70,14 @@ export class Histogram {
     };
   }
 
+  /** Adds another histogram's observations to this one (readers fold intervals into totals). */
+  merge(other: Histogram): void {
+    for (let i = 0; i < bucketCount; i++) this.buckets[i]! += other.buckets[i]!;
+    this.count += other.count;
+    this.sumMs += other.sumMs;
+    if (other.maxMs > this.maxMs) this.maxMs = other.maxMs;
+  }
+
   reset(): void {
     this.buckets.fill(0);
     this.count = 0;

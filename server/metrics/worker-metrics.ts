@@ -1,6 +1,8 @@
 import type { EventLoopDelaySampler } from './event-loop';
 import { Histogram, type HistogramSnapshot } from './histogram';
 
+type EventLoopReadings = Pick<EventLoopDelaySampler, 'delayMs' | 'maxDelayMs' | 'windowMaxMs'>;
+
 export type RenderMode = 'ssr' | 'shell' | 'shed';
 
 export interface MetricsSnapshot {
@@ -35,8 +37,12 @@ export class WorkerMetrics {
   inFlightMax = 0;
   readonly renderMs = new Histogram();
   readonly responseMs = new Histogram();
+  /** The sampler's per-window maximum delays; filled on the sampler's timer, reset with the rest. */
+  readonly eventLoopDelayMs: Histogram;
 
-  constructor(private readonly eventLoop: Pick<EventLoopDelaySampler, 'delayMs' | 'maxDelayMs'> = { delayMs: 0, maxDelayMs: 0 }) {}
+  constructor(private readonly eventLoop: EventLoopReadings = { delayMs: 0, maxDelayMs: 0, windowMaxMs: new Histogram() }) {
+    this.eventLoopDelayMs = eventLoop.windowMaxMs;
+  }
 
   countMode(mode: RenderMode): void {
     this[mode] += 1;
@@ -75,5 +81,6 @@ export class WorkerMetrics {
     this.inFlightMax = this.inFlight;
     this.renderMs.reset();
     this.responseMs.reset();
+    this.eventLoopDelayMs.reset();
   }
 }

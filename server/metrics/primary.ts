@@ -1,0 +1,117 @@
+import cluster from 'node:cluster';
+import os from 'node:os';
+import client from 'prom-client';
+import type { Config } from '../config';
+import { describeError, log } from '../log';
+import { metricNames, startCloudWatch, type Sample } from './cloudwatch';
+import { serveClusterMetrics, type MetricsEndpoint } from './prometheus';
+
+// What only the primary process knows: how often throng had to replace a worker, how many
+// are alive, and the instance's CPU and memory (the chart the newsroom watched during stress
+// tests; EC2 itself reports no memory). It also serves the cluster's /metrics.
+
+export interface PrimaryMetrics {
+  /** The /metrics port actually bound (METRICS_PORT), or null when off or it could not be bound. */
+  port: number | null;
+  /** Stops serving /metrics and sends what is left to CloudWatch within `withinMs`. */
+  close(withinMs: number): Promise<void>;
+}
+
+/** CPU busy share of the whole host since the previous reading, from the kernel's per-CPU times. */
+export class HostCpu {
+  private last = HostCpu.times();
+
+  private static times() {
+    let idle = 0;
+    let total = 0;
+    for (const { times } of os.cpus()) {
+      idle += times.idle;
+      total += times.user + times.nice + times.sys + times.idle + times.irq;
+    }
+    return { idle, total };
+  }
+
+  /** Percent, 0–100; 0 when no time has passed. */
+  utilizationPercent(): number {
+    const now = HostCpu.times();
+    const total = now.total - this.last.total;
+    const idle = now.idle - this.last.idle;
+    this.last = now;
+    return total > 0 ? Math.min(100, Math.max(0, (100 * (total - idle)) / total)) : 0;
+  }
+}
+
+/** Memory in use on the host, percent. Node's freemem() is the kernel's MemAvailable: page cache counts as free. */
+export function hostMemoryPercent(): number {
+  return (100 * (os.totalmem() - os.freemem())) / os.totalmem();
+}
+
+/** Call from throng's master function, before the first fork. */
+export async function startPrimaryMetrics(config: Readonly<Config>): Promise<PrimaryMetrics> {
+  let forks = 0;
+  let restarts = 0;
+  let restartsUnsent = 0;
+  cluster.on('fork', () => {
+    forks += 1;
+    // throng forks WEB_CONCURRENCY workers at start; every fork after those replaces one that died.
+    if (forks > config.webConcurrency) {
+      restarts += 1;
+      restartsUnsent += 1;
+    }
+  });
+  const liveWorkers = () => Object.values(cluster.workers ?? {}).filter((w) => w && !w.isDead()).length;
+
+  const registry = new client.Registry();
+  new client.Counter({
+    name: 'kiosk_worker_restarts_total',
+    help: 'Workers throng started again after one exited',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(restarts);
+    },
+  });
+  new client.Gauge({
+    name: 'kiosk_workers',
+    help: 'Worker processes alive',
+    registers: [registry],
+    collect() {
+      this.set(liveWorkers());
+    },
+  });
+
+  const cpu = new HostCpu();
+  const publisher = startCloudWatch(
+    config.metrics,
+    (): Sample[] => {
+      const sent = restartsUnsent;
+      restartsUnsent = 0;
+      return [
+        { name: metricNames.workerRestarts, unit: 'Count', value: sent },
+        { name: metricNames.workers, unit: 'Count', value: liveWorkers() },
+        { name: metricNames.heartbeat, unit: 'Count', value: 1 },
+        { name: metricNames.hostCpu, unit: 'Percent', value: cpu.utilizationPercent() },
+        { name: metricNames.hostMemory, unit: 'Percent', value: hostMemoryPercent() },
+      ];
+    },
+    'primary',
+  );
+
+  let endpoint: MetricsEndpoint | null = null;
+  if (config.metrics.port > 0) {
+    try {
+      endpoint = await serveClusterMetrics(config.metrics.port, registry);
+      log.info('serving /metrics', { url: `http://127.0.0.1:${endpoint.port}/metrics` });
+    } catch (error) {
+      // The site matters more than its metrics: say so and carry on without /metrics.
+      log.error('could not serve /metrics', { port: config.metrics.port, ...describeError(error) });
+    }
+  }
+
+  return {
+    port: endpoint?.port ?? null,
+    async close(withinMs) {
+      await Promise.all([endpoint?.close(), publisher?.close(withinMs)]);
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { workerRegistry } from './prometheus';
+import { MetricsLedger } from './totals';
+import { WorkerMetrics } from './worker-metrics';
+
+function value(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  assert.ok(line, `${series} in:\n${text}`);
+  return Number(line.slice(series.length + 1));
+}
+
+test("a worker's registry: counters that only rise, histograms in seconds with cumulative buckets", async () => {
+  const metrics = new WorkerMetrics();
+  const ledger = new MetricsLedger(metrics);
+  const registry = workerRegistry(ledger, ledger.reader(), { buffered: 3, dropped: 1, sent: 9 });
+  const cloudwatch = ledger.reader();
+
+  metrics.requests = 5;
+  metrics.ssr = 3;
+  metrics.shell = 2;
+  metrics.status4xx = 1;
+  metrics.inFlightMax = 4;
+  for (const ms of [0.5, 3, 3, 70]) metrics.responseMs.record(ms);
+  let text = await registry.metrics();
+  assert.equal(value(text, 'kiosk_requests_total'), 5);
+  assert.equal(value(text, 'kiosk_server_rendered_total'), 3);
+  assert.equal(value(text, 'kiosk_shell_total'), 2);
+  assert.equal(value(text, 'kiosk_responses_4xx_total'), 1);
+  assert.equal(value(text, 'kiosk_in_flight_max'), 4);
+  assert.equal(value(text, 'kiosk_response_seconds_count'), 4);
+  assert.ok(Math.abs(value(text, 'kiosk_response_seconds_sum') - 0.0765) < 1e-9);
+  assert.equal(value(text, 'kiosk_response_seconds_bucket{le="0.0008"}'), 1);
+  assert.equal(value(text, 'kiosk_response_seconds_bucket{le="0.0032"}'), 3);
+  assert.equal(value(text, 'kiosk_response_seconds_bucket{le="0.0512"}'), 3);
+  assert.equal(value(text, 'kiosk_response_seconds_bucket{le="0.1024"}'), 4);
+  assert.equal(value(text, 'kiosk_response_seconds_bucket{le="+Inf"}'), 4);
+  assert.equal(value(text, 'kiosk_cloudwatch_buffered_datums'), 3);
+  assert.equal(value(text, 'kiosk_cloudwatch_dropped_datums_total'), 1);
+
+  metrics.requests = 2;
+  text = await registry.metrics();
+  assert.equal(value(text, 'kiosk_requests_total'), 7, 'a counter: everything since start');
+  assert.equal(value(text, 'kiosk_in_flight_max'), 0, 'the maximum since the previous scrape');
+  assert.equal(cloudwatch.requests, 7, 'scrapes take nothing away from CloudWatch');
+});

@@ -1,0 +1,201 @@
+import cluster from 'node:cluster';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import client from 'prom-client';
+import { describeError, log } from '../log';
+import { bucketUpperBound, type Histogram as Distribution } from './histogram';
+import type { MetricsLedger, MetricTotals } from './totals';
+import type { WorkerMetrics } from './worker-metrics';
+
+// /metrics for Prometheus, for the whole cluster in one answer. The workers share the public
+// port and any one of them would answer a scrape alone, so the primary serves it on a port
+// of its own, bound to 127.0.0.1 (never reachable from outside the instance, with or without
+// Nginx): it asks every worker for its numbers over the cluster's IPC channel and adds them up
+// (prom-client's AggregatorRegistry). Workers do the work of a scrape on their event loop,
+// but nothing per request: the values are read from the same counters CloudWatch reads.
+
+/** Every 4th bucket of the internal histogram: le = 0.1 ms · 2^k, exact bucket edges, 21 of them. */
+const prometheusBucketsMs = Array.from({ length: 21 }, (_, k) => bucketUpperBound(4 * k));
+
+/**
+ * A Prometheus histogram read from one of our fixed-bucket distributions at scrape time.
+ * prom-client's own Histogram can only observe values one at a time.
+ */
+class DistributionHistogram extends client.Histogram {
+  constructor(
+    private readonly metricName: string,
+    private readonly helpText: string,
+    private readonly read: () => Distribution,
+    registry: client.Registry,
+  ) {
+    super({ name: metricName, help: helpText, buckets: prometheusBucketsMs.map((ms) => ms / 1_000), registers: [registry] });
+  }
+
+  override async get() {
+    const { count, sumMs, values, counts } = this.read().snapshot();
+    const bucket = `${this.metricName}_bucket`;
+    const out: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
+    let cumulative = 0;
+    let i = 0;
+    for (const le of prometheusBucketsMs) {
+      // Bucket bounds come from the same function, so this compares equal values; the margin is for rounding.
+      while (i < values.length && values[i]! <= le * (1 + 1e-9)) cumulative += counts[i++]!;
+      out.push({ labels: { le: le / 1_000 }, value: cumulative, metricName: bucket });
+    }
+    out.push({ labels: { le: '+Inf' }, value: count, metricName: bucket });
+    out.push({ labels: {}, value: sumMs / 1_000, metricName: `${this.metricName}_sum` });
+    out.push({ labels: {}, value: count, metricName: `${this.metricName}_count` });
+    return {
+      name: this.metricName,
+      help: this.helpText,
+      // prom-client's typings declare MetricType a numeric enum; at run time, and in the text format, it is this string.
+      type: 'histogram' as unknown as client.MetricType,
+      values: out,
+      aggregator: 'sum' as const,
+      collect: () => {},
+    };
+  }
+
+  /** The registry's text output reads this in place of get() when it exists. */
+  getForPromString() {
+    return this.get();
+  }
+}
+
+export interface CloudWatchStats {
+  readonly buffered: number;
+  readonly dropped: number;
+  readonly sent: number;
+}
+
+/**
+ * One worker's registry. Each scrape first closes the metrics interval (MetricsLedger.roll),
+ * so counters include everything up to the scrape.
+ */
+export function workerRegistry(ledger: MetricsLedger, totals: MetricTotals, cloudwatch: CloudWatchStats | null): client.Registry {
+  const registry = new client.Registry();
+  const metrics: WorkerMetrics = ledger.metrics;
+  const registers = [registry];
+  let rolledFor = -1;
+  let scrape = 0;
+  // One scrape reads many metrics; roll once per scrape, not once per metric.
+  const rolled = () => {
+    if (rolledFor !== scrape) {
+      ledger.roll();
+      rolledFor = scrape;
+    }
+  };
+  const counter = (name: string, help: string, read: () => number) =>
+    new client.Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        rolled();
+        this.reset();
+        this.inc(read());
+      },
+    });
+  const gauge = (name: string, help: string, aggregator: client.Aggregator, read: () => number) =>
+    new client.Gauge({
+      name,
+      help,
+      registers,
+      aggregator,
+      collect() {
+        rolled();
+        this.set(read());
+      },
+    });
+
+  // Declared first so that its collect() runs first and the others read the same roll.
+  new client.Gauge({
+    name: 'kiosk_workers_reporting',
+    help: 'Workers that answered this scrape',
+    registers,
+    collect() {
+      scrape += 1;
+      rolled();
+      this.set(1);
+    },
+  });
+  counter('kiosk_requests_total', 'Requests received (every kind: pages, API, assets)', () => totals.requests);
+  counter('kiosk_server_rendered_total', 'Pages rendered on the server', () => totals.ssr);
+  counter('kiosk_shell_total', 'Pages answered with the shell because the worker was over SSR_QUEUE_LIMIT', () => totals.shell);
+  counter('kiosk_shed_total', 'Requests answered 503 because the worker was over SHED_QUEUE_LIMIT', () => totals.shed);
+  counter('kiosk_responses_4xx_total', 'Responses with a 4xx status', () => totals.status4xx);
+  counter('kiosk_responses_5xx_total', 'Responses with a 5xx status', () => totals.status5xx);
+  gauge('kiosk_in_flight', 'Requests in flight now, all workers', 'sum', () => metrics.inFlight);
+  gauge('kiosk_in_flight_max', 'Highest in-flight count of any one worker since the previous scrape', 'max', () => {
+    const max = totals.inFlightMax;
+    totals.inFlightMax = metrics.inFlight;
+    return max;
+  });
+  new DistributionHistogram('kiosk_render_seconds', 'Server render time of a page (store, data, React, document)', () => totals.renderMs, registry);
+  new DistributionHistogram('kiosk_response_seconds', 'Time from request to the response finishing, every request', () => totals.responseMs, registry);
+  new DistributionHistogram(
+    'kiosk_event_loop_delay_seconds',
+    "Event-loop delay: each 500 ms window's highest delay",
+    () => totals.eventLoopDelayMs,
+    registry,
+  );
+  gauge('kiosk_heap_used_bytes', 'V8 heap in use, summed over workers', 'sum', () => process.memoryUsage().heapUsed);
+  gauge('kiosk_worker_rss_bytes', 'Resident memory of the workers, summed', 'sum', () => process.memoryUsage.rss());
+  if (cloudwatch) {
+    gauge('kiosk_cloudwatch_buffered_datums', 'Metric data waiting to be sent to CloudWatch, all workers', 'sum', () => cloudwatch.buffered);
+    counter('kiosk_cloudwatch_dropped_datums_total', 'Metric data dropped: buffer full while CloudWatch was slow or down, or refused', () => cloudwatch.dropped);
+    counter('kiosk_cloudwatch_sent_datums_total', 'Metric data CloudWatch accepted', () => cloudwatch.sent);
+  }
+  return registry;
+}
+
+/** In a cluster worker: answer the primary's requests for this registry. */
+export function answerClusterScrapes(registry: client.Registry): void {
+  if (!cluster.isWorker) return;
+  client.AggregatorRegistry.setRegistries([registry]);
+  // The constructor is what installs the worker's IPC listener.
+  new client.AggregatorRegistry();
+}
+
+export interface MetricsEndpoint {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** In the primary: GET /metrics on 127.0.0.1:port, the workers' numbers added up, then the primary's own. */
+export async function serveClusterMetrics(port: number, primaryRegistry: client.Registry): Promise<MetricsEndpoint> {
+  const aggregator = new client.AggregatorRegistry();
+  const server = http.createServer((req, res) => {
+    if (req.url !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    Promise.all([aggregator.clusterMetrics(), primaryRegistry.metrics()]).then(
+      ([workers, primary]) => {
+        res.writeHead(200, { 'Content-Type': aggregator.contentType, 'Cache-Control': 'no-store' });
+        res.end(req.method === 'HEAD' ? undefined : `${workers}\n${primary}`);
+      },
+      (error: unknown) => {
+        log.warn('/metrics: the workers did not answer', describeError(error));
+        res.writeHead(503, { 'Content-Type': 'text/plain' }).end('workers did not answer\n');
+      },
+    );
+  });
+  // Never keeps the primary alive on its own: shutdown ends when the workers have gone.
+  server.unref();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
