@@ -68,6 +68,7 @@ const validValues: Record<string, readonly (string | number | boolean)[]> = {
   'aws:autoscaling:trigger/Unit': ['Seconds', 'Percent', 'Bytes', 'Bits', 'Count', 'Bytes/Second', 'Bits/Second', 'Count/Second', 'None'],
   'aws:autoscaling:updatepolicy:rollingupdate/RollingUpdateType': ['Time', 'Health', 'Immutable'],
   'aws:elasticbeanstalk:command/DeploymentPolicy': ['AllAtOnce', 'Rolling', 'RollingWithAdditionalBatch', 'Immutable', 'TrafficSplitting'],
+  'aws:elasticbeanstalk:command/BatchSizeType': ['Percentage', 'Fixed'],
   'aws:elasticbeanstalk:environment/EnvironmentType': ['SingleInstance', 'LoadBalanced'],
   'aws:elasticbeanstalk:environment/LoadBalancerType': ['classic', 'application', 'network'],
   'aws:elasticbeanstalk:environment:process:default/Protocol': ['HTTP', 'HTTPS', 'TCP'],
@@ -180,7 +181,7 @@ test('c5.xlarge by default, one worker per vCPU', () => {
   }
 });
 
-test('health, deployment and load balancer: enhanced health on /healthz, Immutable, an ALB', () => {
+test('health, deployment and load balancer: enhanced health on /healthz, rolling with an additional batch, an ALB', () => {
   assert.equal(value('aws:elasticbeanstalk:healthreporting:system', 'SystemType'), 'enhanced');
   const doc = value('aws:elasticbeanstalk:healthreporting:system', 'ConfigDocument') as {
     Version: number;
@@ -200,7 +201,10 @@ test('health, deployment and load balancer: enhanced health on /healthz, Immutab
   assert.equal(value('aws:elasticbeanstalk:environment:process:default', 'HealthCheckPath'), '/healthz');
   assert.equal(value('aws:elasticbeanstalk:environment:process:default', 'Port'), 80);
   assert.equal(value('aws:elasticbeanstalk:environment', 'LoadBalancerType'), 'application');
-  assert.equal(value('aws:elasticbeanstalk:command', 'DeploymentPolicy'), 'Immutable');
+  assert.equal(value('aws:elasticbeanstalk:command', 'DeploymentPolicy'), 'RollingWithAdditionalBatch');
+  assert.equal(value('aws:elasticbeanstalk:command', 'BatchSizeType'), 'Percentage');
+  const batch = value('aws:elasticbeanstalk:command', 'BatchSize') as number;
+  assert.ok(batch >= 1 && batch <= 100, `BatchSize ${batch}%`);
   assert.equal(value('aws:elasticbeanstalk:environment:proxy', 'ProxyServer'), 'nginx');
   const nginx = fs.readFileSync(ebConfigPath, 'utf8');
   assert.match(nginx, /location = \/healthz \{\s*proxy_pass http:\/\/kiosk_workers;/, 'Nginx proxies /healthz to the workers');
