@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', 'loadtest/target/', 'bench-results/', '.venv-moto/'] },
+  { ignores: ['dist/', 'node_modules/', 'data/', 'loadtest/target/', 'bench-results/', 'bundle/', '.venv-*/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -117,10 +117,12 @@ function serverConfig(mode) {
     ...b,
     name: 'server',
     target: 'node20',
-    entry: './server/index.ts',
+    // index: the throng entry. seed-if-empty: seeds an empty content store and exits; the
+    // Procfile runs it before index on an instance, where tsx (a devDependency) is absent.
+    entry: { index: './server/index.ts', 'seed-if-empty': './server/seed-if-empty.ts' },
     output: {
       path: path.join(root, 'dist/server'),
-      filename: 'index.cjs',
+      filename: '[name].cjs',
       library: { type: 'commonjs2' },
       clean: true,
     },

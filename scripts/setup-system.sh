@@ -8,16 +8,20 @@
 #   curl, ca-certificates     loadtest/mvnw downloads Maven itself (from Maven Central) with curl
 #   openjdk-17-jdk-headless   Gatling (loadtest/) runs on a JDK; skipped when `java -version`
 #                             already reports 17 or newer, whichever JDK that is
+#   zip, unzip     `npm run bundle` writes the Elastic Beanstalk source bundle with zip; its test unpacks it
 #   python3-venv   for the virtualenvs below
 #   moto[server]   (PyPI, pinned) in .venv-moto/ at the repo's root (gitignored): the AWS API
 #                  emulator the CloudWatch tests send metrics, dashboards and alarms to
+#   cfn-lint       (PyPI, pinned) in .venv-cfn-lint/ (gitignored): the deployment tests lint the
+#                  CloudFormation Resources in .ebextensions with it
 # It also makes sure a system user "nginx" exists: the Elastic Beanstalk rendering of the Nginx
 # config runs its workers as that user (Amazon Linux's), and `nginx -t` checks that it exists.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-packages=(chromium fonts-dejavu-core build-essential python3 python3-venv nginx curl ca-certificates)
+packages=(chromium fonts-dejavu-core build-essential python3 python3-venv nginx curl ca-certificates zip unzip)
 moto_version=5.2.5
+cfn_lint_version=1.58.0
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -57,10 +61,10 @@ if ! id nginx >/dev/null 2>&1; then
 fi
 
 # A pinned Python tool in a virtualenv of its own: skipped when that version is already there.
-#   ensure_venv DIR PIP_SPEC MODULE VERSION
+#   ensure_venv DIR PIP_SPEC VERSION_MODULE VERSION   (VERSION_MODULE.__version__ is compared)
 ensure_venv() {
   local venv="$root/$1" spec="$2" module="$3" version="$4"
-  if [ -x "$venv/bin/python" ] && [ "$("$venv/bin/python" -c "import $module; print($module.__version__)" 2>/dev/null)" = "$version" ]; then
+  if [ -x "$venv/bin/python" ] && [ "$("$venv/bin/python" -c "from $module import __version__; print(__version__)" 2>/dev/null)" = "$version" ]; then
     echo "setup-system: $spec present ($venv)"
   else
     echo "setup-system: installing $spec into $venv"
@@ -71,5 +75,7 @@ ensure_venv() {
 
 ensure_venv .venv-moto "moto[server]==$moto_version" moto "$moto_version"
 "$root/.venv-moto/bin/moto_server" --help >/dev/null
+ensure_venv .venv-cfn-lint "cfn-lint==$cfn_lint_version" cfnlint.version "$cfn_lint_version"
+"$root/.venv-cfn-lint/bin/cfn-lint" --version >/dev/null
 
 echo "setup-system: done"

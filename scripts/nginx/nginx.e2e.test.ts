@@ -162,7 +162,7 @@ test('assets come from disk through Nginx: immutable, and the precompressed gzip
 });
 
 test('/metrics is not reachable through Nginx', async () => {
-  assert.equal((await request('/metrics')).status, 404);
+  for (const path of ['/metrics', '/metrics/', '/metrics/x']) assert.equal((await request(path)).status, 404, path);
 });
 
 test('an oversized header or a malformed request line gets a 4xx from Nginx, never a 5xx', async () => {

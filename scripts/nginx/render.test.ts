@@ -56,7 +56,7 @@ test('the settings the newsroom learned hold in the Elastic Beanstalk rendering'
   assert.ok(tries >= 2 && tries <= 5);
   assert.deepEqual(directive(eb, 'proxy_next_upstream'), ['error timeout']);
   assert.deepEqual(directive(eb, 'large_client_header_buffers'), ['4 8k']);
-  assert.match(eb, /location = \/metrics \{\s*return 404;/);
+  assert.match(eb, /location ~ \^\/metrics\(\/\|\$\) \{\s*return 404;/);
 });
 
 test('a placeholder the renderer does not know is an error, not an empty value', () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
@@ -111,6 +111,27 @@ export function isEmptyStore(path: string): boolean {
   } finally {
     db.close();
   }
+}
+
+/**
+ * Seeds the store only when it is empty, and atomically: the articles go into a file beside
+ * it that is renamed into place once complete, so a process killed mid-seed (an instance
+ * stopped during its first deploy) leaves no half-filled store for the cluster to serve, and
+ * the next start seeds again. Nothing may have the store open meanwhile: it runs before the
+ * cluster starts (the Procfile's first command).
+ */
+export async function seedIfEmpty(path: string, options: Omit<SeedOptions, 'reset'> = {}): Promise<{ seeded: boolean; inserted: number; ms: number }> {
+  if (!isEmptyStore(path)) return { seeded: false, inserted: 0, ms: 0 };
+  const partial = `${path}.seeding`;
+  // WAL and shared-memory files of an earlier store at the same path would be replayed into
+  // the new one; of an earlier attempt, into the wrong file.
+  for (const leftover of [partial, `${partial}-wal`, `${partial}-shm`, `${path}-wal`, `${path}-shm`]) {
+    rmSync(leftover, { force: true });
+  }
+  const { inserted, ms } = await seedStore(partial, options);
+  // Closing the last connection checkpointed the WAL into the file and removed it.
+  renameSync(partial, path);
+  return { seeded: true, inserted, ms };
 }
 
 function* batches<T>(items: Iterable<T>, size: number): Generator<T[], void, undefined> {

@@ -1,0 +1,99 @@
+// `nginx -t` on .platform/nginx/nginx.conf where Elastic Beanstalk puts it: a temporary
+// directory laid out like /etc/nginx on an Amazon Linux 2023 instance, with the files the
+// platform generates beside it. The file is checked byte for byte, nothing rewritten: the
+// absolute paths it names are ones `nginx -t` either opens on this machine as on the instance
+// (/var/log/nginx/error.log, which Debian's nginx package creates too) or does not open at all
+// (the pid file, the per-hour healthd log, the assets root). Needs root and the user "nginx",
+// as on the instance (scripts/setup-system.sh creates it).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { nginxBinary } from '../nginx/local';
+import { ebConfigPath } from '../nginx/render';
+import { platformDir } from './ebextensions';
+
+const skip = process.getuid?.() !== 0 && 'the Elastic Beanstalk rendering names /var/log/nginx and user nginx: run as root, as CI does';
+let etc: string;
+
+/**
+ * What the platform writes under /etc/nginx besides nginx.conf (documented in "Reverse proxy
+ * configuration": its nginx.conf includes conf.d/*.conf in http and conf.d/elasticbeanstalk/*.conf
+ * in its server block, which hold the application's location and enhanced health's logging).
+ */
+const platformFiles: Record<string, string> = {
+  'conf.d/elasticbeanstalk/00_application.conf': `location / {
+    proxy_pass          http://127.0.0.1:8080;
+    proxy_http_version  1.1;
+    proxy_set_header    Connection          $connection_upgrade;
+    proxy_set_header    Upgrade             $http_upgrade;
+    proxy_set_header    Host                $host;
+    proxy_set_header    X-Real-IP           $remote_addr;
+    proxy_set_header    X-Forwarded-For     $proxy_add_x_forwarded_for;
+}
+`,
+  'conf.d/elasticbeanstalk/healthd.conf': `if ($time_iso8601 ~ "^(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2})") {
+    set $year $1;
+    set $month $2;
+    set $day $3;
+    set $hour $4;
+}
+access_log /var/log/nginx/healthd/application.log.$year-$month-$day-$hour healthd;
+`,
+  'conf.d/healthd_logformat.conf': `log_format healthd '$msec"$uri"$status"$request_time"$upstream_response_time"$http_x_forwarded_for';
+`,
+};
+
+function layOut(nginxConf: string): void {
+  fs.rmSync(etc, { recursive: true, force: true });
+  for (const [file, content] of Object.entries(platformFiles)) {
+    fs.mkdirSync(path.dirname(path.join(etc, file)), { recursive: true });
+    fs.writeFileSync(path.join(etc, file), content);
+  }
+  fs.copyFileSync('/etc/nginx/mime.types', path.join(etc, 'mime.types'));
+  // The platform copies .platform/nginx/ over /etc/nginx: nginx.conf and any conf.d files.
+  fs.cpSync(path.join(platformDir, 'nginx'), etc, { recursive: true });
+  fs.writeFileSync(path.join(etc, 'nginx.conf'), nginxConf);
+}
+
+function nginxTest(): { ok: boolean; output: string } {
+  const result = spawnSync(nginxBinary(), ['-t', '-p', `${etc}/`, '-c', path.join(etc, 'nginx.conf'), '-e', path.join(etc, 'startup-error.log')], {
+    encoding: 'utf8',
+  });
+  return { ok: result.status === 0, output: `${result.stdout}${result.stderr}`.trim() };
+}
+
+before(() => {
+  etc = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-eb-etc-nginx-'));
+});
+after(() => fs.rmSync(etc, { recursive: true, force: true }));
+
+test('nginx -t passes on .platform/nginx/nginx.conf in the instance layout', { skip }, () => {
+  const committed = fs.readFileSync(ebConfigPath, 'utf8');
+  layOut(committed);
+  assert.equal(fs.readFileSync(path.join(etc, 'nginx.conf'), 'utf8'), committed);
+  const result = nginxTest();
+  assert.ok(result.ok, result.output);
+  assert.match(result.output, /syntax is ok/);
+  assert.match(result.output, /test is successful/);
+});
+
+test('the rendering stands alone: pulling in the platform\'s generated files would break it', { skip }, () => {
+  const committed = fs.readFileSync(ebConfigPath, 'utf8');
+  // It defines its own location / and healthd logging; the platform's would duplicate them.
+  assert.doesNotMatch(committed, /^\s*include\s+conf\.d/m);
+  layOut(committed.replace('        location / {', '        include conf.d/elasticbeanstalk/*.conf;\n        location / {'));
+  const serverLevel = nginxTest();
+  assert.equal(serverLevel.ok, false);
+  assert.match(serverLevel.output, /duplicate location "\/"/);
+  layOut(committed.replace('    server_tokens off;', '    server_tokens off;\n    include conf.d/*.conf;'));
+  const httpLevel = nginxTest();
+  assert.equal(httpLevel.ok, false);
+  assert.match(httpLevel.output, /duplicate "log_format" name "healthd"/);
+});
+
+test('.platform/nginx holds nginx.conf alone: the rendering includes no conf.d, so another file there would be ignored', () => {
+  assert.deepEqual(fs.readdirSync(path.join(platformDir, 'nginx')), ['nginx.conf']);
+});

@@ -1,0 +1,159 @@
+// The source bundle as an instance gets it: `npm run bundle`, unzipped in an empty directory,
+// production dependencies installed from the lock file (better-sqlite3 compiles here: minutes),
+// then the Procfile's command run there with the .ebextensions environment properties, which
+// seeds the empty content store and starts the cluster that serves an article. Paths and ports
+// are the test's own (the instance's /var/app/... and 8080 are not ours to take). Needs
+// `npm run build` first (npm test does it), zip and unzip (scripts/setup-system.sh) and the npm
+// registry.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { freePortRange } from '../../server/testing';
+import { bundleEntries } from './bundle';
+import { environmentProperties, loadConfigFiles, optionSettings, root } from './ebextensions';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-bundle-'));
+const zip = path.join(dir, 'kiosk.zip');
+const app = path.join(dir, 'app');
+let web: ChildProcess | undefined;
+let webOutput = '';
+
+after(async () => {
+  if (web?.pid && web.exitCode === null && web.signalCode === null) {
+    const exited = new Promise((resolve) => web!.once('exit', resolve));
+    process.kill(-web.pid, 'SIGTERM');
+    const forced = setTimeout(() => process.kill(-web!.pid!, 'SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(forced);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function run(command: string, args: string[], cwd: string, timeoutMs: number): string {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+  const output = `${result.stdout ?? ''}${result.stderr ?? ''}`;
+  assert.equal(result.status, 0, `${command} ${args.join(' ')} failed (${result.error?.message ?? `status ${result.status}`}):\n${output}`);
+  return output;
+}
+
+function get(url: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      })
+      .on('error', reject);
+  });
+}
+
+function teasersIn(value: unknown): { section: string; id: string }[] {
+  if (Array.isArray(value)) return value.flatMap(teasersIn);
+  if (typeof value !== 'object' || value === null) return [];
+  const record = value as Record<string, unknown>;
+  const own = typeof record.id === 'string' && typeof record.section === 'string' ? [{ id: record.id, section: record.section }] : [];
+  return [...own, ...Object.values(record).flatMap(teasersIn)];
+}
+
+function filesUnder(relative: string): string[] {
+  const full = path.join(root, relative);
+  if (fs.statSync(full).isFile()) return [relative];
+  return fs.readdirSync(full).flatMap((child) => filesUnder(path.posix.join(relative, child)));
+}
+
+test('npm run bundle writes exactly what the instance needs', { timeout: 120_000 }, () => {
+  const printed = run(process.execPath, ['--import', 'tsx', 'scripts/bundle.ts', '--out', zip, '--no-build'], root, 110_000);
+  assert.match(printed, /bundle: wrote .*kiosk\.zip: [\d.]+ (KB|MB), \d+ files/);
+  assert.match(printed, /dist\/client\//);
+
+  const entries = run('unzip', ['-Z1', zip], dir, 30_000).trim().split('\n').sort();
+  const expected = bundleEntries.flatMap(filesUnder).sort();
+  assert.deepEqual(entries, expected);
+  assert.ok(entries.includes('dist/server/index.cjs') && entries.includes('dist/server/seed-if-empty.cjs'));
+  assert.ok(entries.includes('dist/client/manifest.json'));
+  assert.ok(entries.includes('.platform/nginx/nginx.conf'));
+  for (const entry of entries) {
+    assert.doesNotMatch(entry, /^(src|server|client|scripts|node_modules|data|nginx|bundle)\/|\.test\.tsx?$|^\.git|^\.venv/, entry);
+  }
+  // The platform runs only executable hooks: the mode must survive the zip.
+  const listing = run('unzip', ['-Z', zip], dir, 30_000);
+  for (const hook of entries.filter((e) => e.includes('hooks/'))) {
+    assert.match(listing, new RegExp(`^-rwxr-xr-x .* ${hook.replace(/[.]/g, '\\.')}$`, 'm'), `${hook} lost its execute bit`);
+  }
+});
+
+test('unzipped, installed without devDependencies and started as the Procfile says, it seeds and serves an article', { timeout: 900_000 }, async () => {
+  assert.ok(fs.existsSync(zip), 'the bundle test ran first');
+  fs.mkdirSync(app);
+  run('unzip', ['-q', zip, '-d', app], dir, 60_000);
+
+  // What the platform does with package.json and the lock file, devDependencies left out.
+  run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], app, 840_000);
+  for (const runtime of ['express', 'react', 'throng', 'better-sqlite3']) {
+    assert.ok(fs.existsSync(path.join(app, 'node_modules', runtime, 'package.json')), `${runtime} is installed`);
+  }
+  for (const tool of ['webpack', 'tsx', 'typescript', 'eslint', 'yaml']) {
+    assert.ok(!fs.existsSync(path.join(app, 'node_modules', tool)), `${tool} is a devDependency and must not be installed`);
+  }
+
+  const [procfileLine] = fs.readFileSync(path.join(app, 'Procfile'), 'utf8').split('\n');
+  const command = /^web:\s*(.+)$/.exec(procfileLine ?? '')?.[1];
+  assert.ok(command, 'a web process in the Procfile');
+
+  const workers = 2;
+  const firstPort = await freePortRange(workers);
+  const dbPath = path.join(dir, 'var-app-data', 'kiosk.sqlite');
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? dir,
+    ...environmentProperties(optionSettings(loadConfigFiles())),
+    // This machine's stand-ins for the instance's paths and ports; two workers, not four, on
+    // a shared machine.
+    PORT: String(firstPort),
+    WEB_CONCURRENCY: String(workers),
+    CONTENT_DB_PATH: dbPath,
+    DIST_DIR: path.join(app, 'dist'),
+    SITE_URL: `http://127.0.0.1:${firstPort}`,
+  };
+  assert.equal(env.LISTEN_MODE, 'per-worker');
+  assert.equal(env.NODE_ENV, 'production');
+  assert.ok(!fs.existsSync(dbPath));
+
+  // As the platform runs a Procfile line: through sh, in the application's directory.
+  web = spawn('/bin/sh', ['-c', command], { cwd: app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  web.stdout!.on('data', (chunk: Buffer) => (webOutput += chunk.toString()));
+  web.stderr!.on('data', (chunk: Buffer) => (webOutput += chunk.toString()));
+  const deadline = Date.now() + 120_000;
+  while ((webOutput.match(/"worker listening"/g)?.length ?? 0) < workers) {
+    assert.equal(web.exitCode, null, `the web process exited:\n${webOutput}`);
+    assert.ok(Date.now() < deadline, `the cluster did not start within 120 s:\n${webOutput}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.match(webOutput, /"message":"content store seeded".*"articles":10200/);
+  assert.ok(fs.existsSync(dbPath));
+
+  for (let slot = 0; slot < workers; slot++) {
+    const base = `http://127.0.0.1:${firstPort + slot}`;
+    const front = await get(`${base}/api/front`);
+    assert.equal(front.status, 200, front.body);
+    const [teaser] = teasersIn(JSON.parse(front.body));
+    assert.ok(teaser, 'the front page lists articles');
+    const article = await get(`${base}/${teaser.section}/${teaser.id}`);
+    assert.equal(article.status, 200, article.body.slice(0, 500));
+    assert.equal(article.headers['x-render-mode'], 'ssr');
+    assert.match(article.headers['content-type'] ?? '', /text\/html/);
+    assert.match(article.body, /data-render-mode="ssr"/);
+    assert.match(article.body, /\/assets\/[\w.-]+\.js/);
+  }
+
+  // SIGTERM, as the platform stops the web process: the cluster drains and exits cleanly.
+  const exited = new Promise<number | null>((resolve) => web!.once('exit', (code) => resolve(code)));
+  process.kill(-web.pid!, 'SIGTERM');
+  assert.equal(await exited, 0, webOutput);
+});

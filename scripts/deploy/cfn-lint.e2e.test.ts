@@ -1,0 +1,68 @@
+// The CloudFormation Resources in .ebextensions through cfn-lint (PyPI, pinned, installed in
+// .venv-cfn-lint/ by scripts/setup-system.sh), in a template like the one Elastic Beanstalk adds
+// them to.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { loadConfigFiles, resources, root } from './ebextensions';
+
+const cfnLint = process.env.CFN_LINT ?? path.join(root, '.venv-cfn-lint/bin/cfn-lint');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-cfn-lint-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * The .ebextensions resources inside a template. Elastic Beanstalk's own template declares
+ * the parameter and the load balancer they refer to (Ref AWSEBEnvironmentName, Fn::GetAtt
+ * AWSEBV2LoadBalancer.DNSName); cfn-lint resolves references only within the file it reads, so
+ * the wrapper declares stand-ins for those two, with the type Elastic Beanstalk gives them and
+ * the least configuration cfn-lint requires of that type. Nothing of ours is changed.
+ */
+function wrap(own: Record<string, unknown>): Record<string, unknown> {
+  return {
+    AWSTemplateFormatVersion: '2010-09-09',
+    Description: 'Kiosk .ebextensions resources, with stand-ins for what Elastic Beanstalk declares',
+    Parameters: { AWSEBEnvironmentName: { Type: 'String' } },
+    Resources: {
+      AWSEBV2LoadBalancer: {
+        Type: 'AWS::ElasticLoadBalancingV2::LoadBalancer',
+        Properties: { Type: 'application', Subnets: ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'] },
+      },
+      ...own,
+    },
+  };
+}
+
+function lint(template: Record<string, unknown>, name: string): { status: number | null; output: string } {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, `${JSON.stringify(template, null, 2)}\n`);
+  const result = spawnSync(cfnLint, ['--format', 'parseable', '--', file], { encoding: 'utf8' });
+  if (result.error) throw new Error(`${cfnLint} did not run (${result.error.message}): run scripts/setup-system.sh`);
+  return { status: result.status, output: `${result.stdout}${result.stderr}`.trim() };
+}
+
+function ownResources(): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(resources(loadConfigFiles())).map(([name, { file: _file, ...resource }]) => [name, resource]));
+}
+
+test('cfn-lint passes the Resources: no error, no warning', { timeout: 120_000 }, () => {
+  const own = ownResources();
+  assert.ok(Object.keys(own).length >= 5, 'the CloudFront resources are there');
+  const { status, output } = lint(wrap(own), 'ebextensions.json');
+  // cfn-lint's exit code is a bit field: 2 errors, 4 warnings, 8 informational.
+  assert.equal(status, 0, output);
+});
+
+test('cfn-lint does check them: a misspelt property and a wrong type in the distribution fail', { timeout: 120_000 }, () => {
+  const own = ownResources() as { KioskDistribution: { Properties: { DistributionConfig: { Origins: { CustomOriginConfig: Record<string, unknown> }[] } } } };
+  const origin = own.KioskDistribution.Properties.DistributionConfig.Origins[0]!.CustomOriginConfig;
+  origin.OriginReadTimout = origin.OriginReadTimeout;
+  delete origin.OriginReadTimeout;
+  origin.HTTPPort = 'eighty';
+  const { status, output } = lint(wrap(own), 'broken.json');
+  assert.ok((status ?? 0) & 2, `expected errors, got status ${status}:\n${output}`);
+  assert.match(output, /OriginReadTimout/);
+  assert.match(output, /eighty/);
+});

@@ -1,0 +1,184 @@
+// CloudFront's behaviours against what the origin says (server/cache-policy.ts) and reads
+// (server/api.ts). cfn-lint checks the same resources against CloudFormation's schemas in
+// cfn-lint.e2e.test.ts.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { cacheControl } from '../../server/cache-policy';
+import { ebConfigPath } from '../nginx/render';
+import { loadConfigFiles, optionSettings, resources, root, settingValue } from './ebextensions';
+
+interface Behavior {
+  PathPattern?: string;
+  TargetOriginId: string;
+  ViewerProtocolPolicy: string;
+  AllowedMethods: string[];
+  CachedMethods: string[];
+  Compress?: boolean;
+  CachePolicyId: unknown;
+  OriginRequestPolicyId?: unknown;
+  FunctionAssociations?: { EventType: string; FunctionARN: unknown }[];
+}
+
+interface CachePolicyConfig {
+  MinTTL: number;
+  DefaultTTL: number;
+  MaxTTL: number;
+  ParametersInCacheKeyAndForwardedToOrigin: {
+    EnableAcceptEncodingGzip: boolean;
+    EnableAcceptEncodingBrotli: boolean;
+    HeadersConfig: { HeaderBehavior: string };
+    CookiesConfig: { CookieBehavior: string };
+    QueryStringsConfig: { QueryStringBehavior: string; QueryStrings?: string[] };
+  };
+}
+
+// AWS-managed policies, by the ids CloudFormation takes ("Use managed cache policies",
+// "Use managed origin request policies").
+const managed = {
+  CachingOptimized: '658327ea-f89d-4fab-a63d-7e88639e58f6',
+  CachingDisabled: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad',
+  AllViewerExceptHostHeader: 'b689b0a8-53d0-40ab-baf2-68738e2966ac',
+};
+/** What Elastic Beanstalk's own template declares, so the resources may refer to it. */
+const ebProvided = new Set(['AWSEBV2LoadBalancer', 'AWSEBEnvironmentName']);
+
+const files = loadConfigFiles();
+const all = resources(files);
+const distribution = all.KioskDistribution?.Properties?.DistributionConfig as {
+  Origins: { Id: string; DomainName: unknown; CustomOriginConfig: Record<string, unknown> }[];
+  DefaultCacheBehavior: Behavior;
+  CacheBehaviors: Behavior[];
+  CustomErrorResponses: { ErrorCode: number; ErrorCachingMinTTL: number; ResponsePagePath?: string }[];
+  ViewerCertificate: Record<string, unknown>;
+};
+
+function policyOf(behavior: Behavior): CachePolicyConfig | string {
+  const id = behavior.CachePolicyId;
+  if (typeof id === 'string') return id;
+  const name = (id as { Ref: string }).Ref;
+  return all[name]?.Properties?.CachePolicyConfig as CachePolicyConfig;
+}
+
+function behavior(pattern: string): Behavior {
+  const found = distribution.CacheBehaviors.find((b) => b.PathPattern === pattern);
+  assert.ok(found, `no behaviour for ${pattern}`);
+  return found;
+}
+
+function directive(header: string, name: string): number {
+  const match = new RegExp(`(?:^|,\\s*)${name}=(\\d+)`).exec(header);
+  assert.ok(match, `${name} in "${header}"`);
+  return Number(match[1]);
+}
+
+test('pages: the origin decides how long, the query string is not in the key, stale copies can outlive an outage', () => {
+  const pages = policyOf(distribution.DefaultCacheBehavior) as CachePolicyConfig;
+  assert.equal(typeof pages, 'object');
+  // 0 minimum: private, no-store answers (5xx, preview) are never kept.
+  assert.equal(pages.MinTTL, 0);
+  assert.equal(pages.DefaultTTL, 0);
+  for (const header of [cacheControl.front, cacheControl.section, cacheControl.article]) {
+    const sMaxAge = directive(header, 's-maxage');
+    assert.ok(sMaxAge >= 10 && sMaxAge <= 60 && sMaxAge <= pages.MaxTTL, `s-maxage ${sMaxAge}`);
+    assert.ok(pages.MaxTTL >= directive(header, 'stale-if-error'), 'MaxTTL must not cut the stale-if-error window');
+  }
+  const key = pages.ParametersInCacheKeyAndForwardedToOrigin;
+  assert.equal(key.QueryStringsConfig.QueryStringBehavior, 'none');
+  assert.equal(key.CookiesConfig.CookieBehavior, 'none');
+  assert.equal(key.HeadersConfig.HeaderBehavior, 'none');
+  assert.equal(key.EnableAcceptEncodingGzip, true);
+  assert.equal(key.EnableAcceptEncodingBrotli, true);
+  assert.equal(distribution.DefaultCacheBehavior.Compress, true);
+  assert.deepEqual(distribution.DefaultCacheBehavior.AllowedMethods, ['GET', 'HEAD']);
+});
+
+test('the API: only the query parameters the API reads are in its cache key', () => {
+  const api = policyOf(behavior('/api/*')) as CachePolicyConfig;
+  const apiSource = fs.readFileSync(path.join(root, 'server/api.ts'), 'utf8');
+  const read = [...apiSource.matchAll(/queryString\(req, '(\w+)'\)/g)].map((m) => m[1]).sort();
+  assert.deepEqual(read, ['cursor', 'limit']);
+  const keyed = api.ParametersInCacheKeyAndForwardedToOrigin.QueryStringsConfig;
+  assert.equal(keyed.QueryStringBehavior, 'whitelist');
+  assert.deepEqual([...(keyed.QueryStrings ?? [])].sort(), read);
+  assert.equal(api.MinTTL, 0);
+});
+
+test('assets and media are cached long; preview, ingest and metrics never', () => {
+  for (const pattern of ['/assets/*', '/media/*']) {
+    assert.equal(behavior(pattern).CachePolicyId, managed.CachingOptimized, pattern);
+    assert.equal(behavior(pattern).Compress, true);
+  }
+  assert.equal(cacheControl.assets, 'public, max-age=31536000, immutable');
+  for (const pattern of ['/preview/*', '/api/ingest*', '/metrics*']) {
+    assert.equal(behavior(pattern).CachePolicyId, managed.CachingDisabled, pattern);
+  }
+  for (const pattern of ['/preview/*', '/api/ingest*']) {
+    // Signed links and the CMS's credentials reach the origin whole.
+    assert.equal(behavior(pattern).OriginRequestPolicyId, managed.AllViewerExceptHostHeader, pattern);
+  }
+  assert.ok(behavior('/api/ingest*').AllowedMethods.includes('POST'));
+  const patterns = distribution.CacheBehaviors.map((b) => b.PathPattern!);
+  assert.ok(patterns.indexOf('/api/ingest*') < patterns.indexOf('/api/*'), 'the first matching pattern wins');
+});
+
+test('/metrics never leaves the edge: a viewer-request function answers 404, as Nginx would', () => {
+  const nginx = fs.readFileSync(ebConfigPath, 'utf8');
+  assert.match(nginx, /location ~ \^\/metrics\(\/\|\$\) \{\s*return 404;/);
+  const [association] = behavior('/metrics*').FunctionAssociations ?? [];
+  assert.equal(association?.EventType, 'viewer-request');
+  const fnName = (association!.FunctionARN as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  const fn = all[fnName]!.Properties as { FunctionCode: string; FunctionConfig: { Runtime: string }; AutoPublish: boolean };
+  assert.equal(fn.FunctionConfig.Runtime, 'cloudfront-js-2.0');
+  assert.equal(fn.AutoPublish, true);
+  // The function's own code, run on a CloudFront viewer-request event.
+  const handler = new Function(`${fn.FunctionCode}\nreturn handler;`)() as (event: unknown) => { statusCode: number; headers: Record<string, { value: string }> };
+  const answer = handler({ version: '1.0', request: { method: 'GET', uri: '/metrics', headers: {}, querystring: {} } });
+  assert.equal(answer.statusCode, 404);
+  assert.equal(answer.headers['cache-control']?.value, 'private, no-store');
+});
+
+test('every request reaches the load balancer over HTTP and readers over HTTPS', () => {
+  const [origin] = distribution.Origins;
+  assert.equal(distribution.Origins.length, 1);
+  assert.deepEqual(origin!.DomainName, { 'Fn::GetAtt': ['AWSEBV2LoadBalancer', 'DNSName'] });
+  // AWSEBV2LoadBalancer exists only for an application or network load balancer.
+  assert.equal(settingValue(optionSettings(files), 'aws:elasticbeanstalk:environment', 'LoadBalancerType'), 'application');
+  assert.equal(origin!.CustomOriginConfig.OriginProtocolPolicy, 'http-only');
+  for (const b of [distribution.DefaultCacheBehavior, ...distribution.CacheBehaviors]) {
+    assert.equal(b.TargetOriginId, origin!.Id);
+    assert.match(b.ViewerProtocolPolicy, /^(redirect-to-https|https-only)$/, b.PathPattern ?? 'default');
+  }
+});
+
+test('5xx answers are cached briefly, as themselves', () => {
+  const codes = distribution.CustomErrorResponses.map((r) => r.ErrorCode).sort();
+  assert.deepEqual(codes, [500, 502, 503, 504]);
+  for (const response of distribution.CustomErrorResponses) {
+    assert.ok(response.ErrorCachingMinTTL > 0 && response.ErrorCachingMinTTL <= 10, `${response.ErrorCode}: ${response.ErrorCachingMinTTL} s`);
+    assert.equal(response.ResponsePagePath, undefined, 'the origin error page itself, not a replacement');
+  }
+});
+
+test('every reference resolves to a resource declared here or one Elastic Beanstalk provides', () => {
+  const declared = new Set(Object.keys(all));
+  const refs: string[] = [];
+  const walk = (node: unknown) => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, child] of Object.entries(node)) {
+      if (key === 'Ref') refs.push(String(child));
+      else if (key === 'Fn::GetAtt') refs.push(String((child as string[])[0]));
+      else walk(child);
+    }
+  };
+  walk(all);
+  assert.ok(refs.length > 5);
+  for (const ref of refs) assert.ok(declared.has(ref) || ebProvided.has(ref), `${ref} is neither declared nor provided by Elastic Beanstalk`);
+  // Names are unique per account: each environment's carry its own name.
+  for (const [name, resource] of Object.entries(all)) {
+    if (resource.Type === 'AWS::CloudFront::Distribution') continue;
+    assert.match(JSON.stringify(resource.Properties), /AWSEBEnvironmentName/, `${name}'s name does not include the environment's`);
+  }
+});

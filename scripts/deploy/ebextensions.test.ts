@@ -1,0 +1,301 @@
+// The Elastic Beanstalk configuration as data: every .ebextensions file parses, names only
+// options Elastic Beanstalk knows, says why for each, holds the scaling policy the newsroom
+// proved, and agrees with the Nginx rendering, the app's config and the Procfile.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { loadConfig } from '../../server/config';
+import { ebConfigPath, renderEbConfig } from '../nginx/render';
+import {
+  disagreements,
+  environmentProperties,
+  loadConfigFiles,
+  nginxDirective,
+  optionSettings,
+  platformDir,
+  procfilePath,
+  resources,
+  root,
+  seconds,
+  settingValue,
+} from './ebextensions';
+
+/**
+ * Namespaces and their options as the Elastic Beanstalk developer guide lists them ("General
+ * options for all environments"; the proxy namespace from "Reverse proxy configuration" for
+ * Amazon Linux 2 and 2023). A name outside this list is a typo Elastic Beanstalk would reject,
+ * or an option to look up and add here.
+ */
+const knownOptions: Record<string, readonly string[] | 'any'> = {
+  'aws:autoscaling:asg': ['Availability Zones', 'Cooldown', 'Custom Availability Zones', 'MinSize', 'MaxSize'],
+  'aws:autoscaling:launchconfiguration': [
+    'DisableIMDSv1', 'EC2KeyName', 'IamInstanceProfile', 'ImageId', 'InstanceType', 'MonitoringInterval', 'SecurityGroups',
+    'SSHSourceRestriction', 'BlockDeviceMappings', 'RootVolumeType', 'RootVolumeSize', 'RootVolumeIOPS',
+  ],
+  'aws:autoscaling:trigger': [
+    'BreachDuration', 'LowerBreachScaleIncrement', 'LowerThreshold', 'MeasureName', 'Period', 'EvaluationPeriods', 'Statistic',
+    'Unit', 'UpperBreachScaleIncrement', 'UpperThreshold',
+  ],
+  'aws:autoscaling:updatepolicy:rollingupdate': ['MaxBatchSize', 'MinInstancesInService', 'RollingUpdateEnabled', 'RollingUpdateType', 'PauseTime', 'Timeout'],
+  'aws:ec2:instances': ['EnableSpot', 'InstanceTypes', 'SpotFleetOnDemandBase', 'SpotFleetOnDemandAboveBasePercentage', 'SpotMaxPrice'],
+  'aws:ec2:vpc': ['VPCId', 'Subnets', 'ELBSubnets', 'ELBScheme', 'DBSubnets', 'AssociatePublicIpAddress'],
+  'aws:elasticbeanstalk:application:environment': 'any',
+  'aws:elasticbeanstalk:cloudwatch:logs': ['StreamLogs', 'DeleteOnTerminate', 'RetentionInDays'],
+  'aws:elasticbeanstalk:cloudwatch:logs:health': ['HealthStreamingEnabled', 'DeleteOnTerminate', 'RetentionInDays'],
+  'aws:elasticbeanstalk:command': ['DeploymentPolicy', 'Timeout', 'BatchSizeType', 'BatchSize', 'IgnoreHealthCheck'],
+  'aws:elasticbeanstalk:environment': ['EnvironmentType', 'ServiceRole', 'LoadBalancerType'],
+  'aws:elasticbeanstalk:environment:process:default': [
+    'DeregistrationDelay', 'HealthCheckInterval', 'HealthCheckPath', 'HealthCheckTimeout', 'HealthyThresholdCount', 'MatcherHTTPCode',
+    'Port', 'Protocol', 'StickinessEnabled', 'StickinessLBCookieDuration', 'StickinessType', 'UnhealthyThresholdCount',
+  ],
+  'aws:elasticbeanstalk:environment:proxy': ['ProxyServer'],
+  'aws:elasticbeanstalk:healthreporting:system': ['SystemType', 'ConfigDocument', 'HealthCheckSuccessThreshold'],
+  'aws:elbv2:loadbalancer': ['AccessLogsS3Bucket', 'AccessLogsS3Enabled', 'AccessLogsS3Prefix', 'IdleTimeout', 'ManagedSecurityGroup', 'SecurityGroups'],
+};
+
+/** The documented values of the enumerated options this configuration sets. */
+const validValues: Record<string, readonly (string | number | boolean)[]> = {
+  'aws:autoscaling:asg/Availability Zones': ['Any', 'Any 1', 'Any 2', 'Any 3'],
+  'aws:autoscaling:launchconfiguration/MonitoringInterval': ['1 minute', '5 minute'],
+  'aws:autoscaling:trigger/MeasureName': [
+    'CPUUtilization', 'NetworkIn', 'NetworkOut', 'DiskWriteOps', 'DiskReadBytes', 'DiskReadOps', 'DiskWriteBytes', 'Latency',
+    'RequestCount', 'HealthyHostCount', 'UnhealthyHostCount', 'TargetResponseTime',
+  ],
+  'aws:autoscaling:trigger/Statistic': ['Minimum', 'Maximum', 'Sum', 'Average'],
+  'aws:autoscaling:trigger/Unit': ['Seconds', 'Percent', 'Bytes', 'Bits', 'Count', 'Bytes/Second', 'Bits/Second', 'Count/Second', 'None'],
+  'aws:autoscaling:updatepolicy:rollingupdate/RollingUpdateType': ['Time', 'Health', 'Immutable'],
+  'aws:elasticbeanstalk:command/DeploymentPolicy': ['AllAtOnce', 'Rolling', 'RollingWithAdditionalBatch', 'Immutable', 'TrafficSplitting'],
+  'aws:elasticbeanstalk:command/BatchSizeType': ['Percentage', 'Fixed'],
+  'aws:elasticbeanstalk:environment/EnvironmentType': ['SingleInstance', 'LoadBalanced'],
+  'aws:elasticbeanstalk:environment/LoadBalancerType': ['classic', 'application', 'network'],
+  'aws:elasticbeanstalk:environment:process:default/Protocol': ['HTTP', 'HTTPS', 'TCP'],
+  'aws:elasticbeanstalk:environment:proxy/ProxyServer': ['nginx', 'apache', 'none'],
+  'aws:elasticbeanstalk:healthreporting:system/SystemType': ['basic', 'enhanced'],
+  'aws:elasticbeanstalk:cloudwatch:logs/RetentionInDays': [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1827, 3653],
+  'aws:elasticbeanstalk:cloudwatch:logs:health/RetentionInDays': [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1827, 3653],
+};
+
+/** The metrics enhanced health can publish ("Publishing Amazon CloudWatch custom metrics"). */
+const healthMetrics = {
+  Environment: [
+    'ApplicationRequestsTotal', 'ApplicationRequests5xx', 'ApplicationRequests4xx', 'ApplicationRequests3xx', 'ApplicationRequests2xx',
+    'ApplicationLatencyP10', 'ApplicationLatencyP50', 'ApplicationLatencyP75', 'ApplicationLatencyP85', 'ApplicationLatencyP90',
+    'ApplicationLatencyP95', 'ApplicationLatencyP99', 'ApplicationLatencyP99.9', 'InstancesSevere', 'InstancesDegraded',
+    'InstancesWarning', 'InstancesInfo', 'InstancesOk', 'InstancesPending', 'InstancesUnknown', 'InstancesNoData',
+  ],
+  Instance: [
+    'ApplicationRequestsTotal', 'ApplicationRequests5xx', 'ApplicationRequests4xx', 'ApplicationRequests3xx', 'ApplicationRequests2xx',
+    'ApplicationLatencyP10', 'ApplicationLatencyP50', 'ApplicationLatencyP75', 'ApplicationLatencyP85', 'ApplicationLatencyP90',
+    'ApplicationLatencyP95', 'ApplicationLatencyP99', 'ApplicationLatencyP99.9', 'LoadAverage1min', 'LoadAverage5min',
+    'InstanceHealth', 'RootFilesystemUtil', 'CPUIrq', 'CPUUser', 'CPUIdle', 'CPUSystem', 'CPUSoftirq', 'CPUIowait', 'CPUNice',
+  ],
+} as const;
+
+/** vCPUs of the instance types this configuration may name: one Node worker each. */
+const vcpus: Record<string, number> = {
+  'c5.large': 2, 'c5.xlarge': 4, 'c5.2xlarge': 8, 'c5.4xlarge': 16,
+  'c6i.large': 2, 'c6i.xlarge': 4, 'c6i.2xlarge': 8, 'c7i.large': 2, 'c7i.xlarge': 4, 'c7i.2xlarge': 8,
+};
+
+const topLevelKeys = new Set([
+  'option_settings', 'Resources', 'files', 'commands', 'container_commands', 'packages', 'groups', 'users', 'sources', 'services',
+]);
+
+const files = loadConfigFiles();
+const settings = optionSettings(files);
+const env = environmentProperties(settings);
+const value = (namespace: string, option: string) => settingValue(settings, namespace, option);
+
+test('every .ebextensions file is a YAML .config with only the keys Elastic Beanstalk reads', () => {
+  const names = fs.readdirSync(path.join(root, '.ebextensions'));
+  assert.ok(files.length >= 5, `found ${files.length} config files`);
+  assert.deepEqual(names.filter((n) => !n.endsWith('.config')), [], 'Elastic Beanstalk reads only *.config here');
+  for (const file of files) {
+    for (const key of Object.keys(file.data)) assert.ok(topLevelKeys.has(key), `${file.name}: unknown top-level key "${key}"`);
+    // Short-form intrinsics (!Ref, !GetAtt) are CloudFormation YAML, not ebextensions YAML.
+    assert.doesNotMatch(file.text, /!(Ref|GetAtt|Join|Sub|If)\b/, `${file.name} uses a short-form intrinsic`);
+  }
+});
+
+test('every option is one Elastic Beanstalk documents, with a documented value, set once', () => {
+  assert.ok(settings.length > 30);
+  const seen = new Map<string, string>();
+  for (const s of settings) {
+    const where = `${s.file}:${s.line} ${s.namespace} ${s.option}`;
+    const known = knownOptions[s.namespace];
+    assert.ok(known, `${where}: unknown namespace`);
+    if (known !== 'any') assert.ok(known.includes(s.option), `${where}: unknown option`);
+    const allowed = validValues[`${s.namespace}/${s.option}`];
+    if (allowed) assert.ok(allowed.includes(s.value as string), `${where}: ${JSON.stringify(s.value)} is not one of ${allowed.join(', ')}`);
+    assert.ok(['string', 'number', 'boolean'].includes(typeof s.value) || s.option === 'ConfigDocument', `${where}: not a plain value`);
+    const key = `${s.namespace}/${s.option}`;
+    assert.ok(!seen.has(key), `${where}: also set in ${seen.get(key)}; the later file would silently win`);
+    seen.set(key, s.file);
+  }
+});
+
+test('every option says why: a comment on the line above it or at its end', () => {
+  for (const file of files) {
+    const lines = file.text.split('\n');
+    for (const s of settings.filter((x) => x.file === file.name)) {
+      const own = lines[s.line - 1] ?? '';
+      const above = (lines[s.line - 2] ?? '').trim();
+      assert.ok(above.startsWith('#') || / #\s*\S/.test(own), `${file.name}:${s.line} ${s.namespace} ${s.option} has no comment`);
+    }
+  }
+});
+
+test('scaling holds the values that tripled capacity within five minutes', () => {
+  const trigger = (option: string) => value('aws:autoscaling:trigger', option);
+  assert.equal(trigger('MeasureName'), 'CPUUtilization');
+  assert.equal(trigger('Statistic'), 'Average');
+  assert.equal(trigger('Unit'), 'Percent');
+  assert.equal(trigger('UpperThreshold'), 75);
+  assert.equal(trigger('LowerThreshold'), 35);
+  assert.equal(trigger('Period'), 1);
+  assert.equal(trigger('BreachDuration'), 2);
+  assert.equal(trigger('UpperBreachScaleIncrement'), 4);
+  assert.equal(trigger('LowerBreachScaleIncrement'), -2);
+  // Elastic Beanstalk changes one of the three when they disagree.
+  assert.equal(trigger('BreachDuration'), (trigger('Period') as number) * (trigger('EvaluationPeriods') as number));
+  // A 1-minute period needs 1-minute EC2 metrics.
+  assert.equal(value('aws:autoscaling:launchconfiguration', 'MonitoringInterval'), '1 minute');
+
+  const min = value('aws:autoscaling:asg', 'MinSize') as number;
+  const max = value('aws:autoscaling:asg', 'MaxSize') as number;
+  assert.ok(min >= 2, `MinSize ${min}`);
+  assert.equal(value('aws:autoscaling:asg', 'Availability Zones'), 'Any 2');
+  assert.ok(max >= min + 4, `MaxSize ${max} leaves no room for a +4 step`);
+  assert.equal(value('aws:autoscaling:updatepolicy:rollingupdate', 'MinInstancesInService'), min);
+});
+
+test('c5.xlarge by default, one worker per vCPU', () => {
+  const types = String(value('aws:ec2:instances', 'InstanceTypes')).split(',');
+  assert.equal(types[0], 'c5.xlarge');
+  for (const type of types) {
+    assert.ok(vcpus[type], `add ${type}'s vCPU count to this test's table`);
+    assert.equal(Number(env.WEB_CONCURRENCY), vcpus[type], `${type} has ${vcpus[type]} vCPUs; WEB_CONCURRENCY is ${env.WEB_CONCURRENCY}`);
+  }
+});
+
+test('health, deployment and load balancer: enhanced health on /healthz, rolling with an additional batch, an ALB', () => {
+  assert.equal(value('aws:elasticbeanstalk:healthreporting:system', 'SystemType'), 'enhanced');
+  const doc = value('aws:elasticbeanstalk:healthreporting:system', 'ConfigDocument') as {
+    Version: number;
+    CloudWatchMetrics: Record<'Environment' | 'Instance', Record<string, number>>;
+  };
+  assert.equal(doc.Version, 1);
+  for (const level of ['Environment', 'Instance'] as const) {
+    const metrics = doc.CloudWatchMetrics[level];
+    for (const [name, period] of Object.entries(metrics)) {
+      assert.ok((healthMetrics[level] as readonly string[]).includes(name), `${level} metric ${name} is not one enhanced health publishes`);
+      assert.equal(period, 60, `${name}: 60 s is the only supported period`);
+    }
+    for (const needed of ['ApplicationRequestsTotal', 'ApplicationRequests5xx', 'ApplicationLatencyP99']) {
+      assert.ok(needed in metrics, `${level} lacks ${needed}`);
+    }
+  }
+  assert.equal(value('aws:elasticbeanstalk:environment:process:default', 'HealthCheckPath'), '/healthz');
+  assert.equal(value('aws:elasticbeanstalk:environment:process:default', 'Port'), 80);
+  assert.equal(value('aws:elasticbeanstalk:environment', 'LoadBalancerType'), 'application');
+  assert.equal(value('aws:elasticbeanstalk:command', 'DeploymentPolicy'), 'RollingWithAdditionalBatch');
+  assert.equal(value('aws:elasticbeanstalk:command', 'BatchSizeType'), 'Percentage');
+  const batch = value('aws:elasticbeanstalk:command', 'BatchSize') as number;
+  assert.ok(batch >= 1 && batch <= 100, `BatchSize ${batch}%`);
+  assert.equal(value('aws:elasticbeanstalk:environment:proxy', 'ProxyServer'), 'nginx');
+  const nginx = fs.readFileSync(ebConfigPath, 'utf8');
+  assert.match(nginx, /location = \/healthz \{\s*proxy_pass http:\/\/kiosk_workers;/, 'Nginx proxies /healthz to the workers');
+  // The instance side of the health check: the JSON log format enhanced health reads.
+  assert.match(nginx, /access_log \/var\/log\/nginx\/healthd\/application\.log\.\$year-\$month-\$day-\$hour healthd;/);
+});
+
+test('the environment properties agree with .platform/nginx/nginx.conf: ports, host, assets, keep-alive', () => {
+  const nginx = fs.readFileSync(ebConfigPath, 'utf8');
+  assert.deepEqual(disagreements(env, nginx), []);
+  assert.equal(Number(env.WEB_CONCURRENCY), 4);
+  assert.equal(env.PORT, '8080');
+});
+
+test('a drift between the two is caught, whichever side moved', () => {
+  const eightWorkers = renderEbConfig(8);
+  assert.match(disagreements(env, eightWorkers).join('\n'), /worker ports 8080, 8081, 8082, 8083, but Nginx's upstream lists 8080, .*8087/);
+  assert.match(disagreements({ ...env, PORT: '9000' }, renderEbConfig()).join('\n'), /worker ports 9000/);
+  assert.match(disagreements({ ...env, LISTEN_MODE: 'shared' }, renderEbConfig()).join('\n'), /LISTEN_MODE/);
+  assert.match(disagreements({ ...env, HOST: '0.0.0.0' }, renderEbConfig()).join('\n'), /HOST=0\.0\.0\.0/);
+  assert.match(disagreements({ ...env, DIST_DIR: '/srv/dist' }, renderEbConfig()).join('\n'), /DIST_DIR/);
+  assert.match(disagreements({ ...env, KEEP_ALIVE_TIMEOUT_MS: '30000' }, renderEbConfig()).join('\n'), /502/);
+});
+
+test('Kiosk accepts the environment properties as production config', () => {
+  const config = loadConfig(env);
+  assert.equal(config.nodeEnv, 'production');
+  assert.equal(config.listenMode, 'per-worker');
+  assert.equal(config.port, 8080);
+  assert.equal(config.webConcurrency, 4);
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.trustProxy, 'loopback');
+  assert.equal(config.contentDbPath, '/var/app/data/kiosk.sqlite');
+  assert.equal(config.distDir, '/var/app/current/dist');
+  assert.equal(new URL(config.siteUrl).hostname.endsWith('.invalid'), true, 'the placeholder cannot resolve');
+  assert.equal(env.NPM_USE_PRODUCTION, 'true');
+});
+
+test('timeouts nest from the edge inwards, so the side that closes an idle connection is never the one sending', () => {
+  const nginx = fs.readFileSync(ebConfigPath, 'utf8');
+  const origin = (resources(files).KioskDistribution?.Properties as { DistributionConfig: { Origins: { CustomOriginConfig: Record<string, number> }[] } })
+    .DistributionConfig.Origins[0]!.CustomOriginConfig;
+  const cloudFrontIdle = origin.OriginKeepaliveTimeout!;
+  const albIdle = value('aws:elbv2:loadbalancer', 'IdleTimeout') as number;
+  const nginxClientIdle = seconds(nginxDirective(nginx, 'keepalive_timeout')[0]!);
+  assert.ok(cloudFrontIdle < albIdle, `CloudFront keep-alive ${cloudFrontIdle} s < ALB idle ${albIdle} s`);
+  assert.ok(albIdle < nginxClientIdle, `ALB idle ${albIdle} s < Nginx keepalive_timeout ${nginxClientIdle} s`);
+  const readTimeout = origin.OriginReadTimeout!;
+  assert.ok(readTimeout <= seconds(nginxDirective(nginx, 'proxy_read_timeout')[0]!));
+  // Deployments and scale-in: the balancer stops sending, then Node drains what is left.
+  assert.ok(Number(env.SHUTDOWN_GRACE_MS) / 1000 <= (value('aws:elasticbeanstalk:environment:process:default', 'DeregistrationDelay') as number));
+});
+
+test('the content store lives outside the replaced app directory, in the directory the instance config creates', () => {
+  const dbDir = path.posix.dirname(env.CONTENT_DB_PATH!);
+  assert.ok(!dbDir.startsWith('/var/app/current'), 'a deployment would replace it');
+  const commands = files.flatMap((f) => Object.values((f.data.commands ?? {}) as Record<string, { command: string }>));
+  assert.ok(
+    commands.some((c) => c.command === `install -d -o webapp -g webapp -m 0750 ${dbDir}`),
+    `no command creates ${dbDir} for the webapp user`,
+  );
+});
+
+test('the CloudWatch agent hook applies the configuration the instance config writes, after deployments and configuration changes', () => {
+  const hook = path.join(platformDir, 'hooks/postdeploy/10-cloudwatch-agent.sh');
+  const twin = path.join(platformDir, 'confighooks/postdeploy/10-cloudwatch-agent.sh');
+  assert.equal(fs.readFileSync(twin, 'utf8'), fs.readFileSync(hook, 'utf8'), 'the confighooks copy differs');
+  for (const script of [hook, twin]) {
+    assert.ok((fs.statSync(script).mode & 0o111) !== 0, `${script} is not executable; Elastic Beanstalk would skip it`);
+    const syntax = spawnSync('bash', ['-n', script], { encoding: 'utf8' });
+    assert.equal(syntax.status, 0, syntax.stderr);
+  }
+  const agentFile = /config=(\S+)/.exec(fs.readFileSync(hook, 'utf8'))?.[1];
+  const written = files.flatMap((f) => Object.entries((f.data.files ?? {}) as Record<string, { content: string }>));
+  const agentConfig = written.find(([target]) => target === agentFile);
+  assert.ok(agentConfig, `no .ebextensions file writes ${agentFile}`);
+  const json = JSON.parse(agentConfig[1].content) as { metrics: { metrics_collected: { mem: { measurement: string[] } } } };
+  assert.ok(json.metrics.metrics_collected.mem.measurement.includes('mem_used_percent'));
+  const limit = written.find(([target]) => target === '/etc/systemd/system/web.service.d/kiosk-nofile.conf');
+  assert.match(limit?.[1].content ?? '', /^LimitNOFILE=(\d{5,})$/m);
+});
+
+test('the Procfile seeds an empty store, then becomes the cluster, from entries the server build produces', async () => {
+  const lines = fs.readFileSync(procfilePath, 'utf8').split('\n').filter(Boolean);
+  assert.equal(lines.length, 1);
+  // The platform's own check of every Procfile line.
+  assert.match(lines[0]!, /^[A-Za-z0-9_-]+:\s*[^\s].*$/);
+  assert.equal(lines[0], 'web: node dist/server/seed-if-empty.cjs && exec node dist/server/index.cjs');
+  type ConfigFactory = (env: unknown, argv: { mode: string }) => { name: string; entry: Record<string, string>; output: { filename: string } }[];
+  const webpackConfig = (await import(pathToFileURL(path.join(root, 'webpack.config.js')).href)) as { default: ConfigFactory };
+  const server = webpackConfig.default({}, { mode: 'production' }).find((c) => c.name === 'server')!;
+  const outputs = Object.keys(server.entry).map((name) => `dist/server/${server.output.filename.replace('[name]', name)}`);
+  for (const script of lines[0]!.matchAll(/node (\S+)/g)) assert.ok(outputs.includes(script[1]!), `${script[1]} is not built`);
+});

@@ -1,0 +1,192 @@
+// Reads the deployment configuration the way Elastic Beanstalk will: every .ebextensions/*.config
+// as YAML, their option settings flattened, their CloudFormation resources merged. Shared by the
+// deployment tests and `npm run bundle`, which refuses to package a configuration that disagrees
+// with the Nginx rendering beside it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isMap, isScalar, isSeq, parseDocument, type Document } from 'yaml';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const ebextensionsDir = path.join(root, '.ebextensions');
+export const platformDir = path.join(root, '.platform');
+export const procfilePath = path.join(root, 'Procfile');
+
+export interface ConfigFile {
+  /** File name inside .ebextensions. */
+  name: string;
+  text: string;
+  document: Document;
+  /** The file as plain data. */
+  data: Record<string, unknown>;
+}
+
+export interface OptionSetting {
+  file: string;
+  namespace: string;
+  option: string;
+  value: unknown;
+  /** 1-based line of the option's name. */
+  line: number;
+}
+
+/** Parses every .ebextensions/*.config in name order (the order Elastic Beanstalk applies them). */
+export function loadConfigFiles(dir = ebextensionsDir): ConfigFile[] {
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith('.config'))
+    .sort()
+    .map((name) => {
+      const text = fs.readFileSync(path.join(dir, name), 'utf8');
+      const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+      const problems = [...document.errors, ...document.warnings];
+      if (problems.length > 0) throw new Error(`.ebextensions/${name}: ${problems.map((p) => p.message).join('; ')}`);
+      const data: unknown = document.toJS();
+      if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+        throw new Error(`.ebextensions/${name}: the top level must be a mapping`);
+      }
+      return { name, text, document, data: data as Record<string, unknown> };
+    });
+}
+
+function lineOf(text: string, offset: number): number {
+  return text.slice(0, offset).split('\n').length;
+}
+
+/**
+ * Every option setting, in either of the two forms Elastic Beanstalk reads: a map of
+ * namespace → { option: value }, or a list of { namespace, option_name, value }.
+ */
+export function optionSettings(files: ConfigFile[]): OptionSetting[] {
+  const settings: OptionSetting[] = [];
+  for (const file of files) {
+    const node = file.document.get('option_settings', true);
+    if (node === undefined) continue;
+    if (isMap(node)) {
+      for (const nsPair of node.items) {
+        const namespace = String(isScalar(nsPair.key) ? nsPair.key.value : nsPair.key);
+        if (!isMap(nsPair.value)) throw new Error(`.ebextensions/${file.name}: ${namespace} must be a mapping of options`);
+        for (const pair of nsPair.value.items) {
+          if (!isScalar(pair.key)) throw new Error(`.ebextensions/${file.name}: an option name in ${namespace} is not a plain name`);
+          settings.push({
+            file: file.name,
+            namespace,
+            option: String(pair.key.value),
+            value: isScalar(pair.value) ? pair.value.value : (pair.value as { toJSON(): unknown } | null)?.toJSON(),
+            line: lineOf(file.text, pair.key.range?.[0] ?? 0),
+          });
+        }
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) {
+        if (!isMap(item)) throw new Error(`.ebextensions/${file.name}: an option_settings entry is not a mapping`);
+        const entry = item.toJSON() as { namespace?: string; option_name?: string; value?: unknown };
+        const nameNode = item.get('option_name', true);
+        settings.push({
+          file: file.name,
+          namespace: String(entry.namespace),
+          option: String(entry.option_name),
+          value: entry.value,
+          line: lineOf(file.text, isScalar(nameNode) ? (nameNode.range?.[0] ?? 0) : 0),
+        });
+      }
+    } else {
+      throw new Error(`.ebextensions/${file.name}: option_settings must be a mapping or a list`);
+    }
+  }
+  return settings;
+}
+
+/** The environment properties the web process gets, as strings (how the platform passes them). */
+export function environmentProperties(settings: OptionSetting[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const s of settings) {
+    if (s.namespace === 'aws:elasticbeanstalk:application:environment') env[s.option] = String(s.value);
+  }
+  return env;
+}
+
+/** One setting's value, or undefined; the last file wins, as in Elastic Beanstalk. */
+export function settingValue(settings: OptionSetting[], namespace: string, option: string): unknown {
+  return settings.filter((s) => s.namespace === namespace && s.option === option).at(-1)?.value;
+}
+
+export interface CfnResource {
+  Type: string;
+  Properties?: Record<string, unknown>;
+}
+
+/** All files' Resources merged, with the file each came from. */
+export function resources(files: ConfigFile[]): Record<string, CfnResource & { file: string }> {
+  const merged: Record<string, CfnResource & { file: string }> = {};
+  for (const file of files) {
+    const own = file.data.Resources as Record<string, CfnResource> | undefined;
+    for (const [name, resource] of Object.entries(own ?? {})) {
+      if (merged[name]) throw new Error(`resource ${name} is declared in both ${merged[name].file} and ${file.name}`);
+      merged[name] = { ...resource, file: file.name };
+    }
+  }
+  return merged;
+}
+
+function upstreamBlock(nginxConf: string): string {
+  const block = /upstream kiosk_workers \{([\s\S]*?)\n\s*\}/.exec(nginxConf);
+  if (!block) throw new Error('no "upstream kiosk_workers" block in the Nginx configuration');
+  return block[1]!;
+}
+
+/** The `server host:port ...;` lines of Nginx's kiosk_workers upstream. */
+export function nginxUpstreamServers(nginxConf: string): { host: string; port: number }[] {
+  return [...upstreamBlock(nginxConf).matchAll(/^\s*server\s+([\d.]+):(\d+)\b[^;]*;/gm)].map((m) => ({ host: m[1]!, port: Number(m[2]) }));
+}
+
+/** Values of a directive (`name value;`) in file order, comments skipped. */
+export function nginxDirective(nginxConf: string, name: string): string[] {
+  return [...nginxConf.matchAll(new RegExp(`^\\s*${name}\\s+([^;]+);`, 'gm'))].map((m) => m[1]!.trim());
+}
+
+export function seconds(value: string): number {
+  const match = /^(\d+)(ms|s|m)?$/.exec(value);
+  if (!match) throw new Error(`cannot read a duration from "${value}"`);
+  const n = Number(match[1]);
+  return match[2] === 'ms' ? n / 1000 : match[2] === 'm' ? n * 60 : n;
+}
+
+/**
+ * What must agree between the environment properties and .platform/nginx/nginx.conf, which
+ * are written in different places and read by different programs: one line per disagreement.
+ */
+export function disagreements(env: Record<string, string>, nginxConf: string): string[] {
+  const problems: string[] = [];
+  const upstream = nginxUpstreamServers(nginxConf);
+  const workers = Number(env.WEB_CONCURRENCY);
+  const firstPort = Number(env.PORT);
+  if (env.LISTEN_MODE !== 'per-worker') {
+    problems.push(`LISTEN_MODE is "${env.LISTEN_MODE}": Nginx proxies to one port per worker, which needs per-worker`);
+  }
+  if (!Number.isInteger(workers) || workers < 1) problems.push(`WEB_CONCURRENCY "${env.WEB_CONCURRENCY}" is not a worker count`);
+  if (!Number.isInteger(firstPort) || firstPort < 1) problems.push(`PORT "${env.PORT}" is not a port`);
+  if (problems.length > 0) return problems;
+  const expected = Array.from({ length: workers }, (_, i) => firstPort + i);
+  const ports = upstream.map((s) => s.port);
+  if (ports.join() !== expected.join()) {
+    problems.push(
+      `WEB_CONCURRENCY=${workers} and PORT=${firstPort} mean worker ports ${expected.join(', ')}, but Nginx's upstream lists ` +
+        `${ports.join(', ') || 'none'}: run "npm run nginx:render -- --workers ${workers}" or change the environment properties`,
+    );
+  }
+  const hosts = new Set(upstream.map((s) => s.host));
+  if (hosts.size !== 1 || !hosts.has(env.HOST ?? '')) {
+    problems.push(`the workers bind HOST=${env.HOST} but Nginx's upstream names ${[...hosts].join(', ')}`);
+  }
+  const assetsRoot = /location \/assets\/ \{[^}]*?\broot\s+([^;]+);/.exec(nginxConf)?.[1];
+  if (env.DIST_DIR === undefined || assetsRoot !== path.posix.join(env.DIST_DIR, 'client')) {
+    problems.push(`Nginx serves /assets/ from ${assetsRoot}, not from DIST_DIR/client (DIST_DIR=${env.DIST_DIR})`);
+  }
+  const upstreamIdle = seconds(nginxDirective(upstreamBlock(nginxConf), 'keepalive_timeout')[0] ?? '0');
+  const nodeIdleS = Number(env.KEEP_ALIVE_TIMEOUT_MS ?? 65_000) / 1000;
+  if (!(nodeIdleS > upstreamIdle)) {
+    problems.push(`Node's keep-alive (${nodeIdleS} s) must outlast Nginx's upstream keep-alive (${upstreamIdle} s), or Nginx gets 502s`);
+  }
+  return problems;
+}
