@@ -24,6 +24,9 @@ class ManifestPlugin {
           const files = entrypoint.getFiles();
           const manifest = {
             mode: compiler.options.mode,
+            // Changes every build, so webpack rewrites the file even when no asset changed:
+            // scripts/build-state.ts reads its time as the build's.
+            builtAt: new Date().toISOString(),
             publicPath,
             scripts: files.filter((f) => f.endsWith('.js')),
             styles: files.filter((f) => f.endsWith('.css')),

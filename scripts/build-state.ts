@@ -23,12 +23,13 @@ function newestMtime(entry: string): number {
 
 /** Why the build must run, or null when dist/ is newer than every input. */
 export function staleBuildReason(root: string): string | null {
-  let oldestOutput = Infinity;
   for (const output of outputs) {
-    const mtime = newestMtime(path.join(root, output));
-    if (mtime === 0) return `${output} is missing`;
-    oldestOutput = Math.min(oldestOutput, mtime);
+    if (newestMtime(path.join(root, output)) === 0) return `${output} is missing`;
   }
+  // webpack leaves a file alone when its content is unchanged, so the server bundle can be
+  // older than the build that checked it; the manifest carries a build time and is always
+  // rewritten, so its time is the build's (both bundles come from one webpack run).
+  const builtAt = newestMtime(path.join(root, outputs[0]!));
   // npm run dev writes a development build to the same place; npm start must not serve it.
   try {
     const manifest = JSON.parse(fs.readFileSync(path.join(root, outputs[0]!), 'utf8')) as { mode?: string };
@@ -37,7 +38,7 @@ export function staleBuildReason(root: string): string | null {
     return 'dist/client/manifest.json is unreadable';
   }
   for (const input of inputs) {
-    if (newestMtime(path.join(root, input)) > oldestOutput) return `${input} changed since the last build`;
+    if (newestMtime(path.join(root, input)) > builtAt) return `${input} changed since the last build`;
   }
   return null;
 }
