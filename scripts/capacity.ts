@@ -41,11 +41,11 @@ function instanceCapacity(options: CapacityOptions, reading: PolicyReading): { c
         '(the newsroom\'s c5.xlarge, DESIGN.md: 22.5 and 200, i.e. 90 and 800 req/s per instance).',
     );
   }
-  const benchNote = bench ? ` of ${bench.file} (${bench.startedAt.slice(0, 10)}, ${bench.cpuModel}, commit ${bench.commit})` : '';
+  if (bench) sources.push(`bench: ${bench.file}, run ${bench.startedAt.slice(0, 10)} on ${bench.cpuModel}, commit ${bench.commit}`);
   const ssrPerVcpu = options.ssrPerVcpu ?? bench!.ssrPerCore;
   const shellPerVcpu = options.shellPerVcpu ?? bench!.shellPerCore;
-  sources.push(`server-rendered: ${rate(ssrPerVcpu)}/s per vCPU (${options.ssrPerVcpu !== null ? '--ssr-per-vcpu' : `capacity.ratePerS${benchNote}`})`);
-  sources.push(`shell: ${rate(shellPerVcpu)}/s per vCPU (${options.shellPerVcpu !== null ? '--shell-per-vcpu' : `reference.shellPath.ratePerS${benchNote}`})`);
+  sources.push(`server-rendered: ${rate(ssrPerVcpu)}/s per vCPU (${options.ssrPerVcpu !== null ? '--ssr-per-vcpu' : "the bench's capacity.ratePerS"})`);
+  sources.push(`shell: ${rate(shellPerVcpu)}/s per vCPU (${options.shellPerVcpu !== null ? '--shell-per-vcpu' : "the bench's reference.shellPath.ratePerS"})`);
   if (shellPerVcpu <= ssrPerVcpu) throw new InputError(`the shell rate (${shellPerVcpu}) must be above the server-rendering rate (${ssrPerVcpu})`);
 
   const type = reading.policy.instanceType;
@@ -117,7 +117,7 @@ function main(): number {
     capacitySources: sources,
     bench,
     traffic,
-    profile: `${profile.description}, ${span(durationS)}`,
+    profile: `${profile.description}, for ${span(durationS)}`,
     bootS: options.bootS,
     initialInstances,
     reading,

@@ -87,7 +87,7 @@ describe('reading .ebextensions', () => {
 
   test("no .ebextensions/: DESIGN.md's policy, with a note that says so", () => {
     const reading = readPolicy({ dir: path.join(fixtures, 'no-such-dir'), design: false, overrides: [] });
-    assert.match(reading.notes[0]!, /^No \.ebextensions\/ at .*no-such-dir: using DESIGN\.md's policy instead\.$/);
+    assert.match(reading.notes[0]!, /^\S*no-such-dir\/ does not exist: using DESIGN\.md's policy instead\.$/);
     const p = reading.policy;
     assert.deepEqual([p.upperThreshold, p.lowerThreshold, p.periodS, p.breachDurationS, p.upperIncrement, p.lowerIncrement, p.minSize], [75, 35, 60, 120, 4, -2, 2]);
     assert.equal(reading.source, 'DESIGN.md (field numbers)');

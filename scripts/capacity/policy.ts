@@ -345,16 +345,18 @@ function applyOverrides(settings: Settings, overrides: string[], warnings: strin
 
 /** Reads the policy from disk: .ebextensions/*.config in alphabetical order, or DESIGN.md's. */
 export function readPolicy(options: ReadPolicyOptions): PolicyReading {
+  const shown = path.relative(process.cwd(), options.dir);
+  const where = shown && !shown.startsWith('..') ? shown : options.dir;
   if (options.design) return designPolicyReading(options.overrides, 'Policy: DESIGN.md\'s, as asked (--design-policy).');
   if (!fs.existsSync(options.dir)) {
-    return designPolicyReading(options.overrides, `No .ebextensions/ at ${options.dir}: using DESIGN.md's policy instead.`);
+    return designPolicyReading(options.overrides, `${where}/ does not exist: using DESIGN.md's policy instead.`);
   }
   const names = fs
     .readdirSync(options.dir)
     .filter((name) => name.endsWith('.config'))
     .sort();
   if (names.length === 0) {
-    return designPolicyReading(options.overrides, `${options.dir} has no *.config file: using DESIGN.md's policy instead.`);
+    return designPolicyReading(options.overrides, `${where} has no *.config file: using DESIGN.md's policy instead.`);
   }
   const warnings: string[] = [];
   const files = names.map((name) => ({ name: path.join(path.basename(options.dir), name), text: fs.readFileSync(path.join(options.dir, name), 'utf8') }));

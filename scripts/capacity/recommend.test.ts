@@ -25,6 +25,8 @@ import { parseObjective, recommend, runTrial, type RecommendInput } from './reco
 //   Instance-hours in the hold, MinSize 1 and +2: 1 instance from 10:00 to 12:00, 3 (booting
 //   ones count) from 12:00; on 3 the CPU is 100%, so at 18:00 (cooldown over) +2 → 5 until
 //   the end at 40:00: (120 × 1 + 360 × 3 + 1,320 × 5) / 3,600 = 7,800 / 3,600 = 2.17.
+//   Cheaper for MinSize 1: +3, to 4 instances at 75% CPU (not above 75: no second scale-up),
+//   (120 × 1 + 1,680 × 4) / 3,600 = 1.90; +4 and more cost more (5 × 1,680 s alone is 2.33).
 const policy: ScalingPolicy = {
   measureName: 'CPUUtilization',
   statistic: 'Average',
@@ -72,6 +74,7 @@ describe('recommendation', () => {
     assert.equal(result.best!.fleetAtStep, 1);
     assert.equal(result.best!.holdInstanceHours.toFixed(2), '2.17');
     assert.equal(result.best!.shedRequests, 0);
+    assert.deepEqual([result.cheaper!.upperIncrement, result.cheaper!.holdInstanceHours.toFixed(2)], [3, '1.90']);
   });
 
   test('MinSize 1 with +1 misses: within the bound only 9 minutes after the step', () => {

@@ -101,6 +101,8 @@ export interface Recommendation {
   frontier: Trial[];
   /** The smallest MinSize with an increment that meets, with its smallest increment; null: none within MaxSize. */
   best: Trial | null;
+  /** For best's MinSize, the increment that meets with the fewest instance-hours in the hold, when not best's own. */
+  cheaper: Trial | null;
 }
 
 export function recommend(input: RecommendInput): Recommendation {
@@ -121,5 +123,14 @@ export function recommend(input: RecommendInput): Recommendation {
     // A larger MinSize cannot need a smaller increment than 1.
     if (found?.upperIncrement === 1) break;
   }
-  return { current, frontier, best: frontier.find((trial) => trial.meets) ?? null };
+  const best = frontier.find((trial) => trial.meets) ?? null;
+  // A small increment can cost more: it may take a second scale-up (and its cooldown) to settle.
+  let cheaper: Trial | null = null;
+  if (best) {
+    for (let increment = best.upperIncrement + 1; increment <= policy.maxSize - best.minSize; increment++) {
+      const trial = runTrial(input, best.minSize, increment);
+      if (trial.meets && trial.holdInstanceHours < (cheaper ?? best).holdInstanceHours - 1e-9) cheaper = trial;
+    }
+  }
+  return { current, frontier, best, cheaper };
 }

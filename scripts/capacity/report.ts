@@ -62,7 +62,7 @@ export function describeInputs(inputs: ReportInputs): string[] {
     ...inputs.capacitySources.map((line) => `  ${line}`),
     `  per instance: ${count(capacity.ssrPerS)} server-rendered pages/s, or ${count(capacity.shellPerS)} shells/s; ` +
       `an /api request costs ${capacity.apiCost.toFixed(3)} of a server-rendered page`,
-    `Traffic: ${inputs.profile} at the edge; CloudFront answers ${pct(traffic.cdnHit)}; ` +
+    `Traffic at the edge: ${inputs.profile}; CloudFront answers ${pct(traffic.cdnHit)}; ` +
       `${traffic.pagesPerSession} page views per session, so ${pct(htmlShare)} of origin requests are page loads and ${pct(1 - htmlShare)} /api`,
     `Start: ${inputs.initialInstances} instances ready`,
     ...describePolicy(inputs.reading, inputs.bootS),
@@ -79,7 +79,7 @@ function actionText(action: ScalingAction): string {
 
 export function timelineTable(rows: MinuteRow[]): string {
   return table(
-    ['min', 'ready', 'booting', 'CPU', 'views/s', 'origin/s', 'served/s', 'SSR', 'shell', 'shed/s', 'scaling'],
+    ['minute', 'ready', 'booting', 'CPU', 'views/s', 'origin/s', 'served/s', 'SSR', 'shell', 'shed/s', 'scaling'],
     rows.map((row) => [
       String(row.minute),
       String(row.ready),
@@ -109,7 +109,7 @@ export function summaryLines(summary: Summary): string[] {
   }
   lines.push(
     `  peak shell share: ${pct(summary.peakShellShare)} of pages${summary.peakShellAtS === null ? '' : ` (first at ${clock(summary.peakShellAtS)})`}` +
-      `${summary.lastShellAtS === null ? '; no shell served' : `; last shell served in second ${clock(summary.lastShellAtS)}`}`,
+      `${summary.lastShellAtS === null ? '; no shell served' : `; last shell at ${clock(summary.lastShellAtS)}`}`,
     `  requests shed: ${count(summary.shedRequests)}`,
     `  scaling: ${summary.scaleUps} up, ${summary.scaleDowns} down; peak fleet ${summary.peakFleet}` +
       (summary.heldAtLimit.up > 0 ? `; high alarm in ALARM at MaxSize for ${summary.heldAtLimit.up} min` : '') +
@@ -187,12 +187,22 @@ export function recommendationLines(
     );
     return lines;
   }
-  const baseCost = pricePerHour === null ? '' : `, ${money(best.fleetAtStep * pricePerHour * 24)} a day at the base rate`;
+  const baseCost = pricePerHour === null ? '' : ` (${money(best.fleetAtStep * pricePerHour * 24)} a day)`;
   lines.push(
     `Recommended: MinSize ${best.minSize}, UpperBreachScaleIncrement ${best.upperIncrement} (the smallest MinSize that can meet it, with its smallest increment)`,
     `  ${best.fleetAtStep} instances at the base rate${baseCost}; ${best.peakFleet} at the peak; ` +
       `${best.holdInstanceHours.toFixed(1)} instance-hours over the ${span(context.holdS)} hold` +
       (pricePerHour === null ? ' (--price for the cost)' : `, ${money(best.holdInstanceHours * pricePerHour)}`),
+  );
+  const cheaper = recommendation.cheaper;
+  if (cheaper) {
+    lines.push(
+      `  cheaper over the hold with MinSize ${cheaper.minSize}: +${cheaper.upperIncrement}, ${cheaper.holdInstanceHours.toFixed(1)} instance-hours` +
+        (pricePerHour === null ? '' : ` (${money(cheaper.holdInstanceHours * pricePerHour)})`) +
+        ` against ${best.holdInstanceHours.toFixed(1)} (a smaller step can take a second scale-up, and its cooldown, to settle)`,
+    );
+  }
+  lines.push(
     '  in .ebextensions:',
     '    option_settings:',
     '      aws:autoscaling:asg:',
