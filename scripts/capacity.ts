@@ -1,0 +1,150 @@
+// npm run capacity: the Elastic Beanstalk fleet simulated under a traffic profile, with the
+// scaling policy from .ebextensions/. `npm run capacity -- --help` for the flags and the
+// model; the modules are in scripts/capacity/.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readBenchJson, type BenchFigures } from './capacity/bench-input';
+import { renderChart } from './capacity/chart';
+import { InputError, span } from './capacity/duration';
+import { readOptions, usage, type CapacityOptions } from './capacity/options';
+import { readPolicy, type PolicyReading } from './capacity/policy';
+import { parseProfile, parseProfileCsv, type Profile } from './capacity/profile';
+import { parseObjective, recommend } from './capacity/recommend';
+import { benchCheck, describeInputs, rate, recommendationLines, summaryLines, timelineTable, type ReportInputs } from './capacity/report';
+import { simulate } from './capacity/simulate';
+import { minuteRows, summarize } from './capacity/summary';
+import { vcpusOfType, type InstanceCapacity } from './capacity/workload';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function newestBench(): string | null {
+  const dir = path.join(root, 'bench-results');
+  if (!fs.existsSync(dir)) return null;
+  const runs = fs
+    .readdirSync(dir)
+    .filter((name) => fs.existsSync(path.join(dir, name, 'bench.json')))
+    .sort();
+  return runs.length ? path.join(dir, runs[runs.length - 1]!, 'bench.json') : null;
+}
+
+function instanceCapacity(options: CapacityOptions, reading: PolicyReading): { capacity: InstanceCapacity; sources: string[]; bench: BenchFigures | null } {
+  const sources: string[] = [];
+  let bench: BenchFigures | null = null;
+  const benchFile = options.bench ?? (options.ssrPerVcpu !== null && options.shellPerVcpu !== null ? null : newestBench());
+  if (benchFile) {
+    if (!fs.existsSync(benchFile)) throw new InputError(`--bench ${benchFile}: no such file`);
+    bench = readBenchJson(fs.readFileSync(benchFile, 'utf8'), path.relative(process.cwd(), benchFile) || benchFile);
+  } else if (options.ssrPerVcpu === null || options.shellPerVcpu === null) {
+    throw new InputError(
+      'No capacity figures: pass --bench FILE (a npm run bench result), or --ssr-per-vcpu and --shell-per-vcpu ' +
+        '(the newsroom\'s c5.xlarge, DESIGN.md: 22.5 and 200, i.e. 90 and 800 req/s per instance).',
+    );
+  }
+  if (bench) sources.push(`bench: ${bench.file}, run ${bench.startedAt.slice(0, 10)} on ${bench.cpuModel}, commit ${bench.commit}`);
+  const ssrPerVcpu = options.ssrPerVcpu ?? bench!.ssrPerCore;
+  const shellPerVcpu = options.shellPerVcpu ?? bench!.shellPerCore;
+  sources.push(`server-rendered: ${rate(ssrPerVcpu)}/s per vCPU (${options.ssrPerVcpu !== null ? '--ssr-per-vcpu' : "the bench's capacity.ratePerS"})`);
+  sources.push(`shell: ${rate(shellPerVcpu)}/s per vCPU (${options.shellPerVcpu !== null ? '--shell-per-vcpu' : "the bench's reference.shellPath.ratePerS"})`);
+  if (shellPerVcpu <= ssrPerVcpu) throw new InputError(`the shell rate (${shellPerVcpu}) must be above the server-rendering rate (${ssrPerVcpu})`);
+
+  const type = reading.policy.instanceType;
+  const fromType = type ? vcpusOfType(type) : null;
+  const vcpus = options.vcpus ?? fromType ?? 4;
+  sources.push(
+    `vCPUs: ${vcpus} (${options.vcpus !== null ? '--vcpus' : fromType !== null ? `from the size of ${type}` : `default, a c5.xlarge's${type ? `: pass --vcpus for ${type}` : ''}`})`,
+  );
+  const apiCost = options.apiCost ?? ssrPerVcpu / shellPerVcpu;
+  return { capacity: { vcpus, ssrPerS: ssrPerVcpu * vcpus, shellPerS: shellPerVcpu * vcpus, apiCost }, sources, bench };
+}
+
+function loadProfile(options: CapacityOptions): Profile {
+  if (options.profileCsv) {
+    if (!fs.existsSync(options.profileCsv)) throw new InputError(`--profile-csv ${options.profileCsv}: no such file`);
+    return parseProfileCsv(fs.readFileSync(options.profileCsv, 'utf8'), options.profileCsv);
+  }
+  return parseProfile(options.profile);
+}
+
+function main(): number {
+  const options = readOptions(process.argv.slice(2));
+  if (!options) {
+    console.log(usage);
+    return 0;
+  }
+  const reading = readPolicy({ dir: path.resolve(root, options.ebextensions ?? '.ebextensions'), design: options.designPolicy, overrides: options.overrides });
+  const policy = reading.policy;
+  const { capacity, sources, bench } = instanceCapacity(options, reading);
+  const traffic = { cdnHit: options.cdnHit, pagesPerSession: options.pagesPerSession };
+  const initialInstances = options.initial ?? policy.minSize;
+  if (initialInstances < policy.minSize || initialInstances > policy.maxSize) {
+    throw new InputError(`--initial ${initialInstances} is outside MinSize..MaxSize (${policy.minSize}..${policy.maxSize})`);
+  }
+  const pricePerHour = options.price;
+
+  if (options.recommend) {
+    if (options.holdS <= 0) throw new InputError('--hold must be above 0');
+    const objective = parseObjective(options.objective);
+    const context = { objective, settleS: options.settleS, holdS: options.holdS, maxShellShare: options.maxShellShare, minSizeFloor: options.minSizeFloor };
+    const recommendation = recommend({ simulation: { policy, capacity, traffic, bootS: options.bootS }, ...context });
+    const inputs: ReportInputs = {
+      capacity,
+      capacitySources: sources,
+      bench,
+      traffic,
+      profile: `objective ${options.objective}`,
+      bootS: options.bootS,
+      initialInstances: policy.minSize,
+      reading,
+      pricePerHour,
+    };
+    if (options.json) {
+      console.log(JSON.stringify({ inputs: { ...inputs, bench: bench && { ...bench, steps: undefined } }, recommendation, criterion: context }, null, 2));
+    } else {
+      console.log([...describeInputs(inputs), '', ...recommendationLines(recommendation, { ...context, maxSize: policy.maxSize, pricePerHour })].join('\n'));
+    }
+    return 0;
+  }
+
+  const profile = loadProfile(options);
+  const durationS = options.durationS ?? profile.defaultDurationS;
+  const result = simulate({ policy, capacity, traffic, rateAt: profile.rateAt, durationS, bootS: options.bootS, initialInstances });
+  const rise = options.riseAtS !== null ? { atS: options.riseAtS, note: '--rise-at' } : { atS: profile.riseAtS, note: profile.riseNote };
+  const summary = summarize(result, rise, pricePerHour);
+  const minutes = minuteRows(result);
+  const inputs: ReportInputs = {
+    capacity,
+    capacitySources: sources,
+    bench,
+    traffic,
+    profile: `${profile.description}, for ${span(durationS)}`,
+    bootS: options.bootS,
+    initialInstances,
+    reading,
+    pricePerHour,
+  };
+  if (options.svg) {
+    const title = `${profile.description}: ${policy.upperIncrement > 0 ? '+' : ''}${policy.upperIncrement} above ${policy.upperThreshold}% CPU, boot ${options.bootS} s`;
+    fs.writeFileSync(options.svg, renderChart(result, policy, title));
+  }
+  if (options.json) {
+    console.log(JSON.stringify({ inputs: { ...inputs, bench: bench && { ...bench, steps: undefined } }, minutes, actions: result.actions, summary }, null, 2));
+    return 0;
+  }
+  const lines = [...describeInputs(inputs), '', timelineTable(minutes), '', ...summaryLines(summary)];
+  if (bench) lines.push('', ...benchCheck(bench, capacity.apiCost));
+  if (options.svg) lines.push('', `Chart: ${options.svg}`);
+  console.log(lines.join('\n'));
+  return 0;
+}
+
+try {
+  process.exitCode = main();
+} catch (error) {
+  if (error instanceof InputError || error instanceof RangeError) {
+    console.error(`capacity: ${error.message}`);
+    process.exitCode = 2;
+  } else {
+    throw error;
+  }
+}

@@ -1,0 +1,205 @@
+import { parseArgs } from 'node:util';
+import { InputError, parseDuration } from './duration';
+
+export const usage = `Usage: npm run capacity -- [options]
+
+Simulates the Elastic Beanstalk fleet second by second under a traffic profile and prints
+a minute-by-minute timeline and a summary: what the scaling policy in .ebextensions/ does
+when the news breaks. Runs in well under a second; nothing is measured or sent anywhere.
+
+The model (README "Capacity planning" has the details and the reasons):
+  - Page views per second at the edge (--profile). CloudFront answers --cdn-hit of them;
+    of the rest, 1 in --pages-per-session is a page load (HTML), the others are /api
+    requests from in-browser navigation.
+  - One instance does vCPUs × the per-vCPU rates of one worker on one core (from a
+    npm run bench result, or flags). A server-rendered page costs 1/SSR rate of an
+    instance-second, a shell 1/shell rate, an /api request --api-cost × a page.
+  - Load spreads evenly over ready instances. Each renders every page while it can;
+    past that it renders as many as fit and answers the rest with the shell; past even
+    all-shell it sheds the excess (503). CPU = work / capacity, at most 100%.
+  - CloudWatch + EB: the statistic of the instances' CPU over each Period; an alarm is in
+    ALARM once BreachDuration of periods are all above UpperThreshold (below
+    LowerThreshold); every minute in ALARM the policy adds UpperBreachScaleIncrement
+    (adds LowerBreachScaleIncrement, negative) within MinSize..MaxSize, unless a scale-up
+    is still booting or Cooldown runs (from when its instances are ready; from the action
+    for a scale-down). New instances take traffic and count in the average after --boot.
+
+Capacity (per vCPU; instance = × vCPUs):
+  --bench FILE              a npm run bench result: capacity.ratePerS (server-rendered)
+                            and reference.shellPath.ratePerS (shell). Default: the newest
+                            bench-results/*/bench.json, unless both flags below are given
+  --ssr-per-vcpu N          server-rendered pages per second per vCPU (overrides --bench)
+  --shell-per-vcpu N        shells per second per vCPU (overrides --bench)
+  --vcpus N                 vCPUs per instance (default: from the instance type's size,
+                            xlarge = 4; else 4, a c5.xlarge)
+  --api-cost X              an /api request's cost as a fraction of a server-rendered
+                            page's (default: a shell's, SSR rate / shell rate)
+
+Scaling policy:
+  --ebextensions DIR        where the *.config files are (default .ebextensions/ at the
+                            repository root); without it, DESIGN.md's policy, with a note
+  --design-policy           use DESIGN.md's policy even if .ebextensions/ exists
+  --option NS:Name=VALUE    set one option over the files, e.g.
+                            aws:autoscaling:asg:MaxSize=12 (repeatable)
+  --boot DURATION           launch to taking traffic (default 150s)
+  --initial N               instances ready at the start (default MinSize)
+
+Traffic:
+  --profile SPEC            steady:RATE | step:FROM:TO@TIME | ramp:FROM:TO@START-END,
+                            page views per second at the edge (default step:1000:3000@10m)
+  --profile-csv FILE        rows "time,rate": time from the start (0, 90s, 10m), rate in
+                            views/s held until the next row (so rows a second or a minute
+                            apart both work); first row at 0; # comments; an optional
+                            header, "time,views_per_min" for counts per minute
+  --duration DURATION       run length (default: 30 min after the rise; a CSV's length;
+                            steady: 60 min)
+  --rise-at DURATION        when the spike starts, for "time to triple" (default: the
+                            step, the ramp's start, or a CSV's first row above 1.25× the first)
+  --cdn-hit R               share CloudFront answers, 0 to 1 (default 0.8)
+  --pages-per-session N     page views per session (default 3.55)
+
+Output:
+  --price USD               per instance-hour, for costs (e.g. 0.17, c5.xlarge on demand in
+                            us-east-1 at the time of writing: check yours)
+  --svg FILE                write a chart: fleet, traffic, shell share and CPU over time
+  --json                    print JSON instead of the text report
+
+Recommendation:
+  --recommend               search the smallest MinSize, and for it the smallest
+                            UpperBreachScaleIncrement, that meet --objective; everything
+                            else as in the policy. Met means: no request shed in the whole
+                            run, and from the deadline after the step to the end, in no
+                            second more than --max-shell-share of pages get the shell
+  --objective B:P@DEADLINE  from B to P page views/s at the edge, met within DEADLINE
+                            (default 1000:3000@5m, DESIGN.md's objectives)
+  --settle DURATION         time at the base rate first, from MinSize (default 30m)
+  --hold DURATION           time the peak is held, the span costed (default 60m)
+  --max-shell-share R       the bound (default 0.05)
+  --min-size-floor N        smallest MinSize considered (default 2: two zones)
+  -h, --help                show this help
+
+Examples:
+  npm run capacity                                   # newest bench, .ebextensions or DESIGN.md
+  npm run capacity -- --ssr-per-vcpu 22.5 --shell-per-vcpu 200 --price 0.17
+                                                     # the newsroom's c5.xlarge: 90 and 800 req/s
+  npm run capacity -- --bench bench-results/2026-11-22T02-03-59Z/bench.json --cdn-hit 0.5
+  npm run capacity -- --profile ramp:600:6000@10m-20m --duration 60m --svg /tmp/ramp.svg
+  npm run capacity -- --profile-csv election-night.csv --boot 240s --json > run.json
+  npm run capacity -- --option aws:autoscaling:trigger:UpperBreachScaleIncrement=2 --boot 300s
+  npm run capacity -- --recommend --objective 1000:3000@5m --ssr-per-vcpu 22.5 --shell-per-vcpu 200 --price 0.17`;
+
+export interface CapacityOptions {
+  bench: string | null;
+  ssrPerVcpu: number | null;
+  shellPerVcpu: number | null;
+  vcpus: number | null;
+  apiCost: number | null;
+  ebextensions: string | null;
+  designPolicy: boolean;
+  overrides: string[];
+  bootS: number;
+  initial: number | null;
+  profile: string;
+  profileCsv: string | null;
+  durationS: number | null;
+  riseAtS: number | null;
+  cdnHit: number;
+  pagesPerSession: number;
+  price: number | null;
+  svg: string | null;
+  json: boolean;
+  recommend: boolean;
+  objective: string;
+  settleS: number;
+  holdS: number;
+  maxShellShare: number;
+  minSizeFloor: number;
+}
+
+function numberIn(flag: string, raw: string | undefined, check: (n: number) => boolean, rule: string): number | null {
+  if (raw === undefined) return null;
+  const value = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(value) || !check(value)) throw new InputError(`${flag} must be ${rule}, got "${raw}"`);
+  return value;
+}
+
+const positive = (n: number) => n > 0;
+const share = (n: number) => n >= 0 && n <= 1;
+const whole = (n: number) => Number.isInteger(n) && n >= 1;
+
+/** Parses the command line; null for --help. */
+export function readOptions(args: string[]): CapacityOptions | null {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        bench: { type: 'string' },
+        'ssr-per-vcpu': { type: 'string' },
+        'shell-per-vcpu': { type: 'string' },
+        vcpus: { type: 'string' },
+        'api-cost': { type: 'string' },
+        ebextensions: { type: 'string' },
+        'design-policy': { type: 'boolean', default: false },
+        option: { type: 'string', multiple: true },
+        boot: { type: 'string' },
+        initial: { type: 'string' },
+        profile: { type: 'string' },
+        'profile-csv': { type: 'string' },
+        duration: { type: 'string' },
+        'rise-at': { type: 'string' },
+        'cdn-hit': { type: 'string' },
+        'pages-per-session': { type: 'string' },
+        price: { type: 'string' },
+        svg: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        recommend: { type: 'boolean', default: false },
+        objective: { type: 'string' },
+        settle: { type: 'string' },
+        hold: { type: 'string' },
+        'max-shell-share': { type: 'string' },
+        'min-size-floor': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    throw new InputError((error as Error).message);
+  }
+  const { values } = parsed;
+  if (values.help) return null;
+  if (values.profile !== undefined && values['profile-csv'] !== undefined) throw new InputError('--profile and --profile-csv: one or the other');
+  const duration = (flag: string, raw: string | undefined) => (raw === undefined ? null : parseDuration(raw, flag));
+  const durationS = duration('--duration', values.duration);
+  if (durationS !== null && durationS <= 0) throw new InputError('--duration must be above 0');
+  const pagesPerSession = numberIn('--pages-per-session', values['pages-per-session'], (n) => n >= 1, 'at least 1') ?? 3.55;
+  const cdnHit = numberIn('--cdn-hit', values['cdn-hit'], (n) => n >= 0 && n < 1, 'a share from 0 to below 1') ?? 0.8;
+  return {
+    bench: values.bench ?? null,
+    ssrPerVcpu: numberIn('--ssr-per-vcpu', values['ssr-per-vcpu'], positive, 'a positive number'),
+    shellPerVcpu: numberIn('--shell-per-vcpu', values['shell-per-vcpu'], positive, 'a positive number'),
+    vcpus: numberIn('--vcpus', values.vcpus, whole, 'a whole number ≥ 1'),
+    apiCost: numberIn('--api-cost', values['api-cost'], positive, 'a positive number'),
+    ebextensions: values.ebextensions ?? null,
+    designPolicy: values['design-policy'],
+    overrides: values.option ?? [],
+    bootS: duration('--boot', values.boot) ?? 150,
+    initial: numberIn('--initial', values.initial, whole, 'a whole number ≥ 1'),
+    profile: values.profile ?? 'step:1000:3000@10m',
+    profileCsv: values['profile-csv'] ?? null,
+    durationS,
+    riseAtS: duration('--rise-at', values['rise-at']),
+    cdnHit,
+    pagesPerSession,
+    price: numberIn('--price', values.price, (n) => n >= 0, 'a number ≥ 0'),
+    svg: values.svg ?? null,
+    json: values.json,
+    recommend: values.recommend,
+    objective: values.objective ?? '1000:3000@5m',
+    settleS: duration('--settle', values.settle) ?? 30 * 60,
+    holdS: duration('--hold', values.hold) ?? 60 * 60,
+    maxShellShare: numberIn('--max-shell-share', values['max-shell-share'], share, 'a share from 0 to 1') ?? 0.05,
+    minSizeFloor: numberIn('--min-size-floor', values['min-size-floor'], whole, 'a whole number ≥ 1') ?? 2,
+  };
+}

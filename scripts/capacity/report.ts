@@ -1,0 +1,214 @@
+// The text report: inputs, the minute-by-minute timeline, the summary, the recommendation.
+import type { BenchFigures } from './bench-input';
+import { clock, span } from './duration';
+import type { PolicyReading } from './policy';
+import type { Objective, Recommendation, Trial } from './recommend';
+import type { ScalingAction } from './simulate';
+import type { MinuteRow, Summary } from './summary';
+import { serveOnInstance, type InstanceCapacity, type Traffic } from './workload';
+
+export interface ReportInputs {
+  capacity: InstanceCapacity;
+  /** How vCPUs were decided and where the per-vCPU rates came from. */
+  capacitySources: string[];
+  bench: BenchFigures | null;
+  traffic: Traffic;
+  profile: string;
+  bootS: number;
+  initialInstances: number;
+  reading: PolicyReading;
+  pricePerHour: number | null;
+}
+
+export const count = (n: number) => Math.round(n).toLocaleString('en-US');
+/** Per-vCPU figures can be small (the newsroom's 22.5): keep a decimal there. */
+export const rate = (n: number) => (n < 100 && !Number.isInteger(n) ? n.toFixed(1) : count(n));
+// Never show 100% or 0% for a share that is not quite that: a 0.4% shell share is still shells.
+const pct = (share: number) => (share > 0 && share < 0.005 ? '<1%' : share < 1 && share > 0.995 ? '>99%' : `${Math.round(share * 100)}%`);
+const money = (n: number) => `$${n.toFixed(2)}`;
+
+function table(header: string[], rows: string[][], leftColumns = 1): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i < leftColumns || i === cells.length - 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+export function describePolicy(reading: PolicyReading, bootS: number): string[] {
+  const p = reading.policy;
+  const periods = p.evaluationPeriods === 1 ? '1 period' : `${p.evaluationPeriods} periods`;
+  const lines = [
+    `Scaling policy: ${reading.source}`,
+    `  ${p.measureName} ${p.statistic} over ${span(p.periodS)} periods (instances report every ${span(p.metricResolutionS)}); ` +
+      `an alarm fires after ${span(p.breachDurationS)} (${periods}) beyond its threshold`,
+    `  above ${p.upperThreshold}%: ${p.upperIncrement >= 0 ? '+' : ''}${p.upperIncrement}; below ${p.lowerThreshold}%: ${p.lowerIncrement >= 0 ? '+' : ''}${p.lowerIncrement}; ` +
+      `${p.minSize} to ${p.maxSize} instances; cooldown ${p.cooldownS} s after an activity; boot ${bootS} s (--boot)`,
+    '  options read (value, from):',
+    ...reading.rows.map((row) => `    ${row.namespace} ${row.option} = ${row.value || '(none)'}  (${row.from})`),
+  ];
+  for (const note of reading.notes) lines.push(`  note: ${note}`);
+  for (const warning of reading.warnings) lines.push(`  WARNING: ${warning}`);
+  return lines;
+}
+
+export function describeInputs(inputs: ReportInputs): string[] {
+  const { capacity, traffic } = inputs;
+  const htmlShare = 1 / traffic.pagesPerSession;
+  return [
+    `Instance: ${inputs.reading.policy.instanceType ?? 'type not set'}, ${capacity.vcpus} vCPUs`,
+    ...inputs.capacitySources.map((line) => `  ${line}`),
+    `  per instance: ${count(capacity.ssrPerS)} server-rendered pages/s, or ${count(capacity.shellPerS)} shells/s; ` +
+      `an /api request costs ${capacity.apiCost.toFixed(3)} of a server-rendered page`,
+    `Traffic at the edge: ${inputs.profile}; CloudFront answers ${pct(traffic.cdnHit)}; ` +
+      `${traffic.pagesPerSession} page views per session, so ${pct(htmlShare)} of origin requests are page loads and ${pct(1 - htmlShare)} /api`,
+    `Start: ${inputs.initialInstances} instances ready`,
+    ...describePolicy(inputs.reading, inputs.bootS),
+  ];
+}
+
+function actionText(action: ScalingAction): string {
+  const change = action.to - action.from;
+  const sign = change > 0 ? '+' : '';
+  return action.direction === 'up'
+    ? `${sign}${change} → ${action.to} at ${clock(action.atS)}, ready ${clock(action.readyAtS)}`
+    : `${change} → ${action.to} at ${clock(action.atS)}`;
+}
+
+export function timelineTable(rows: MinuteRow[]): string {
+  return table(
+    ['minute', 'ready', 'booting', 'CPU', 'views/s', 'origin/s', 'served/s', 'SSR', 'shell', 'shed/s', 'scaling'],
+    rows.map((row) => [
+      String(row.minute),
+      String(row.ready),
+      String(row.booting),
+      pct(row.cpu),
+      count(row.viewsPerS),
+      count(row.originPerS),
+      count(row.servedPerS),
+      row.ssrShare === null ? '-' : pct(row.ssrShare),
+      row.shellShare === null ? '-' : pct(row.shellShare),
+      count(row.shedPerS),
+      row.actions.map(actionText).join('; '),
+    ]),
+  );
+}
+
+export function summaryLines(summary: Summary): string[] {
+  const lines = ['Summary'];
+  if (summary.riseAtS === null) {
+    lines.push(`  time to triple capacity: no rise (${summary.riseNote})`);
+  } else {
+    const target = 3 * summary.fleetBeforeRise!;
+    lines.push(
+      `  rise at ${clock(summary.riseAtS)} (${summary.riseNote}), with ${summary.fleetBeforeRise} instances ready`,
+      `  time to triple capacity (${target} ready): ${summary.timeToTripleS === null ? 'not reached' : span(summary.timeToTripleS)}`,
+    );
+  }
+  lines.push(
+    `  peak shell share: ${pct(summary.peakShellShare)} of pages${summary.peakShellAtS === null ? '' : ` (first at ${clock(summary.peakShellAtS)})`}` +
+      `${summary.lastShellAtS === null ? '; no shell served' : `; last shell at ${clock(summary.lastShellAtS)}`}`,
+    `  requests shed: ${count(summary.shedRequests)}`,
+    `  scaling: ${summary.scaleUps} up, ${summary.scaleDowns} down; peak fleet ${summary.peakFleet}` +
+      (summary.heldAtLimit.up > 0 ? `; high alarm in ALARM at MaxSize for ${summary.heldAtLimit.up} min` : '') +
+      (summary.heldAtLimit.down > 0 ? `; low alarm in ALARM at MinSize for ${summary.heldAtLimit.down} min` : ''),
+    `  instance-hours: ${summary.instanceHours.toFixed(2)} over ${span(summary.durationS)} (booting instances count)` +
+      (summary.cost === null ? ' (--price for the cost)' : `, ${money(summary.cost)}`),
+  );
+  return lines;
+}
+
+/** The model on one vCPU against what the bench measured there (pages only, no /api). */
+export function benchCheck(bench: BenchFigures, apiCost: number): string[] {
+  const steps = bench.steps.filter((s) => s.mode !== 'off');
+  if (steps.length === 0) return [];
+  const capacity: InstanceCapacity = { vcpus: 1, ssrPerS: bench.ssrPerCore, shellPerS: bench.shellPerCore, apiCost };
+  const rows = steps.map((step) => {
+    const model = serveOnInstance(step.offeredPerS, 0, capacity);
+    const served = model.ssr + model.shell;
+    return [
+      `${step.mode} ×${step.multiplier}`,
+      count(step.offeredPerS),
+      count(step.achievedPerS),
+      pct(step.ssrShare),
+      `${count(step.p99Ms)} ms`,
+      count(step.timeouts + step.errors),
+      pct(served > 0 ? model.ssr / served : 0),
+      count(model.shed),
+    ];
+  });
+  return [
+    'The model against the bench, one vCPU, pages only (measured: achieved/s, SSR, p99, timeouts+errors; model: SSR, shed/s):',
+    ...table(['fallback', 'offered/s', 'achieved/s', 'SSR', 'p99', 'failed', 'model SSR', 'model shed/s'], rows, 1).split('\n').map((l) => `  ${l}`),
+    '  Both rates are limits with p99 under 100 ms (BENCH.md), not raw throughput. Timeouts below the shell rate come from',
+    '  connections waiting to be accepted (README, "Where the timeouts come from"), which the model does not see.',
+  ];
+}
+
+function trialRow(trial: Trial, pricePerHour: number | null): string[] {
+  return [
+    String(trial.minSize),
+    `+${trial.upperIncrement}`,
+    String(trial.fleetAtStep),
+    trial.metAfterS === null ? 'never' : span(trial.metAfterS),
+    String(trial.peakFleet),
+    pct(trial.peakShellShare),
+    trial.holdInstanceHours.toFixed(1) + (pricePerHour === null ? '' : ` (${money(trial.holdInstanceHours * pricePerHour)})`),
+    trial.meets ? 'yes' : `no: ${trial.reason}`,
+  ];
+}
+
+export function recommendationLines(
+  recommendation: Recommendation,
+  context: { objective: Objective; settleS: number; holdS: number; maxShellShare: number; minSizeFloor: number; maxSize: number; pricePerHour: number | null },
+): string[] {
+  const { objective, pricePerHour } = context;
+  const header = ['MinSize', 'increment', 'fleet at step', 'within bound after', 'peak fleet', 'peak shell', 'instance-hours in hold', 'meets'];
+  const lines = [
+    `Objective: ${count(objective.baseViewsPerS)} → ${count(objective.peakViewsPerS)} page views/s at the edge, met within ${span(objective.deadlineS)}`,
+    `  run: ${span(context.settleS)} at ${count(objective.baseViewsPerS)}/s from MinSize instances (--settle), then ${count(objective.peakViewsPerS)}/s held ${span(context.holdS)} (--hold)`,
+    `  met means: no request shed in the whole run, and from ${span(objective.deadlineS)} after the step to the end, at most ` +
+      `${pct(context.maxShellShare)} of pages answered with the shell in any second (--max-shell-share)`,
+    '',
+    'The policy as configured:',
+    ...table(header, [trialRow(recommendation.current, pricePerHour)]).split('\n').map((l) => `  ${l}`),
+    '',
+    `Smallest increment that meets it, for each MinSize from ${context.minSizeFloor} (--min-size-floor):`,
+    ...table(header, recommendation.frontier.map((t) => trialRow(t, pricePerHour))).split('\n').map((l) => `  ${l}`),
+    '',
+  ];
+  const best = recommendation.best;
+  if (!best) {
+    lines.push(
+      `No MinSize from ${context.minSizeFloor} to MaxSize (${context.maxSize}) meets it with any increment: ` +
+        'raise MaxSize (--option aws:autoscaling:asg:MaxSize=N), or look at the capacity per instance.',
+    );
+    return lines;
+  }
+  const baseCost = pricePerHour === null ? '' : ` (${money(best.fleetAtStep * pricePerHour * 24)} a day)`;
+  lines.push(
+    `Recommended: MinSize ${best.minSize}, UpperBreachScaleIncrement ${best.upperIncrement} (the smallest MinSize that can meet it, with its smallest increment)`,
+    `  ${best.fleetAtStep} instances at the base rate${baseCost}; ${best.peakFleet} at the peak; ` +
+      `${best.holdInstanceHours.toFixed(1)} instance-hours over the ${span(context.holdS)} hold` +
+      (pricePerHour === null ? ' (--price for the cost)' : `, ${money(best.holdInstanceHours * pricePerHour)}`),
+  );
+  const cheaper = recommendation.cheaper;
+  if (cheaper) {
+    lines.push(
+      `  cheaper over the hold with MinSize ${cheaper.minSize}: +${cheaper.upperIncrement}, ${cheaper.holdInstanceHours.toFixed(1)} instance-hours` +
+        (pricePerHour === null ? '' : ` (${money(cheaper.holdInstanceHours * pricePerHour)})`) +
+        ` against ${best.holdInstanceHours.toFixed(1)} (a smaller step can take a second scale-up, and its cooldown, to settle)`,
+    );
+  }
+  lines.push(
+    '  in .ebextensions:',
+    '    option_settings:',
+    '      aws:autoscaling:asg:',
+    `        MinSize: ${best.minSize}`,
+    '      aws:autoscaling:trigger:',
+    `        UpperBreachScaleIncrement: ${best.upperIncrement}`,
+  );
+  return lines;
+}
