@@ -162,3 +162,16 @@ describe('reading .ebextensions', () => {
     assert.throws(() => fromText('option_settings: [\n'), /01\.config: not valid YAML/);
   });
 });
+
+test("the real .ebextensions give DESIGN.md's policy, with nothing to warn about", () => {
+  const reading = readPolicy({ dir: path.join(fixtures, '../../../.ebextensions'), design: false, overrides: [] });
+  const p = reading.policy;
+  assert.deepEqual(
+    [p.measureName, p.statistic, p.unit, p.periodS, p.breachDurationS, p.upperThreshold, p.lowerThreshold, p.upperIncrement, p.lowerIncrement, p.minSize],
+    ['CPUUtilization', 'Average', 'Percent', 60, 120, 75, 35, 4, -2, 2],
+  );
+  assert.equal(p.metricResolutionS, 60, '1-minute monitoring feeds the 1-minute period');
+  assert.equal(p.instanceType, 'c5.xlarge');
+  assert.ok(p.maxSize >= 6, 'room for one +4 step from the minimum');
+  assert.deepEqual(reading.warnings, []);
+});

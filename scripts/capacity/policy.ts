@@ -129,8 +129,10 @@ function record(settings: Settings, warnings: string[], namespace: string, optio
   const known = ebDefaults[namespace];
   if (!known) return;
   if (!(option in known)) {
+    // Options the simulation does not use (Availability Zones, DisableIMDSv1, ...) are none of
+    // its business; a near miss of one it does use is most likely a typo.
     const near = Object.keys(known).find((name) => name.toLowerCase() === option.toLowerCase());
-    warnings.push(`${from}: ${namespace} has no option "${option}"${near ? ` (option names are case-sensitive: ${near}?)` : ''}; ignored.`);
+    if (near) warnings.push(`${from}: ${namespace} has no option "${option}" (option names are case-sensitive: ${near}?); ignored.`);
     return;
   }
   if (value === null || value === undefined || typeof value === 'object') {
