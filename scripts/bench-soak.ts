@@ -29,7 +29,7 @@ capacity holds (p99 < 100 ms, nothing failed, at least 90% of run 1's server-ren
   --multiplier X        overload as a multiple of capacity (default 5)
   --capacity R          skip the search and use R req/s as the capacity
   --idle-seconds S      idle time before memory is read (default 12)
-  --short               the test suite's variant: 3 runs of 3 s, capacity 200, 6 s idle
+  --short               the test suite's variant: 3 runs of 3 s, capacity 200, 10 s idle
   --no-build            use dist/ as it is
   --out DIR             where soak.json and soak.md go (default bench-results/soak-<time>/)
   -h, --help            show this help`;
@@ -102,7 +102,7 @@ async function main(): Promise<number> {
     runs = Math.round(number('--runs', values.runs, values.short ? 3 : 5));
     runSeconds = number('--run-seconds', values['run-seconds'], values.short ? 3 : 30);
     multiplier = number('--multiplier', values.multiplier, 5);
-    idleS = number('--idle-seconds', values['idle-seconds'], values.short ? 6 : 12);
+    idleS = number('--idle-seconds', values['idle-seconds'], values.short ? 10 : 12);
     fixedCapacity = values.capacity !== undefined ? number('--capacity', values.capacity, 0) : values.short ? 200 : null;
   } catch (error) {
     console.error(`bench:soak: ${(error as Error).message}\n\n${usage}`);
