@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { articlePaths, fetchPage, hotSetPaths, seedBenchStore, type PageSample } from './bench/articles';
 import { balanceLayouts, measureBalance } from './bench/balance';
+import { elementsAsShown } from './bench/browser';
 import { renderChart } from './bench/chart';
 import { describeEnvironment, ensureBuild } from './bench/environment';
 import {
@@ -231,7 +232,12 @@ async function fallbackOff(run: Run): Promise<number> {
     const sample = await fetchPage(server.port, run.paths[0]!);
     if (sample.status !== 200) throw new Error(`${sample.path} answered ${sample.status}`);
     run.results.page.sample = figures(sample);
-    progress(`page ${sample.path}: ${sample.elements} elements, ${perS(sample.bytes)} bytes, X-Render-Mode ${sample.renderMode}`);
+    run.results.page.sampleElementsShown = await elementsAsShown(`http://127.0.0.1:${server.port}${sample.path}`);
+    await settle(server);
+    progress(
+      `page ${sample.path}: ${sample.elements} elements as served, ${run.results.page.sampleElementsShown ?? 'not measured'} as finally shown, ` +
+        `${perS(sample.bytes)} bytes, X-Render-Mode ${sample.renderMode}`,
+    );
     // HTTP costs more than the in-process pipeline, so a quarter of it is a safe first probe.
     const inProcess = run.results.reference.render?.renderPagePerS;
     const search = await findRate(run, server, 'SSR capacity', inProcess ? Math.max(10, Math.round(inProcess / 4)) : 50);

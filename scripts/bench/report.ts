@@ -128,7 +128,10 @@ function header(r: BenchResults): string[] {
       `latency from each request's scheduled send time; a request unanswered ${perS(o.timeoutMs)} ms after it was due is a timeout and enters the percentiles at ${perS(o.timeoutMs)} ms. ` +
       `Steps: ${o.warmupSeconds} s warm-up + ${o.stepSeconds} s measured; capacity probes ${o.searchWarmupSeconds} s + ${o.searchSeconds} s.`,
     `- **Page**: article pages rotating over ${perS(r.page.articles)} ids` +
-      (sample ? `; e.g. \`${sample.path}\`: **${sample.elements} elements, ${perS(sample.bytes)} bytes** (X-Render-Mode: ${sample.renderMode})` : '') +
+      (sample
+        ? `; e.g. \`${sample.path}\`: **${sample.elements} elements, ${perS(sample.bytes)} bytes** as served (X-Render-Mode: ${sample.renderMode}), ` +
+          (r.page.sampleElementsShown ? `${r.page.sampleElementsShown} elements as finally shown in Chromium` : 'elements as finally shown: not measured')
+        : '') +
       (shell ? `; the shell: ${shell.elements} elements, ${perS(shell.bytes)} bytes.` : '.'),
   ];
 }

@@ -67,7 +67,7 @@ export interface BenchResults {
   pinning: Record<string, string[]>;
   /** The guard's knobs per server started; everything else is the server's default. */
   serverEnv: Record<string, Record<string, string>>;
-  page: { articles: number; sample: PageFigures | null; shell: PageFigures | null };
+  page: { articles: number; sample: PageFigures | null; shell: PageFigures | null; sampleElementsShown?: number | null };
   reference: {
     render: RenderReference | null;
     bareBody: string;
