@@ -308,8 +308,9 @@ async function balance(run: Run, capacity: number): Promise<void> {
       ? await startKioskBehindNginx(root, `balance: ${layout.name}`, run.dbPath, env, { workers, core: null })
       : await startKiosk(root, `balance: ${layout.name}`, run.dbPath, env, { core: null });
     try {
-      await warmUp(run, server, kioskWarmUpPerS(run));
-      const result = await measureBalance(layout, server, capacity, (s, rate) => probe(run, s, `balance: ${layout.name}`, rate, stepTiming(run.options)));
+      // Who gets the work is what is measured, not how fast: a shorter step does.
+      const timing = { ...stepTiming(run.options), warmupS: 2, durationS: Math.min(5, run.options.stepSeconds) };
+      const result = await measureBalance(layout, server, capacity, (s, rate) => probe(run, s, `balance: ${layout.name}`, rate, timing));
       progress(`  CPU shares ${result.cpuShares.map(pct).join(' / ')}${result.requestShares ? `, requests ${result.requestShares.map(pct).join(' / ')}` : ''}`);
       run.results.balance.push(result);
     } finally {

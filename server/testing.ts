@@ -99,11 +99,13 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** `count` consecutive free loopback ports, for per-worker listening. */
+/**
+ * `count` consecutive free loopback ports, for per-worker listening. Drawn below Linux's
+ * ephemeral range (32768 and up), which a load test fills with its own client ports.
+ */
 export async function freePortRange(count: number): Promise<number> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const first = await freePort();
-    if (first + count - 1 > 65_535) continue;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const first = 20_000 + Math.floor(Math.random() * (12_000 - count));
     const probes: http.Server[] = [];
     let free = true;
     for (let port = first; port < first + count && free; port++) {

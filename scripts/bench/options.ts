@@ -24,7 +24,7 @@ Options:
                             fails as a timeout (default 5000)
   --quick                   a smoke run: short steps and a coarse search (3 to 4 minutes)
   --skip-reference          skip the render, bare node:http and shell-path references
-  --nginx-multipliers LIST  steps through Nginx (fallback on), as multiples of capacity (default 1,5,10)
+  --nginx-multipliers LIST  steps through Nginx (fallback on), as multiples of capacity (default 1,5)
   --skip-nginx              skip the steps through Nginx
   --hot-set-multipliers L   breaking-news steps (95% of requests to 10 articles), page cache off
                             and on, as multiples of capacity (default 5)
@@ -130,7 +130,7 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
     searchWarmupSeconds: positive('--search-warmup-seconds', values['search-warmup-seconds'], quick ? 0.5 : 1),
     renderSeconds: positive('--render-seconds', values['render-seconds'], quick ? 1.5 : 5),
     multipliers: multipliers(values.multipliers),
-    nginxMultipliers: values['nginx-multipliers'] === undefined ? (quick ? [1, 5] : [1, 5, 10]) : multipliers(values['nginx-multipliers'], '--nginx-multipliers'),
+    nginxMultipliers: values['nginx-multipliers'] === undefined ? [1, 5] : multipliers(values['nginx-multipliers'], '--nginx-multipliers'),
     skipNginx: values['skip-nginx'],
     hotSetMultipliers: values['hot-set-multipliers'] === undefined ? [5] : multipliers(values['hot-set-multipliers'], '--hot-set-multipliers'),
     skipHotSet: values['skip-hot-set'],

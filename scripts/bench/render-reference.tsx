@@ -74,7 +74,7 @@ const variantFigures = [];
 for (const variant of variants) {
   const work = pipelineWith(variant.deps);
   await rate(warmupMs / 2, work);
-  const perS = await rate((seconds * 1000) / 2, work);
+  const perS = await rate(seconds * 1000, work);
   const sample = await renderPage(paths[0]!, variant.deps);
   const html = sample.kind === 'page' ? sample.html : '';
   variantFigures.push({ name: variant.name, renderPagePerS: perS, elements: countElements(html), bytes: Buffer.byteLength(html) });
