@@ -2,10 +2,9 @@
 // (default 3000) in front of one Node worker per CPU, each on its own loopback port from
 // PORT + 1, balanced with least_conn. Ctrl-C stops both.
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../server/config';
-import { startLocalNginx, type LocalNginx } from './nginx/local';
+import { accepts, startLocalNginx, type LocalNginx } from './nginx/local';
 import { prepareToServe, root, serverBundle } from './prepare';
 
 const usage = `Usage: npm run start:nginx [-- --port N] [-- --no-build] [-- --no-seed]
@@ -19,17 +18,6 @@ Builds and seeds first like npm start. Ctrl-C stops Nginx and drains the workers
   --no-build   start even if the build looks stale (fails if it is missing)
   --no-seed    do not seed an empty content store
   -h, --help   show this help`;
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 async function main(): Promise<void> {
   let values;
@@ -90,7 +78,7 @@ async function main(): Promise<void> {
 
   const deadline = Date.now() + 30_000;
   for (const port of workerPorts) {
-    while (!(await accepts(port))) {
+    while (!(await accepts('127.0.0.1', port))) {
       if (stopping) return;
       if (Date.now() > deadline) {
         console.error(`start:nginx: no worker listened on 127.0.0.1:${port} within 30 s`);

@@ -258,3 +258,12 @@ function unchunk(body: string): string {
     rest = rest.slice(lineEnd + 2 + size + 2);
   }
 }
+
+/** Every { id, section } in an API answer, however nested: the article pages it links to. */
+export function teasersIn(value: unknown): { section: string; id: string }[] {
+  if (Array.isArray(value)) return value.flatMap(teasersIn);
+  if (typeof value !== 'object' || value === null) return [];
+  const record = value as Record<string, unknown>;
+  const own = typeof record.id === 'string' && typeof record.section === 'string' ? [{ id: record.id, section: record.section }] : [];
+  return [...own, ...Object.values(record).flatMap(teasersIn)];
+}

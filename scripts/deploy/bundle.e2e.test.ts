@@ -12,7 +12,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { freePortRange } from '../../server/testing';
+import { freePortRange, teasersIn } from '../../server/testing';
 import { bundleEntries } from './bundle';
 import { environmentProperties, loadConfigFiles, optionSettings, root } from './ebextensions';
 
@@ -53,13 +53,6 @@ function get(url: string): Promise<{ status: number; headers: http.IncomingHttpH
   });
 }
 
-function teasersIn(value: unknown): { section: string; id: string }[] {
-  if (Array.isArray(value)) return value.flatMap(teasersIn);
-  if (typeof value !== 'object' || value === null) return [];
-  const record = value as Record<string, unknown>;
-  const own = typeof record.id === 'string' && typeof record.section === 'string' ? [{ id: record.id, section: record.section }] : [];
-  return [...own, ...Object.values(record).flatMap(teasersIn)];
-}
 
 function filesUnder(relative: string): string[] {
   const full = path.join(root, relative);

@@ -73,7 +73,8 @@ function portOf(listen: string): { host: string; port: number } {
   return { host: match[1] ?? '127.0.0.1', port: Number(match[2]) };
 }
 
-function accepts(host: string, port: number): Promise<boolean> {
+/** Whether something accepts TCP connections there now. */
+export function accepts(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
     socket.once('connect', () => {

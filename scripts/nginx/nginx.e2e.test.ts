@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../../server/testing';
+import { freePort, freePortRange, seedTempStore, startBuiltServer, teasersIn, type BuiltServer } from '../../server/testing';
 import { startLocalNginx, testConfig, writeLocalConfig, type LocalNginx } from './local';
 import { ebConfigPath, root } from './render';
 
@@ -49,13 +49,6 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function teasersIn(value: unknown): { section: string; id: string }[] {
-  if (Array.isArray(value)) return value.flatMap(teasersIn);
-  if (typeof value !== 'object' || value === null) return [];
-  const record = value as Record<string, unknown>;
-  const own = typeof record.id === 'string' && typeof record.section === 'string' ? [{ id: record.id, section: record.section }] : [];
-  return [...own, ...Object.values(record).flatMap(teasersIn)];
-}
 
 interface Answer {
   status: number;
