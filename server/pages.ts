@@ -50,6 +50,10 @@ function send(req: IncomingMessage, res: ServerResponse, status: number, headers
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
+function sendRedirect(req: IncomingMessage, res: ServerResponse, location: string, headers: Record<string, string>) {
+  send(req, res, 301, { ...headers, Location: location, 'Content-Type': 'text/plain; charset=utf-8' }, `Moved to ${location}\n`);
+}
+
 /** An error as a readable page inside the site's chrome; internal details only in the log. */
 export function sendErrorPage(req: IncomingMessage, res: ServerResponse, error: unknown, deps: Pick<RenderDeps, 'assets' | 'siteUrl'>) {
   const answer = classify(error);
@@ -77,7 +81,7 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
     const path = pagePath(req.url ?? '/');
     const location = withoutTrailingSlash(path);
     if (location !== null) {
-      send(req, res, 301, { Location: location, 'Cache-Control': cacheControl.article, 'Content-Type': 'text/plain; charset=utf-8' }, `Moved to ${location}\n`);
+      sendRedirect(req, res, location, { 'Cache-Control': cacheControl.article });
       return;
     }
     const cached = cache?.get(path);
@@ -90,14 +94,13 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
     const outcome = await renderPage(path, render);
     metrics.renderMs.record(performance.now() - started);
     metrics.countMode('ssr');
-    if (cache && outcome.kind === 'page' && outcome.status === 200 && outcome.nonce) {
-      cache.set(path, { html: outcome.html, headers: { ...outcome.headers, 'Content-Type': 'text/html; charset=utf-8' }, nonce: outcome.nonce });
-    }
     if (outcome.kind === 'redirect') {
-      send(req, res, outcome.status, { ...outcome.headers, Location: outcome.location, 'Content-Type': 'text/plain; charset=utf-8' }, `Moved to ${outcome.location}\n`);
+      sendRedirect(req, res, outcome.location, outcome.headers);
       return;
     }
-    send(req, res, outcome.status, { ...outcome.headers, 'Content-Type': 'text/html; charset=utf-8' }, outcome.html);
+    const headers = { ...outcome.headers, 'Content-Type': 'text/html; charset=utf-8' };
+    if (cache && outcome.status === 200 && outcome.nonce) cache.set(path, { html: outcome.html, headers, nonce: outcome.nonce });
+    send(req, res, outcome.status, headers, outcome.html);
   }
 
   return (req: IncomingMessage, res: ServerResponse): void => {
