@@ -189,6 +189,8 @@ async function main(): Promise<number> {
     const rows = [
       `# Soak: ${runs} runs of ${runSeconds} s at ${multiplier}x the capacity of ${perS(capacity)} req/s`,
       '',
+      `Node ${process.version} (the server runs on the same binary), ${new Date().toISOString()}.`,
+      '',
       '| run | overload p99 ms | server-rendered | timeouts | heap MB | vs run 1 | RSS MB | vs run 1 | capacity check p99 ms | SSR/s | check timeouts | check passed |',
       '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
       ...results.map(
@@ -203,7 +205,7 @@ async function main(): Promise<number> {
     ];
     const report = `${rows.join('\n')}\n`;
     fs.writeFileSync(path.join(outDir, 'soak.md'), report);
-    fs.writeFileSync(path.join(outDir, 'soak.json'), `${JSON.stringify({ capacity, runs: results, memoryHeld, capacityHeld }, null, 2)}\n`);
+    fs.writeFileSync(path.join(outDir, 'soak.json'), `${JSON.stringify({ nodeVersion: process.version, capacity, runs: results, memoryHeld, capacityHeld }, null, 2)}\n`);
     process.stdout.write(report);
     progress(`wrote ${path.relative(root, outDir)}/soak.md and soak.json`);
     return memoryHeld && capacityHeld ? 0 : 1;

@@ -260,8 +260,6 @@ async function main(args: string[]): Promise<number> {
 
   const endpoint = process.env.AWS_ENDPOINT_URL_CLOUDWATCH || process.env.AWS_ENDPOINT_URL;
   console.log(`cloudwatch ${command}: namespace ${options.namespace}, environment ${options.environment}, region ${options.region}${endpoint ? `, endpoint ${endpoint}` : ''}`);
-  // The SDK's notice that its 2027 releases need Node 22: known, and pinned around (README).
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const client = new CloudWatchClient({ region: options.region, maxAttempts: 3 });
   try {
     // Fail on missing credentials with a clear line before anything is attempted.

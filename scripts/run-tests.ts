@@ -1,4 +1,5 @@
-// Runs the node:test suites by tier. Node 20's --test takes no globs, so the files are found here.
+// Runs the node:test suites by tier. The files are found here rather than by --test globs, so a
+// tier is one list that the three entries below share.
 //   --unit     *.test.ts(x): unit tests and the app over a real socket (seconds, no build needed)
 //   --browser  *.browser.test.ts and *.e2e.test.ts: the built server, the cluster and real Chromium
 //   --all      both

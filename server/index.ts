@@ -12,9 +12,6 @@ import { startWorker, type ListenTarget } from './worker';
 // that hits an unhandled error exits and is replaced, SIGTERM drains before exiting.
 
 const config = loadConfig();
-// The AWS SDK warns on stderr, over several lines, that its releases from 2027 need Node 22:
-// package-lock.json pins one that runs on Node 20 (see the README), and log lines stay JSON.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function worker(id: number) {
   process.on('unhandledRejection', (reason) => {

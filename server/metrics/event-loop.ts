@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
 import { Histogram } from './histogram';
 
 /**
@@ -16,7 +16,7 @@ export class EventLoopDelaySampler {
    * /metrics report, so a stall shows up even when it falls between two reads.
    */
   readonly windowMaxMs = new Histogram();
-  private readonly histogram: IntervalHistogram;
+  private readonly histogram: ELDHistogram;
   private readonly timer: NodeJS.Timeout;
 
   constructor(

@@ -17,7 +17,6 @@ export interface MotoEnv {
   AWS_ACCESS_KEY_ID: string;
   AWS_SECRET_ACCESS_KEY: string;
   AWS_EC2_METADATA_DISABLED: string;
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: string;
 }
 
 export interface Moto {
@@ -59,7 +58,6 @@ export async function startMoto(): Promise<Moto> {
     AWS_ACCESS_KEY_ID: 'testing',
     AWS_SECRET_ACCESS_KEY: 'testing',
     AWS_EC2_METADATA_DISABLED: 'true',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   const client = new CloudWatchClient({
     region: env.AWS_REGION,
