@@ -1,5 +1,6 @@
 // One base, two targets: the browser bundle (content-hashed JS and CSS plus a manifest the
 // server reads) and the server bundle for Node.
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
@@ -114,15 +115,32 @@ function clientConfig(mode) {
   };
 }
 
+/**
+ * Writes dist/client/shell.html, the overload shell Nginx serves when every worker is full, with
+ * the server bundle's own renderer (dist/server/write-shell.cjs), so its bytes are the ones a
+ * worker would send. Runs after the client build (the server config depends on it), every build.
+ */
+class ShellFilePlugin {
+  apply(compiler) {
+    compiler.hooks.afterEmit.tap('KioskShellFile', (compilation) => {
+      if (compilation.errors.length > 0) return;
+      execFileSync(process.execPath, [path.join(root, 'dist/server/write-shell.cjs'), path.join(root, 'dist')], { stdio: 'inherit' });
+    });
+  }
+}
+
 function serverConfig(mode) {
   const b = base(mode);
   return {
     ...b,
     name: 'server',
-    target: 'node20',
+    // The shell file is rendered from the client manifest.
+    dependencies: ['client'],
+    target: 'node24',
     // index: the throng entry. seed-if-empty: seeds an empty content store and exits; the
     // Procfile runs it before index on an instance, where tsx (a devDependency) is absent.
-    entry: { index: './server/index.ts', 'seed-if-empty': './server/seed-if-empty.ts' },
+    // write-shell: the overload shell as a file for Nginx (ShellFilePlugin).
+    entry: { index: './server/index.ts', 'seed-if-empty': './server/seed-if-empty.ts', 'write-shell': './server/write-shell.ts' },
     output: {
       path: path.join(root, 'dist/server'),
       filename: '[name].cjs',
@@ -142,6 +160,7 @@ function serverConfig(mode) {
     externalsPresets: { node: true },
     optimization: { minimize: false, nodeEnv: false },
     devtool: 'source-map',
+    plugins: [new ShellFilePlugin()],
   };
 }
 

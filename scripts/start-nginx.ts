@@ -2,9 +2,13 @@
 // (default 3000) in front of one Node worker per CPU, each on its own loopback port from
 // PORT + 1, balanced with least_conn. Ctrl-C stops both.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../server/config';
 import { accepts, startLocalNginx, type LocalNginx } from './nginx/local';
+import { admissionOf } from './nginx/render';
 import { prepareToServe, root, serverBundle } from './prepare';
 
 const usage = `Usage: npm run start:nginx [-- --port N] [-- --no-build] [-- --no-seed]
@@ -44,8 +48,11 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
+  // Nginx writes its fallback answers here and the primary counts them (NGINX_FALLBACK_LOG).
+  const fallbackLog = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-fallback-')), 'fallback.log');
   const env: Record<string, string | undefined> = {
     ...process.env,
+    NGINX_FALLBACK_LOG: fallbackLog,
     NODE_ENV: process.env.NODE_ENV ?? 'production',
     SITE_URL: process.env.SITE_URL ?? `http://localhost:${nginxPort}`,
     LISTEN_MODE: 'per-worker',
@@ -63,6 +70,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     await nginx?.stop();
+    fs.rmSync(path.dirname(fallbackLog), { recursive: true, force: true });
     if (cluster.exitCode === null && cluster.signalCode === null) {
       cluster.kill('SIGTERM');
       await new Promise((resolve) => cluster.once('exit', resolve));
@@ -90,7 +98,8 @@ async function main(): Promise<void> {
   }
 
   try {
-    nginx = await startLocalNginx({ listen: `${nginxPort}`, workerPorts });
+    // The same limits the workers read, so Nginx's admission and Node's guard agree.
+    nginx = await startLocalNginx({ listen: `${nginxPort}`, workerPorts, admission: admissionOf(config), fallbackLog });
   } catch (error) {
     console.error(`start:nginx: ${(error as Error).message}`);
     await stop(1);

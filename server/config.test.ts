@@ -42,10 +42,15 @@ test('the overload limits: crawlers never get less than readers', () => {
   assert.throws(() => loadConfig({ SHELL_S_MAXAGE_S: '60' }), /SHELL_S_MAXAGE_S must be between 0 and 10/);
 });
 
-test('per-worker listening: loopback by default, a fixed port, and a range that fits', () => {
-  const shared = loadConfig({});
-  assert.equal(shared.listenMode, 'shared');
-  assert.equal(shared.host, '');
+test('listening: reuse-port by default, shared for port 0; per-worker on loopback, a fixed port, and a range that fits', () => {
+  const reusePort = loadConfig({});
+  assert.equal(reusePort.listenMode, 'reuse-port');
+  assert.equal(reusePort.host, '');
+  assert.equal(loadConfig({ PORT: '0' }).listenMode, 'shared');
+  assert.equal(loadConfig({ LISTEN_MODE: 'shared' }).listenMode, 'shared');
+  assert.throws(() => loadConfig({ LISTEN_MODE: 'reuse-port', PORT: '0' }), /reuse-port needs a fixed PORT/);
+  assert.equal(loadConfig({ API_QUEUE_LIMIT: '12' }).apiQueueLimit, 12);
+  assert.throws(() => loadConfig({ API_QUEUE_LIMIT: '0' }), /API_QUEUE_LIMIT/);
   const perWorker = loadConfig({ LISTEN_MODE: 'per-worker', PORT: '8080', WEB_CONCURRENCY: '4' });
   assert.equal(perWorker.host, '127.0.0.1');
   assert.equal(loadConfig({ LISTEN_MODE: 'per-worker', HOST: '0.0.0.0' }).host, '0.0.0.0');

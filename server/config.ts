@@ -11,10 +11,13 @@ export interface Config {
   /** The shared port, or in per-worker mode the first worker's port (worker slot k gets PORT + k). */
   port: number;
   /**
-   * `shared`: every worker serves PORT through the cluster module (running without a proxy).
-   * `per-worker`: each worker owns PORT + slot, so Nginx balances across them with least_conn.
+   * `reuse-port` (the default without Nginx): every worker opens its own socket on PORT with
+   * SO_REUSEPORT, so the kernel spreads new connections over the workers and none waits in the
+   * cluster primary's hand-off. `shared`: every worker serves PORT through the cluster module
+   * (CLUSTER_SCHEDULING says how). `per-worker`: each worker owns PORT + slot, so Nginx can
+   * count and balance each worker's requests (production).
    */
-  listenMode: 'shared' | 'per-worker';
+  listenMode: 'reuse-port' | 'shared' | 'per-worker';
   /** Bind address; empty means every interface. Per-worker ports default to loopback: only Nginx needs them. */
   host: string;
   /** Express's `trust proxy`: which peer's X-Forwarded-* headers to believe. */
@@ -59,6 +62,14 @@ export interface Config {
   ssrQueueLimit: number;
   /** Known search-engine crawlers keep SSR up to this higher limit. */
   crawlerQueueLimit: number;
+  /**
+   * Nginx's cap on /api requests in flight per worker (rendered into its upstream; Node itself
+   * lets the API through up to SHED_QUEUE_LIMIT). Its own cap, so the shell's data requests
+   * are not crowded out by page requests during a flood.
+   */
+  apiQueueLimit: number;
+  /** Nginx's log of its own fallback answers, which the primary counts; null: not behind Nginx. */
+  nginxFallbackLog: string | null;
   /** Over this many in-flight requests, answer 503 with Retry-After: the last resort. */
   shedQueueLimit: number;
   shedRetryAfterS: number;
@@ -144,10 +155,11 @@ function siteUrl(env: Env, port: number): string {
   return url.origin;
 }
 
-function listenMode(env: Env): Config['listenMode'] {
-  const raw = env.LISTEN_MODE ?? 'shared';
-  if (raw === 'shared' || raw === 'per-worker') return raw;
-  throw new ConfigError(`LISTEN_MODE must be shared or per-worker, got "${raw}"`);
+function listenMode(env: Env, port: number): Config['listenMode'] {
+  // Workers that each bind port 0 would each get a different port: ask the cluster for one.
+  const raw = env.LISTEN_MODE ?? (port === 0 ? 'shared' : 'reuse-port');
+  if (raw === 'reuse-port' || raw === 'shared' || raw === 'per-worker') return raw;
+  throw new ConfigError(`LISTEN_MODE must be reuse-port, shared or per-worker, got "${raw}"`);
 }
 
 function trustProxy(env: Env): Config['trustProxy'] {
@@ -264,12 +276,12 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const keepAliveTimeoutMs = integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000);
   const environment = nodeEnv(env);
-  const mode = listenMode(env);
+  const mode = listenMode(env, port);
   const webConcurrency = integer(env, 'WEB_CONCURRENCY', os.availableParallelism(), 1, 256);
   if (mode === 'per-worker' && port + webConcurrency - 1 > 65535) {
     throw new ConfigError(`per-worker ports ${port}..${port + webConcurrency - 1} run past 65535`);
   }
-  if (mode === 'per-worker' && port === 0) throw new ConfigError('LISTEN_MODE=per-worker needs a fixed PORT, not 0');
+  if (mode !== 'shared' && port === 0) throw new ConfigError(`LISTEN_MODE=${mode} needs a fixed PORT, not 0`);
   const config: Config = {
     nodeEnv: environment,
     port,
@@ -289,6 +301,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     ssrQueueLimit: integer(env, 'SSR_QUEUE_LIMIT', 15, 0, 1_000_000),
     // A crawler limit below the readers' would make crawlers worse off than readers.
     crawlerQueueLimit: Math.max(integer(env, 'CRAWLER_QUEUE_LIMIT', 30, 0, 1_000_000), integer(env, 'SSR_QUEUE_LIMIT', 15, 0, 1_000_000)),
+    apiQueueLimit: integer(env, 'API_QUEUE_LIMIT', 30, 1, 1_000_000),
+    nginxFallbackLog: env.NGINX_FALLBACK_LOG ? path.resolve(env.NGINX_FALLBACK_LOG) : null,
     shedQueueLimit: integer(env, 'SHED_QUEUE_LIMIT', 1_000, 1, 1_000_000),
     shedRetryAfterS: integer(env, 'SHED_RETRY_AFTER_S', 5, 1, 3_600),
     ssrMaxEventLoopDelayMs: integer(env, 'SSR_MAX_EVENT_LOOP_DELAY_MS', 0, 0, 60_000),

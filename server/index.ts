@@ -25,8 +25,8 @@ async function worker(id: number) {
 
   const listen: ListenTarget =
     config.listenMode === 'per-worker'
-      ? { port: config.port + (await requestSlot()), host: config.host, exclusive: true }
-      : { port: config.port, host: config.host, exclusive: false };
+      ? { port: config.port + (await requestSlot()), host: config.host, exclusive: true, reusePort: false }
+      : { port: config.port, host: config.host, exclusive: config.listenMode === 'reuse-port', reusePort: config.listenMode === 'reuse-port' };
   const running = await startWorker(config, { listen });
   log.info('worker listening', { worker: id, port: listen.port, host: listen.host || '*', listenMode: config.listenMode });
 

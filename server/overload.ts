@@ -21,7 +21,7 @@ export type OverloadLimits = Pick<
 
 // Search engines that must keep getting server-rendered pages through a spike. Matching is
 // cheap to fake, so it only raises the limit to CRAWLER_QUEUE_LIMIT; it never bypasses the guard.
-const crawlerPattern = /Googlebot|Google-InspectionTool|bingbot|DuckDuckBot|YandexBot|Baiduspider|Applebot|Slurp/i;
+export const crawlerPattern = /Googlebot|Google-InspectionTool|bingbot|DuckDuckBot|YandexBot|Baiduspider|Applebot|Slurp/i;
 
 // Previews go straight to Express: always server-rendered, under their own cap (server/preview.ts).
 const nonPagePrefixes = ['/assets/', '/media/', '/healthz', '/favicon.', '/metrics', '/preview/'];

@@ -16,7 +16,8 @@ export interface Shell {
   readonly headers: readonly string[];
 }
 
-export function buildShell(assets: Assets, siteUrl: string, sMaxAgeS: number): Shell {
+/** `etag` defaults to a hash of the body; server/shell-file.ts passes the shell file's instead. */
+export function buildShell(assets: Assets, siteUrl: string, sMaxAgeS: number, etag?: string): Shell {
   // The chrome is static, so render it now; the browser replaces it when it renders the page.
   const chrome = renderToStaticMarkup(createElement(Layout, null, createElement(ShellPlaceholder)));
   const html = renderDocument({
@@ -27,17 +28,17 @@ export function buildShell(assets: Assets, siteUrl: string, sMaxAgeS: number): S
     mode: 'shell',
   });
   const body = Buffer.from(html);
-  const etag = `"shell-${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`;
+  const tag = etag ?? `"shell-${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`;
   return {
     body,
-    etag,
+    etag: tag,
     headers: [
       'Content-Type',
       'text/html; charset=utf-8',
       'Content-Length',
       String(body.length),
       'ETag',
-      etag,
+      tag,
       // The CDN may hold the shell only briefly: once the spike passes, readers should get
       // the server-rendered page again within seconds.
       'Cache-Control',

@@ -9,7 +9,7 @@ import { OverloadGuard, overloadAwareListener } from './overload';
 import { PageCache } from './page-cache';
 import { createPageHandler } from './pages';
 import { buildChrome, type RenderDeps } from './render';
-import { buildShell } from './shell';
+import { shellForServing } from './shell-file';
 
 export type SiteConfig = Pick<
   Config,
@@ -67,7 +67,7 @@ export function createSite({
       metrics,
       cache: config.pageCacheTtlMs > 0 ? new PageCache(config.pageCacheTtlMs, config.pageCacheMaxBytes, () => content.version?.() ?? null) : null,
     }),
-    shell: buildShell(assets, config.siteUrl, config.shellSMaxAgeS),
+    shell: shellForServing(config.distDir, assets, config.siteUrl, config.shellSMaxAgeS),
     guard: new OverloadGuard(config, metrics, eventLoop),
     metrics,
     shedRetryAfterS: config.shedRetryAfterS,

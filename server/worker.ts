@@ -30,11 +30,16 @@ export interface RunningWorker {
   drain(): Promise<void>;
 }
 
-/** Where a worker listens. `exclusive` keeps the socket in this process instead of the cluster's shared handle. */
+/**
+ * Where a worker listens. `exclusive` keeps the socket in this process instead of the
+ * cluster's shared handle; `reusePort` lets every worker bind the same port (SO_REUSEPORT),
+ * each with its own accept queue that the kernel fills in turn.
+ */
 export interface ListenTarget {
   port: number;
   host: string;
   exclusive: boolean;
+  reusePort?: boolean;
 }
 
 /** How long a per-worker port may stay taken by the worker being replaced before start-up fails. */
@@ -127,7 +132,7 @@ function openContentSource(config: Readonly<Config>): ContentSource {
 function listenOnce(server: http.Server, target: ListenTarget, backlog: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    const options: net.ListenOptions = { port: target.port, backlog, exclusive: target.exclusive };
+    const options: net.ListenOptions = { port: target.port, backlog, exclusive: target.exclusive, reusePort: target.reusePort ?? false };
     if (target.host) options.host = target.host;
     server.listen(options, () => {
       server.off('error', reject);
@@ -138,7 +143,7 @@ function listenOnce(server: http.Server, target: ListenTarget, backlog: number):
 
 /** A replacement worker can start before the kernel has released its predecessor's port: retry briefly. */
 async function listen(server: http.Server, target: ListenTarget, backlog: number): Promise<void> {
-  const deadline = Date.now() + (target.exclusive ? addressInUseRetryMs : 0);
+  const deadline = Date.now() + (target.exclusive && !target.reusePort ? addressInUseRetryMs : 0);
   for (;;) {
     try {
       await listenOnce(server, target, backlog);

@@ -88,6 +88,13 @@ export function dashboardBody(o: MonitoringOptions): Record<string, unknown> {
       ],
       { stacked: true, yAxis: { left: { min: 0, max: 100 } }, annotations: line('shell-share alarm', o.maxShellPercent) },
     ),
+    // Nginx's own fallback answers never reach Node: without these the flood would not show.
+    // Beside in-flight: workers at their limit with Nginx answering is "full"; no workers and
+    // Nginx answering is "down" (the Workers chart below).
+    widget('Answered by Nginx: every worker at its limit (per minute)', [
+      metric(metricNames.nginxShell, { stat: 'Sum', label: 'shell from Nginx' }),
+      metric(metricNames.nginxBusy503, { stat: 'Sum', label: 'API 503 from Nginx' }),
+    ]),
     widget('In flight, highest per worker', [metric(metricNames.inFlightMax, { stat: 'Maximum', label: 'in flight (max)' })], {
       annotations: line('SSR_QUEUE_LIMIT: shell above', o.ssrQueueLimit),
     }),

@@ -56,6 +56,8 @@ function layOut(nginxConf: string): void {
   // The platform copies .platform/nginx/ over /etc/nginx: nginx.conf and any conf.d files.
   fs.cpSync(path.join(platformDir, 'nginx'), etc, { recursive: true });
   fs.writeFileSync(path.join(etc, 'nginx.conf'), nginxConf);
+  // .ebextensions/05-instance.config makes this on the instance, before Nginx reads its config.
+  fs.mkdirSync('/var/log/kiosk', { recursive: true });
 }
 
 function nginxTest(): { ok: boolean; output: string } {

@@ -129,10 +129,18 @@ export function resources(files: ConfigFile[]): Record<string, CfnResource & { f
   return merged;
 }
 
-function upstreamBlock(nginxConf: string): string {
-  const block = /upstream kiosk_workers \{([\s\S]*?)\n\s*\}/.exec(nginxConf);
-  if (!block) throw new Error('no "upstream kiosk_workers" block in the Nginx configuration');
+function upstreamBlock(nginxConf: string, name = 'kiosk_workers'): string {
+  const block = new RegExp(`upstream ${name} \\{([\\s\\S]*?)\\n\\s*\\}`).exec(nginxConf);
+  if (!block) throw new Error(`no "upstream ${name}" block in the Nginx configuration`);
   return block[1]!;
+}
+
+/** The max_conns of each server line in one of Nginx's upstreams (0 for a server marked down). */
+export function nginxMaxConns(nginxConf: string, upstream: string): number[] {
+  return [...upstreamBlock(nginxConf, upstream).matchAll(/^\s*server\s+[^;]*;/gm)].map((m) => {
+    if (/\bdown\b/.test(m[0])) return 0;
+    return Number(/\bmax_conns=(\d+)/.exec(m[0])?.[1] ?? NaN);
+  });
 }
 
 /** The `server host:port ...;` lines of Nginx's kiosk_workers upstream. */
@@ -182,6 +190,23 @@ export function disagreements(env: Record<string, string>, nginxConf: string): s
   const assetsRoot = /location \/assets\/ \{[^}]*?\broot\s+([^;]+);/.exec(nginxConf)?.[1];
   if (env.DIST_DIR === undefined || assetsRoot !== path.posix.join(env.DIST_DIR, 'client')) {
     problems.push(`Nginx serves /assets/ from ${assetsRoot}, not from DIST_DIR/client (DIST_DIR=${env.DIST_DIR})`);
+  }
+  // Admission: Nginx's per-worker caps are the guard's limits (scripts/nginx/render.ts).
+  const caps: [string, string, number][] = [
+    ['kiosk_pages', 'SSR_QUEUE_LIMIT', Number(env.SSR_QUEUE_LIMIT ?? 15)],
+    ['kiosk_api', 'API_QUEUE_LIMIT', Number(env.API_QUEUE_LIMIT ?? 30)],
+  ];
+  const crawlerExtra = Number(env.CRAWLER_QUEUE_LIMIT ?? 30) - Number(env.SSR_QUEUE_LIMIT ?? 15);
+  if (crawlerExtra > 0) caps.push(['kiosk_crawlers', 'CRAWLER_QUEUE_LIMIT - SSR_QUEUE_LIMIT', crawlerExtra]);
+  for (const [upstream, setting, limit] of caps) {
+    const found = nginxMaxConns(nginxConf, upstream);
+    if (found.length !== workers || found.some((n) => n !== limit)) {
+      problems.push(`${setting} is ${limit} but Nginx's ${upstream} caps its workers at ${found.join(', ')}: run "npm run nginx:render"`);
+    }
+  }
+  const shellAge = /s-maxage=(\d+)/.exec(/location @shell \{[\s\S]*?\n {8}\}/.exec(nginxConf)?.[0] ?? '')?.[1];
+  if (Number(shellAge) !== Number(env.SHELL_S_MAXAGE_S ?? 2)) {
+    problems.push(`SHELL_S_MAXAGE_S is ${env.SHELL_S_MAXAGE_S} but Nginx's shell says s-maxage=${shellAge}: run "npm run nginx:render"`);
   }
   const upstreamIdle = seconds(nginxDirective(upstreamBlock(nginxConf), 'keepalive_timeout')[0] ?? '0');
   const nodeIdleS = Number(env.KEEP_ALIVE_TIMEOUT_MS ?? 65_000) / 1000;

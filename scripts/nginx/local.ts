@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { localParams, renderNginxConfig, type NginxParams } from './render';
+import { localParams, renderNginxConfig, type Admission, type NginxParams } from './render';
 
 export function nginxBinary(): string {
   for (const candidate of ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx']) {
@@ -43,6 +43,10 @@ export interface LocalNginxOptions {
   workerProcesses?: number;
   /** Runs Nginx under this command, e.g. ['taskset', '-c', '0'] to pin it. */
   wrap?: string[];
+  /** The workers' limits (default: what loadConfig() reads from this process's environment). */
+  admission?: Admission;
+  /** Where Nginx logs its fallback answers (default: fallback.log under the prefix). */
+  fallbackLog?: string;
 }
 
 export interface LocalNginx {

@@ -106,7 +106,15 @@ function workerPidOnPort(port: number): number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The access log is buffered (flush=1s): wait out one flush before reading what was just served. */
+async function flushedAccessLog(): Promise<string> {
+  await sleep(1_200);
+  return nginx.accessLog();
+}
+
 test('nginx -t passes on both renderings', { skip: process.getuid?.() !== 0 && 'the Elastic Beanstalk rendering names /var/log/nginx and user nginx: run as root, as CI does' }, () => {
+  // On an instance .ebextensions/05-instance.config makes the fallback log's directory.
+  fs.mkdirSync('/var/log/kiosk', { recursive: true });
   const eb = testConfig(ebConfigPath);
   assert.ok(eb.ok, eb.output);
   const local = writeLocalConfig({ listen: '127.0.0.1:1', workerPorts: [2, 3] });
@@ -133,9 +141,10 @@ test('through Nginx a page is server-rendered and says so; a query string change
   const withoutNonce = (html: string) => html.replace(/nonce="[^"]+"/g, 'nonce=""');
   assert.equal(withoutNonce(busted.body), withoutNonce(plain.body));
 
+  // CloudFront compresses at the edge; Nginx spends no CPU on HTML during a spike.
   const compressed = await request(article, { headers: { 'Accept-Encoding': 'gzip' } });
-  assert.equal(compressed.headers['content-encoding'], 'gzip', 'HTML from Node is compressed by Nginx');
-  assert.ok(compressed.bytes < plain.bytes / 2);
+  assert.equal(compressed.headers['content-encoding'], undefined, 'HTML from Node leaves Nginx as Node sent it');
+  assert.equal(compressed.bytes, plain.bytes);
 });
 
 test('assets come from disk through Nginx: immutable, and the precompressed gzip file as it was built', async () => {
@@ -211,7 +220,7 @@ test('both workers take requests, least_conn spreading them', async () => {
   await Promise.all(Array.from({ length: 200 }, (_, i) => request(articlePaths[i % articlePaths.length]!, { agent })));
   agent.destroy();
   const served = new Map<string, number>();
-  for (const match of nginx.accessLog().slice(before).matchAll(/ ua=127\.0\.0\.1:(\d+) /g)) served.set(match[1]!, (served.get(match[1]!) ?? 0) + 1);
+  for (const match of (await flushedAccessLog()).slice(before).matchAll(/ ua=127\.0\.0\.1:(\d+) /g)) served.set(match[1]!, (served.get(match[1]!) ?? 0) + 1);
   for (const port of workerPorts) assert.ok((served.get(String(port)) ?? 0) > 20, `worker on ${port} served ${served.get(String(port)) ?? 0} of 200`);
 });
 
@@ -221,7 +230,6 @@ test('killing a worker under load loses no GET: Nginx retries on the other, thro
   const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
   const failures: string[] = [];
   let completed = 0;
-  let killed = false;
   const deadline = Date.now() + 6_000;
   const loop = async (index: number) => {
     for (let i = index; Date.now() < deadline; i += 16) {
@@ -238,11 +246,10 @@ test('killing a worker under load loses no GET: Nginx retries on the other, thro
   const killer = (async () => {
     await sleep(1_500);
     process.kill(victimPid, 'SIGKILL');
-    killed = true;
   })();
   await Promise.all([killer, ...Array.from({ length: 16 }, (_, i) => loop(i))]);
   agent.destroy();
-  assert.ok(killed);
+  assert.throws(() => process.kill(victimPid, 0), /ESRCH/, 'the victim is gone');
   assert.ok(completed > 100, `only ${completed} requests completed`);
   assert.deepEqual(failures, []);
 
@@ -254,5 +261,5 @@ test('killing a worker under load loses no GET: Nginx retries on the other, thro
   const afterReplace = nginx.accessLog().length;
   await sleep(1_200); // Nginx skips a failed server for fail_timeout (1 s).
   await Promise.all(Array.from({ length: 40 }, (_, i) => request(articlePaths[i % articlePaths.length]!)));
-  assert.match(nginx.accessLog().slice(afterReplace), new RegExp(` ua=127\\.0\\.0\\.1:${victimPort} `), 'the replacement serves again');
+  assert.match((await flushedAccessLog()).slice(afterReplace), new RegExp(` ua=127\\.0\\.0\\.1:${victimPort} `), 'the replacement serves again');
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import { loadConfig } from '../../server/config';
-import { ebConfigPath, ebParams, localParams, renderEbConfig, renderNginxConfig } from './render';
+import { admissionOf, ebConfigPath, ebParams, localParams, renderEbConfig, renderNginxConfig } from './render';
 
 function directive(config: string, name: string): string[] {
   return [...config.matchAll(new RegExp(`^\\s*${name}\\s+([^;]+);`, 'gm'))].map((m) => m[1]!.trim());
@@ -31,11 +31,19 @@ test('each rendering keeps its own lines and fills every value', () => {
   assert.deepEqual(directive(local, 'user'), []);
   assert.deepEqual(directive(local, 'daemon'), ['off']);
   assert.doesNotMatch(local, /\/var\/log|healthd/);
+  // Each worker once per upstream: pages (SSR_QUEUE_LIMIT), crawlers (the rest of
+  // CRAWLER_QUEUE_LIMIT), the API (API_QUEUE_LIMIT), and the never-fallback one (no cap).
   assert.deepEqual(directive(local, 'server').filter((s) => s.startsWith('127.')), [
+    '127.0.0.1:3001 max_conns=15 max_fails=1 fail_timeout=1s',
+    '127.0.0.1:3002 max_conns=15 max_fails=1 fail_timeout=1s',
+    '127.0.0.1:3001 max_conns=15 max_fails=1 fail_timeout=1s',
+    '127.0.0.1:3002 max_conns=15 max_fails=1 fail_timeout=1s',
+    '127.0.0.1:3001 max_conns=30 max_fails=1 fail_timeout=1s',
+    '127.0.0.1:3002 max_conns=30 max_fails=1 fail_timeout=1s',
     '127.0.0.1:3001 max_fails=1 fail_timeout=1s',
     '127.0.0.1:3002 max_fails=1 fail_timeout=1s',
   ]);
-  assert.deepEqual(directive(eb, 'server').filter((s) => s.startsWith('127.')).length, 4);
+  assert.deepEqual(directive(eb, 'server').filter((s) => s.startsWith('127.')).length, 16);
 });
 
 test('the settings the newsroom learned hold in the Elastic Beanstalk rendering', () => {
@@ -62,4 +70,29 @@ test('the settings the newsroom learned hold in the Elastic Beanstalk rendering'
 test('a placeholder the renderer does not know is an error, not an empty value', () => {
   assert.throws(() => renderNginxConfig('eb', ebParams(), 'listen {{nope}};\n'), /\{\{nope\}\}/);
   assert.throws(() => renderNginxConfig('eb', { ...ebParams(), workerPorts: [] }), /at least one worker port/);
+});
+
+test('admission: caps from the workers\' own limits, the fallbacks wired to Nginx\'s own 502 only, and the flood\'s settings', () => {
+  const eb = renderEbConfig();
+  const config = loadConfig({ NODE_ENV: 'production' });
+  assert.match(eb, new RegExp(`server 127\\.0\\.0\\.1:8080 max_conns=${config.ssrQueueLimit} `));
+  assert.match(eb, /location \/ \{\s*proxy_pass http:\/\/\$kiosk_page_upstream;\s*error_page 502 = @shell;\s*error_log \S+ crit;/);
+  assert.match(eb, /location \/api\/ \{\s*proxy_pass http:\/\/kiosk_api;\s*error_page 502 = @api_busy;/);
+  for (const never of ['= /healthz', '/preview/', '/api/ingest/', '/media/']) {
+    const block = new RegExp(`location ${never.replace(/[/$]/g, '\\$&')} \\{([^}]*)\\}`).exec(eb)?.[1] ?? '';
+    assert.match(block, /proxy_pass http:\/\/kiosk_workers;/, `${never} goes to the uncapped upstream`);
+    assert.doesNotMatch(block, /error_page/, `${never} never gets a fallback`);
+  }
+  assert.match(eb, /return 503 '\{"error":\{"code":"unavailable",/);
+  assert.match(eb, /add_header Retry-After 5 always;/);
+  assert.match(eb, /"~\*\(Googlebot\|[^"]*\)" kiosk_crawlers;/);
+  assert.deepEqual(directive(eb, 'worker_priority'), ['-10']);
+  assert.deepEqual(directive(eb, 'multi_accept'), ['on']);
+  assert.deepEqual(directive(eb, 'gzip'), ['off']);
+  assert.match(eb, /listen 80 default_server backlog=16384;/);
+  assert.match(eb, /access_log \/var\/log\/nginx\/access\.log main buffer=64k flush=1s;/);
+  // A limit of 0 takes no page at all: every page gets the shell, as Node's guard does.
+  const none = renderNginxConfig('eb', ebParams(2, 8080, { ...admissionOf(config), ssrQueueLimit: 0, crawlerQueueLimit: 0 }));
+  assert.match(none, /upstream kiosk_pages \{[^}]*server 127\.0\.0\.1:8080 down /);
+  assert.doesNotMatch(none, /upstream kiosk_crawlers/);
 });

@@ -3,6 +3,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadConfig, type Config } from '../../server/config';
+import { errors } from '../../server/errors';
+import { crawlerPattern } from '../../server/overload';
+import { contentSecurityPolicy, securityHeaders } from '../../server/security-headers';
+import { environmentProperties, loadConfigFiles, optionSettings } from '../deploy/ebextensions';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const templatePath = path.join(root, 'nginx/kiosk.conf.template');
@@ -29,6 +34,26 @@ export interface NginxParams {
   upstreamKeepalive: number;
   /** Must stay below Node's KEEP_ALIVE_TIMEOUT_MS. */
   upstreamKeepaliveTimeoutS: number;
+  /** Nginx's listen backlog (capped by the kernel's net.core.somaxconn). */
+  listenBacklog: number;
+  /** Negative raises Nginx above the Node workers it shares cores with; needs root. */
+  workerPriority: number;
+  /** One line per fallback answer, for the primary process to count. */
+  fallbackLog: string;
+  /** The admission limits and shell settings, from the same settings Node reads. */
+  admission: Admission;
+}
+
+export type Admission = Pick<Config, 'ssrQueueLimit' | 'crawlerQueueLimit' | 'apiQueueLimit' | 'shellSMaxAgeS' | 'shedRetryAfterS'>;
+
+export function admissionOf(config: Readonly<Config>): Admission {
+  const { ssrQueueLimit, crawlerQueueLimit, apiQueueLimit, shellSMaxAgeS, shedRetryAfterS } = config;
+  return { ssrQueueLimit, crawlerQueueLimit, apiQueueLimit, shellSMaxAgeS, shedRetryAfterS };
+}
+
+/** The settings Elastic Beanstalk gives the workers: .ebextensions' environment properties over the defaults. */
+export function ebAdmission(): Admission {
+  return admissionOf(loadConfig(environmentProperties(optionSettings(loadConfigFiles()))));
 }
 
 /**
@@ -37,7 +62,7 @@ export interface NginxParams {
  * instance type: 4 on a c5.xlarge). Changing the instance type means re-rendering with
  * `npm run nginx:render -- --workers N` and setting WEB_CONCURRENCY to match.
  */
-export function ebParams(workers = 4, basePort = 8080): NginxParams {
+export function ebParams(workers = 4, basePort = 8080, admission = ebAdmission()): NginxParams {
   return {
     workerPorts: Array.from({ length: workers }, (_, i) => basePort + i),
     listen: '80',
@@ -48,14 +73,29 @@ export function ebParams(workers = 4, basePort = 8080): NginxParams {
     workerProcesses: 'auto',
     workerConnections: 10_240,
     rlimitNofile: 20_480,
-    upstreamKeepalive: 64,
+    upstreamKeepalive: 16,
     upstreamKeepaliveTimeoutS: 60,
+    listenBacklog: ebListenBacklog,
+    workerPriority: -10,
+    fallbackLog: '/var/log/kiosk/nginx-fallback.log',
+    admission,
   };
 }
 
+/** .ebextensions/05-instance.config raises net.core.somaxconn and tcp_max_syn_backlog to this. */
+export const ebListenBacklog = 16_384;
+
 export function localParams(
   prefix: string,
-  options: { listen: string; workerPorts: number[]; upstreamKeepaliveTimeoutS?: number; rlimitNofile?: number; workerProcesses?: number },
+  options: {
+    listen: string;
+    workerPorts: number[];
+    upstreamKeepaliveTimeoutS?: number;
+    rlimitNofile?: number;
+    workerProcesses?: number;
+    admission?: Admission;
+    fallbackLog?: string;
+  },
 ): NginxParams {
   return {
     workerPorts: options.workerPorts,
@@ -68,13 +108,65 @@ export function localParams(
     workerProcesses: options.workerProcesses ? String(options.workerProcesses) : 'auto',
     workerConnections: 10_240,
     rlimitNofile: options.rlimitNofile ?? 20_480,
-    upstreamKeepalive: 64,
+    upstreamKeepalive: 16,
     upstreamKeepaliveTimeoutS: options.upstreamKeepaliveTimeoutS ?? 60,
+    // The kernel caps it at net.core.somaxconn, which a local run leaves as the machine has it.
+    listenBacklog: ebListenBacklog,
+    // Only root may raise a priority; an unprivileged Nginx would log an alert and run at 0.
+    workerPriority: process.getuid?.() === 0 ? -10 : 0,
+    fallbackLog: options.fallbackLog ?? path.join(prefix, 'fallback.log'),
+    admission: options.admission ?? admissionOf(loadConfig()),
   };
+}
+
+/** Each worker's port once, with its cap on requests in flight (0 = take none: every request gets the fallback). */
+function servers(ports: number[], maxConns: number): string {
+  return ports
+    .map((port) => `        server 127.0.0.1:${port}${maxConns > 0 ? ` max_conns=${maxConns}` : ' down'} max_fails=1 fail_timeout=1s;`)
+    .join('\n');
+}
+
+/** An Nginx string literal: single-quoted, or double-quoted when the value has single quotes; refuses what would need escaping. */
+function quoted(value: string): string {
+  if (/[\\$\n]/.test(value) || (value.includes("'") && value.includes('"'))) {
+    throw new Error(`cannot put ${JSON.stringify(value)} in an Nginx string without escapes`);
+  }
+  return value.includes("'") ? `"${value}"` : `'${value}'`;
+}
+
+/** The shell's headers as Node sends them (server/shell.ts), plus HSTS, which add_header here would otherwise drop. */
+function shellHeaders(admission: Admission): string {
+  const headers: [string, string][] = [
+    ['Cache-Control', `public, max-age=0, s-maxage=${admission.shellSMaxAgeS}`],
+    ['X-Render-Mode', 'shell'],
+    ['Content-Security-Policy', contentSecurityPolicy('self')],
+    ...Object.entries(securityHeaders),
+    ['Strict-Transport-Security', 'max-age=31536000'],
+  ];
+  return headers.map(([name, value]) => `            add_header ${name} ${quoted(value)} always;`).join('\n');
+}
+
+function crawlerUpstream(ports: number[], admission: Admission, keepaliveTimeout: string): string {
+  const extra = admission.crawlerQueueLimit - admission.ssrQueueLimit;
+  if (extra <= 0) return '';
+  return [
+    '',
+    '    # Crawlers beyond the readers\' limit: up to CRAWLER_QUEUE_LIMIT - SSR_QUEUE_LIMIT more per',
+    '    # worker, so a worker holds at most CRAWLER_QUEUE_LIMIT page requests, as Node\'s guard allows.',
+    '    upstream kiosk_crawlers {',
+    '        zone kiosk_crawlers 64k;',
+    '        least_conn;',
+    servers(ports, extra),
+    `        keepalive ${Math.max(1, extra * ports.length)};`,
+    `        keepalive_timeout ${keepaliveTimeout};`,
+    '        keepalive_requests 10000;',
+    '    }',
+  ].join('\n');
 }
 
 function values(params: NginxParams): Record<string, string> {
   if (params.workerPorts.length === 0) throw new Error('the upstream needs at least one worker port');
+  const { admission } = params;
   return {
     worker_processes: params.workerProcesses,
     rlimit_nofile: String(params.rlimitNofile),
@@ -88,6 +180,19 @@ function values(params: NginxParams): Record<string, string> {
       .map((port) => `        server 127.0.0.1:${port} max_fails=1 fail_timeout=1s;`)
       .join('\n'),
     upstream_keepalive: String(params.upstreamKeepalive),
+    page_servers: servers(params.workerPorts, admission.ssrQueueLimit),
+    page_keepalive: String(Math.max(1, admission.ssrQueueLimit * params.workerPorts.length)),
+    api_servers: servers(params.workerPorts, admission.apiQueueLimit),
+    api_keepalive: String(Math.max(1, admission.apiQueueLimit * params.workerPorts.length)),
+    crawler_pattern: `(${crawlerPattern.source})`,
+    crawler_upstream: admission.crawlerQueueLimit > admission.ssrQueueLimit ? 'kiosk_crawlers' : 'kiosk_pages',
+    crawler_upstream_block: crawlerUpstream(params.workerPorts, admission, `${params.upstreamKeepaliveTimeoutS}s`),
+    shell_headers: shellHeaders(admission),
+    shed_retry_after_s: String(admission.shedRetryAfterS),
+    api_busy_body: quoted(JSON.stringify({ error: { code: errors.unavailable.code, message: errors.unavailable.message } })),
+    listen_backlog: String(params.listenBacklog),
+    worker_priority: String(params.workerPriority),
+    fallback_log: params.fallbackLog,
     upstream_keepalive_timeout: `${params.upstreamKeepaliveTimeoutS}s`,
     listen: params.listen,
     client_root: params.clientRoot,

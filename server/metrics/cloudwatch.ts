@@ -27,6 +27,8 @@ export const metricNames = {
   heapUsed: 'HeapUsed',
   rss: 'RSS',
   workerRestarts: 'WorkerRestarts',
+  nginxShell: 'NginxShell',
+  nginxBusy503: 'NginxBusy503',
   workers: 'Workers',
   heartbeat: 'Heartbeat',
   hostCpu: 'HostCPUUtilization',

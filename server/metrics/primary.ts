@@ -4,6 +4,7 @@ import client from 'prom-client';
 import type { Config } from '../config';
 import { describeError, log } from '../log';
 import { metricNames, startCloudWatch, type Sample } from './cloudwatch';
+import { NginxFallbackLog } from './nginx-fallback';
 import { serveClusterMetrics, type MetricsEndpoint } from './prometheus';
 
 // What only the primary process knows: how often throng had to replace a worker, how many
@@ -80,13 +81,39 @@ export async function startPrimaryMetrics(config: Readonly<Config>): Promise<Pri
     },
   });
 
+  // Nginx's own fallback answers, read every few seconds so the file stays small during a flood.
+  const fallback = config.nginxFallbackLog ? new NginxFallbackLog(config.nginxFallbackLog) : null;
+  const fallbackTimer = fallback ? setInterval(() => fallback.read(), 5_000).unref() : null;
+  let fallbackSent = { shell: 0, busy503: 0 };
+  new client.Counter({
+    name: 'kiosk_nginx_fallback_answers_total',
+    help: 'Answers Nginx gave itself because every worker was at its limit (or none was up), by answer',
+    labelNames: ['answer'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      if (!fallback) return;
+      const totals = fallback.read();
+      this.inc({ answer: 'shell' }, totals.shell);
+      this.inc({ answer: '503' }, totals.busy503);
+    },
+  });
+
   const cpu = new HostCpu();
   const publisher = startCloudWatch(
     config.metrics,
     (): Sample[] => {
       const sent = restartsUnsent;
       restartsUnsent = 0;
+      // Zero without Nginx in front: the series is always there, so its alarm has data.
+      const fallbackNow = fallback ? { ...fallback.read() } : fallbackSent;
+      const fallbackSamples: Sample[] = [
+        { name: metricNames.nginxShell, unit: 'Count', value: fallbackNow.shell - fallbackSent.shell },
+        { name: metricNames.nginxBusy503, unit: 'Count', value: fallbackNow.busy503 - fallbackSent.busy503 },
+      ];
+      fallbackSent = fallbackNow;
       return [
+        ...fallbackSamples,
         { name: metricNames.workerRestarts, unit: 'Count', value: sent },
         { name: metricNames.workers, unit: 'Count', value: liveWorkers() },
         { name: metricNames.heartbeat, unit: 'Count', value: 1 },
@@ -111,6 +138,7 @@ export async function startPrimaryMetrics(config: Readonly<Config>): Promise<Pri
   return {
     port: endpoint?.port ?? null,
     async close(withinMs) {
+      if (fallbackTimer) clearInterval(fallbackTimer);
       await Promise.all([endpoint?.close(), publisher?.close(withinMs)]);
     },
   };

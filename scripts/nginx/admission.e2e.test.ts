@@ -1,0 +1,201 @@
+// Admission in Nginx, with real Nginx in front of the real built cluster (per-worker ports):
+// Nginx holds each worker to its limits and, when none has room, answers itself from disk.
+// Workers are held at their limits by stopping them (SIGSTOP): every request Nginx hands one
+// stays in flight, exactly as behind a render that does not finish, until SIGCONT.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { loadConfig } from '../../server/config';
+import { previewPath } from '../../server/preview';
+import { nginxStaticEtag, shellFilePath } from '../../server/shell-file';
+import { freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../../server/testing';
+import { childPids } from '../bench/proc';
+import { startLocalNginx, type LocalNginx } from './local';
+import { admissionOf, root } from './render';
+
+const workers = 2;
+const secret = 'p'.repeat(40);
+const token = 't'.repeat(40);
+const env = {
+  LISTEN_MODE: 'per-worker',
+  WEB_CONCURRENCY: String(workers),
+  SSR_QUEUE_LIMIT: '2',
+  CRAWLER_QUEUE_LIMIT: '3',
+  API_QUEUE_LIMIT: '1',
+  PREVIEW_SECRET: secret,
+  INGEST_TOKEN: token,
+};
+
+let dir: string;
+let cluster: BuiltServer;
+let nginx: LocalNginx;
+let baseUrl: string;
+let fallbackLog: string;
+let articles: { path: string; id: string }[];
+let metricsPort: number;
+
+before(async () => {
+  let dbPath: string;
+  ({ dir, dbPath } = await seedTempStore(300, 5));
+  const firstPort = await freePortRange(workers);
+  fallbackLog = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-fallback-')), 'fallback.log');
+  metricsPort = await freePort();
+  cluster = await startBuiltServer(dbPath, { ...env, PORT: String(firstPort), NGINX_FALLBACK_LOG: fallbackLog, METRICS_PORT: String(metricsPort) });
+  const nginxPort = await freePort();
+  nginx = await startLocalNginx({
+    listen: `127.0.0.1:${nginxPort}`,
+    workerPorts: Array.from({ length: workers }, (_, i) => firstPort + i),
+    workerProcesses: 1,
+    admission: admissionOf(loadConfig({ ...env, PORT: String(firstPort) })),
+    fallbackLog,
+  });
+  baseUrl = `http://127.0.0.1:${nginxPort}`;
+  const latest = JSON.parse((await get('/api/latest')).body) as { items: { section: string; id: string }[] };
+  articles = latest.items.map(({ section, id }) => ({ path: `/${section}/${id}`, id }));
+  assert.ok(articles.length >= 10);
+});
+
+after(async () => {
+  signalWorkers('SIGCONT');
+  await nginx?.stop();
+  await cluster?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(path.dirname(fallbackLog), { recursive: true, force: true });
+});
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+function get(pathname: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    // A new connection each: a request held by a stopped worker must not hold up the next.
+    const req = http.request(baseUrl + pathname, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+function signalWorkers(signal: NodeJS.Signals): void {
+  for (const pid of childPids(cluster.process.pid!)) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // gone already
+    }
+  }
+}
+
+/** Settles within `ms`, or is still pending: a fallback answer comes in milliseconds, a held request never. */
+async function settlesWithin<T>(promise: Promise<T>, ms: number): Promise<boolean> {
+  let settled = false;
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return settled;
+}
+
+test('every worker at its limit: pages get the shell from Nginx, the API a JSON 503; health, preview and ingestion reach Node; SSR resumes when a slot frees', async () => {
+  const shellBytes = fs.readFileSync(shellFilePath(path.join(root, 'dist')), 'utf8');
+  // Before: a page through Nginx is server-rendered by Node.
+  const before = await get(articles[0]!.path);
+  assert.equal(before.headers['x-render-mode'], 'ssr');
+
+  signalWorkers('SIGSTOP');
+  try {
+    // Two page slots per worker, one API slot per worker, one more page slot for crawlers.
+    const heldPages = Array.from({ length: 2 * workers }, (_, i) => get(articles[1 + i]!.path));
+    const heldApi = Array.from({ length: workers }, (_, i) => get(`/api/articles/${articles[i]!.id}`));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const held of [...heldPages, ...heldApi]) assert.equal(await settlesWithin(held, 0), false, 'a request within the limits waits for its worker');
+
+    const shell = await get(articles[6]!.path);
+    assert.equal(shell.status, 200);
+    assert.equal(shell.headers['x-render-mode'], 'shell');
+    assert.equal(shell.body, shellBytes, 'the bytes the build wrote, which are the bytes Node serves');
+    assert.equal(shell.headers['content-type'], 'text/html; charset=utf-8');
+    assert.equal(shell.headers['cache-control'], 'public, max-age=0, s-maxage=2');
+    assert.match(String(shell.headers['content-security-policy']), /script-src 'self'/);
+    assert.equal(shell.headers['x-content-type-options'], 'nosniff');
+    assert.equal(shell.headers['x-frame-options'], 'DENY');
+    assert.equal(shell.headers['referrer-policy'], 'strict-origin-when-cross-origin');
+    assert.match(String(shell.headers['strict-transport-security']), /max-age=31536000/);
+    // The ETag a worker gives the same file (server/shell-file.ts), so either can answer a 304.
+    const etag = shell.headers.etag!;
+    assert.equal(etag, nginxStaticEtag(fs.statSync(shellFilePath(path.join(root, 'dist')))));
+    const revalidated = await get(articles[7]!.path, { headers: { 'If-None-Match': etag } });
+    assert.equal(revalidated.status, 304);
+    const head = await get(articles[8]!.path, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers['x-render-mode'], 'shell');
+
+    const busy = await get(`/api/articles/${articles[9]!.id}`);
+    assert.equal(busy.status, 503);
+    assert.equal(busy.headers['retry-after'], '5');
+    assert.match(busy.headers['content-type'] ?? '', /^application\/json/);
+    assert.equal((JSON.parse(busy.body) as { error: { code: string } }).error.code, 'unavailable');
+
+    // A crawler still has a slot of its own: it waits for Node rather than taking the shell.
+    const crawler = get(articles[10]!.path, { headers: { 'User-Agent': 'Mozilla/5.0 (compatible; Googlebot/2.1)' } });
+    const health = get('/healthz');
+    const preview = get(previewPath(articles[2]!.id, 600, secret));
+    const ingest = get(`/api/ingest/articles/${articles[3]!.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+    for (const [what, pending] of [['crawler', crawler], ['health check', health], ['preview', preview], ['ingestion', ingest]] as const) {
+      assert.equal(await settlesWithin(pending, 300), false, `${what}: no fallback answer, it waits for Node`);
+    }
+
+    signalWorkers('SIGCONT');
+    for (const held of heldPages) assert.equal((await held).headers['x-render-mode'], 'ssr');
+    for (const held of heldApi) assert.equal((await held).status, 200);
+    assert.equal((await crawler).headers['x-render-mode'], 'ssr');
+    assert.equal((await health).status, 200);
+    const previewed = await preview;
+    assert.equal(previewed.status, 200);
+    assert.match(String(previewed.headers['x-robots-tag']), /noindex/);
+    assert.equal((await ingest).status, 200);
+    const after = await get(articles[11]!.path);
+    assert.equal(after.headers['x-render-mode'], 'ssr', 'a free slot: server rendering again');
+  } finally {
+    signalWorkers('SIGCONT');
+  }
+
+  // Nginx logged each fallback answer in its access log and its own fallback log, and no
+  // error-log line for them.
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  const access = nginx.accessLog();
+  assert.equal(access.match(/answer=nginx-shell/g)?.length, 3);
+  assert.equal(access.match(/answer=nginx-503/g)?.length, 1);
+  assert.doesNotMatch(nginx.errors(), /no live upstreams/);
+});
+
+test('the primary counts the fallback answers Nginx logged, on /metrics, and empties the file', async () => {
+  const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  assert.match(metrics, /^kiosk_nginx_fallback_answers_total\{answer="shell"\} 3$/m);
+  assert.match(metrics, /^kiosk_nginx_fallback_answers_total\{answer="503"\} 1$/m);
+  assert.equal(fs.statSync(fallbackLog).size, 0);
+});
+
+test("a killed worker: its GETs are retried on the other, none fails", async () => {
+  const [victim] = childPids(cluster.process.pid!);
+  process.kill(victim!, 'SIGKILL');
+  const answers = [];
+  // articles[3] was unpublished by the first test.
+  for (let i = 0; i < 20; i++) answers.push(await get(articles[4 + (i % 6)]!.path));
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    Array(20).fill(200),
+  );
+  assert.ok(answers.every((a) => a.headers['x-render-mode'] === 'ssr'), 'server-rendered by the worker still up');
+});

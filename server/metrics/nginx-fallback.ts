@@ -1,0 +1,40 @@
+import fs from 'node:fs';
+
+// Nginx answers a request itself when every worker is at its limit (the shell, or the API's
+// 503), and writes one line per such answer to a log of its own (nginx/kiosk.conf.template:
+// "$msec $kiosk_answer $upstream_addr"). The primary reads what was added since the last
+// reading, counts it, and empties the file, so it never grows past one reading's worth. A line
+// Nginx appends between the read and the truncate is lost from the count: at most one flush
+// of Nginx's 16 KB buffer per reading, noted where the metric is described.
+
+export interface FallbackCounts {
+  shell: number;
+  busy503: number;
+}
+
+const nginx503 = Buffer.from(' nginx-503 ');
+
+export class NginxFallbackLog {
+  /** Totals since start: counters that only rise. */
+  readonly totals: FallbackCounts = { shell: 0, busy503: 0 };
+
+  constructor(private readonly file: string) {}
+
+  /** Adds what Nginx wrote since the last call to the totals; a missing file counts nothing. */
+  read(): FallbackCounts {
+    let data: Buffer;
+    try {
+      data = fs.readFileSync(this.file);
+      if (data.length > 0) fs.truncateSync(this.file, 0);
+    } catch {
+      return this.totals;
+    }
+    let lines = 0;
+    for (let at = data.indexOf(10); at !== -1; at = data.indexOf(10, at + 1)) lines++;
+    let busy = 0;
+    for (let at = data.indexOf(nginx503); at !== -1; at = data.indexOf(nginx503, at + 1)) busy++;
+    this.totals.shell += lines - busy;
+    this.totals.busy503 += busy;
+    return this.totals;
+  }
+}
