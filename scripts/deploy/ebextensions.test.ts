@@ -227,6 +227,29 @@ test('a drift between the two is caught, whichever side moved', () => {
   assert.match(disagreements({ ...env, HOST: '0.0.0.0' }, renderEbConfig()).join('\n'), /HOST=0\.0\.0\.0/);
   assert.match(disagreements({ ...env, DIST_DIR: '/srv/dist' }, renderEbConfig()).join('\n'), /DIST_DIR/);
   assert.match(disagreements({ ...env, KEEP_ALIVE_TIMEOUT_MS: '30000' }, renderEbConfig()).join('\n'), /502/);
+  // Admission: Nginx's caps are rendered from these; eb setenv alone would split the two.
+  assert.match(disagreements({ ...env, SSR_QUEUE_LIMIT: '20' }, renderEbConfig()).join('\n'), /SSR_QUEUE_LIMIT is 20 but Nginx's kiosk_pages caps its workers at 15/);
+  assert.match(disagreements({ ...env, API_QUEUE_LIMIT: '10' }, renderEbConfig()).join('\n'), /API_QUEUE_LIMIT is 10/);
+  assert.match(disagreements({ ...env, CRAWLER_QUEUE_LIMIT: '40' }, renderEbConfig()).join('\n'), /kiosk_crawlers/);
+  assert.match(disagreements({ ...env, SHELL_S_MAXAGE_S: '5' }, renderEbConfig()).join('\n'), /s-maxage=2/);
+  assert.deepEqual(disagreements(env, renderEbConfig()), []);
+});
+
+test("the instance's connection queues are raised to Nginx's listen backlog, and the fallback log has a directory the app owns", () => {
+  const written = files.flatMap((f) => Object.entries((f.data.files ?? {}) as Record<string, { content: string }>));
+  const sysctl = written.find(([target]) => target.startsWith('/etc/sysctl.d/'));
+  assert.ok(sysctl, 'no .ebextensions file writes a sysctl.d file');
+  const backlog = Number(/listen 80 default_server backlog=(\d+);/.exec(renderEbConfig())?.[1]);
+  assert.ok(backlog >= 4096, `Nginx's listen backlog ${backlog}`);
+  for (const key of ['net.core.somaxconn', 'net.ipv4.tcp_max_syn_backlog']) {
+    const value = Number(new RegExp(`^${key.replace(/\./g, '\\.')} = (\\d+)$`, 'm').exec(sysctl[1].content)?.[1]);
+    assert.ok(value >= backlog, `${key} ${value} would cap Nginx's backlog of ${backlog}`);
+  }
+  const commands = files.flatMap((f) => Object.values((f.data.commands ?? {}) as Record<string, { command: string }>)).map((c) => c.command);
+  assert.ok(commands.includes(`sysctl -p ${sysctl[0]}`), 'the sysctl file is applied at deployment, not only at the next boot');
+  const fallbackLog = environmentProperties(optionSettings(files)).NGINX_FALLBACK_LOG!;
+  assert.match(renderEbConfig(), new RegExp(`access_log ${fallbackLog.replace(/[./]/g, '\\$&')} fallback `));
+  assert.ok(commands.includes(`install -d -o webapp -g webapp -m 0750 ${path.posix.dirname(fallbackLog)}`));
 });
 
 test('Kiosk accepts the environment properties as production config', () => {
