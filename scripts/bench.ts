@@ -24,7 +24,8 @@ import {
 } from './bench/measure';
 import { readOptions, usage, UsageError, type BenchOptions } from './bench/options';
 import { allowedCpus } from './bench/proc';
-import { generatorCore, killChildren, runPinned, serverCore, startBareServer, startKiosk, startKioskBehindNginx, type ServerUnderTest } from './bench/processes';
+import { buildNativeGenerator, NativeGenerator, type LoadGenerator } from './bench/native-generator';
+import { generatorCore, killChildren, runPinned, serverCore, startBareServer, startKiosk, startKioskBehindNginx, startStaticNginx, type ServerUnderTest } from './bench/processes';
 import { evaluateTargets, flagText, ms, pct, perS, renderMarkdown } from './bench/report';
 import type { BenchResults, FallbackMode, PageFigures, RenderReference, SearchOutcome } from './bench/results';
 import { searchMaxRate } from './bench/search';
@@ -43,7 +44,9 @@ const guardEnv: Record<'on' | 'off' | 'shell', Record<string, string>> = {
 
 interface Run {
   options: BenchOptions;
-  generator: Generator;
+  generator: LoadGenerator;
+  /** Starts another generator of the same kind on other paths (the hot set). */
+  startGenerator(pathsFile: string): Promise<LoadGenerator>;
   dbPath: string;
   pathsFile: string;
   paths: string[];
@@ -115,9 +118,9 @@ async function probe(run: Run, server: ServerUnderTest, label: string, ratePerS:
 }
 
 /** The highest rate that passes (p99 < 100 ms, no failures, really sent) on this server. */
-async function findRate(run: Run, server: ServerUnderTest, name: string, startPerS: number): Promise<SearchOutcome> {
+async function findRate(run: Run, server: ServerUnderTest, name: string, startPerS: number, maxConnections = run.options.connections): Promise<SearchOutcome> {
   const o = run.options;
-  const timing = { ...stepTiming(o), warmupS: o.searchWarmupSeconds, durationS: o.searchSeconds };
+  const timing = { ...stepTiming(o), warmupS: o.searchWarmupSeconds, durationS: o.searchSeconds, maxConnections };
   const probes: StepRecord[] = [];
   const result = await searchMaxRate(
     async (rate) => {
@@ -261,7 +264,7 @@ async function fallbackOn(run: Run, capacity: number): Promise<void> {
 async function hotSet(run: Run, capacity: number): Promise<void> {
   const pathsFile = path.join(run.options.outDir, 'hot-set-paths.json');
   fs.writeFileSync(pathsFile, JSON.stringify(hotSetPaths(run.paths)));
-  const generator = await Generator.start(root, pathsFile);
+  const generator = await run.startGenerator(pathsFile);
   const hot = { ...run, generator };
   try {
     for (const cache of [false, true]) {
@@ -279,22 +282,55 @@ async function hotSet(run: Run, capacity: number): Promise<void> {
   }
 }
 
-/** The same guard, one worker, with production's Nginx in front, Nginx pinned on the worker's core. */
+/**
+ * The same guard, one worker, with production's Nginx in front, Nginx pinned on the worker's
+ * core: each multiple of capacity with a storm of new connections (up to --connections) and
+ * with keep-alive clients (--keepalive-connections, as a load balancer's pool).
+ */
 async function throughNginx(run: Run, capacity: number): Promise<void> {
   const serverEnv = { ...guardEnv.on, ...run.options.serverEnv };
   progress(`starting Nginx in front of Kiosk (fallback on), both on core ${serverCore}`);
   const server = await startKioskBehindNginx(root, 'through Nginx', run.dbPath, serverEnv, { workers: 1, core: serverCore });
   run.results.serverEnv['through Nginx'] = { ...serverEnv, LISTEN_MODE: 'per-worker' };
   run.results.pinning['Kiosk and Nginx'] = server.affinity();
+  const kinds = [
+    { mode: 'nginx', label: 'new connections', connections: run.options.connections },
+    { mode: 'nginx-keepalive', label: 'keep-alive clients', connections: run.options.keepAliveConnections },
+  ] as const;
   try {
     await warmUp(run, server, kioskWarmUpPerS(run));
-    for (const multiplier of run.options.nginxMultipliers) {
-      const rate = Math.max(1, Math.round(multiplier * capacity));
-      const step = await probe(run, server, `through Nginx ${multiplier}x`, rate, stepTiming(run.options));
-      run.results.steps.push({ ...step, mode: 'nginx', multiplier });
+    for (const kind of kinds) {
+      for (const multiplier of run.options.nginxMultipliers) {
+        const rate = Math.max(1, Math.round(multiplier * capacity));
+        const step = await probe(run, server, `through Nginx ${multiplier}x, ${kind.label}`, rate, { ...stepTiming(run.options), maxConnections: kind.connections });
+        run.results.steps.push({ ...step, mode: kind.mode, multiplier });
+      }
     }
   } finally {
     await server.stop();
+  }
+}
+
+/**
+ * Nginx's own ceilings on core 0, with keep-alive clients: its fallback path (every page the
+ * shell from disk, SSR_QUEUE_LIMIT=0) against Nginx alone serving the same file.
+ */
+async function nginxReferences(run: Run): Promise<void> {
+  const connections = run.options.keepAliveConnections;
+  const fallback = await startKioskBehindNginx(root, 'Nginx fallback path', run.dbPath, { ...guardEnv.off, SSR_QUEUE_LIMIT: '0', CRAWLER_QUEUE_LIMIT: '0' }, { workers: 1, core: serverCore });
+  try {
+    await warmUp(run, fallback, bareWarmUpPerS);
+    run.results.reference.nginxFallback = await findRate(run, fallback, 'Nginx fallback path', 5000, connections);
+  } finally {
+    await fallback.stop();
+  }
+  const bare = await startStaticNginx(path.join(root, 'dist/client/shell.html'), serverCore);
+  run.results.pinning['bare Nginx'] = bare.affinity();
+  try {
+    await warmUp(run, bare, bareWarmUpPerS);
+    run.results.reference.nginxStatic = await findRate(run, bare, 'bare Nginx static', 5000, connections);
+  } finally {
+    await bare.stop();
   }
 }
 
@@ -389,11 +425,18 @@ async function prepare(options: BenchOptions): Promise<Run> {
   const paths = articlePaths(dbPath);
   const pathsFile = path.join(options.outDir, 'article-paths.json');
   fs.writeFileSync(pathsFile, JSON.stringify(paths));
-  const generator = await Generator.start(root, pathsFile);
   const results = emptyResults(options, build, paths.length);
-  results.pinning.generator = [allowedCpus(generator.pid)];
-  progress(`${paths.length} article pages; generator pid ${generator.pid} on core ${generatorCore}`);
-  return { options, generator, dbPath, pathsFile, paths, results };
+  let startGenerator = (file: string): Promise<LoadGenerator> => Generator.start(root, file);
+  if (options.generator === 'native') {
+    const built = buildNativeGenerator(root, path.join(root, 'bench-results', '.bin'));
+    if ('binary' in built) startGenerator = (file) => Promise.resolve(new NativeGenerator(built.binary, file));
+    else results.notes.push(`The native generator could not be built (${built.error}); the Node generator ran the steps, and it sends at most ~15,000 req/s.`);
+  }
+  const generator = await startGenerator(pathsFile);
+  results.generator = generator.kind === 'native' ? 'native (scripts/bench/loadgen.c, epoll)' : 'Node (scripts/bench/generator.ts)';
+  results.pinning.generator = generator.kind === 'node' ? [allowedCpus(generator.pid)] : [`core ${generatorCore} (taskset per step)`];
+  progress(`${paths.length} article pages; ${results.generator} generator on core ${generatorCore}`);
+  return { options, generator, startGenerator, dbPath, pathsFile, paths, results };
 }
 
 function cleanUp(run: Run): void {
@@ -411,7 +454,10 @@ async function measureAll(run: Run): Promise<void> {
   if (capacity === 0) return;
   await fallbackOn(run, capacity);
   if (!run.options.skipHotSet) await hotSet(run, capacity);
-  if (!run.options.skipNginx) await throughNginx(run, capacity);
+  if (!run.options.skipNginx) {
+    await throughNginx(run, capacity);
+    if (!run.options.skipReference) await nginxReferences(run);
+  }
   if (!run.options.skipBalance) await balance(run, capacity);
 }
 

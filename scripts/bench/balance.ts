@@ -12,8 +12,9 @@ export interface BalanceLayout {
 }
 
 export const balanceLayouts: BalanceLayout[] = [
-  { name: 'shared port, CLUSTER_SCHEDULING=rr', env: { CLUSTER_SCHEDULING: 'rr' }, nginx: false },
-  { name: 'shared port, CLUSTER_SCHEDULING=none', env: { CLUSTER_SCHEDULING: 'none' }, nginx: false },
+  { name: 'one port, LISTEN_MODE=reuse-port (SO_REUSEPORT)', env: { LISTEN_MODE: 'reuse-port' }, nginx: false },
+  { name: 'shared port, CLUSTER_SCHEDULING=rr', env: { LISTEN_MODE: 'shared', CLUSTER_SCHEDULING: 'rr' }, nginx: false },
+  { name: 'shared port, CLUSTER_SCHEDULING=none', env: { LISTEN_MODE: 'shared', CLUSTER_SCHEDULING: 'none' }, nginx: false },
   { name: 'per-worker ports, Nginx least_conn', env: {}, nginx: true },
 ];
 
@@ -56,6 +57,8 @@ export async function measureBalance(
   const record = await step(server, ratePerS);
   const cpu = workers.map((pid, i) => cpuTicks(pid) - before[i]!);
   const cpuShares = shares(cpu);
+  // Nginx buffers its access log for up to a second.
+  if (server.accessLog) await new Promise((resolve) => setTimeout(resolve, 1_200));
   const requestShares = server.accessLog ? shares(upstreamCounts(server.accessLog().slice(logOffset))) : null;
   return {
     layout: layout.name,

@@ -9,8 +9,8 @@ const right = 40;
 const latencyPanel = { top: 70, bottom: 370 };
 const sharePanel = { top: 430, bottom: 590 };
 const height = 660;
-const colours: Record<FallbackMode, string> = { on: '#1f6fb4', off: '#c8352b', nginx: '#2a8c3f' };
-const modes = ['off', 'on', 'nginx'] as const;
+const colours: Record<FallbackMode, string> = { on: '#1f6fb4', off: '#c8352b', nginx: '#2a8c3f', 'nginx-keepalive': '#8a5cb8' };
+const modes = ['off', 'on', 'nginx', 'nginx-keepalive'] as const;
 
 function escape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -114,11 +114,12 @@ function legend(): string {
     ['fallback on, p50', colours.on, '5 4'],
     ['fallback off, p99', colours.off, ''],
     ['fallback off, p50', colours.off, '5 4'],
-    ['through Nginx, p99', colours.nginx, ''],
+    ['Nginx, new conns, p99', colours.nginx, ''],
+    ['Nginx, keep-alive, p99', colours['nginx-keepalive'], ''],
   ];
   return entries
     .map(([label, colour, dash], i) => {
-      const lx = left + 10 + i * 165;
+      const lx = left + 10 + i * 140;
       return (
         `<line x1="${lx}" x2="${lx + 30}" y1="52" y2="52" stroke="${colour}" stroke-width="2.5" stroke-dasharray="${dash}"/>` +
         `<text x="${lx + 36}" y="56">${escape(label)}</text>`

@@ -8,6 +8,8 @@ export interface HttpAnswer {
   retryAfter: boolean;
   keepAlive: boolean;
   bodyBytes: number;
+  /** Last-Modified was sent: a static file, which is how Nginx's shell differs from Node's. */
+  staticFile: boolean;
 }
 
 export class HttpParseError extends Error {
@@ -81,6 +83,7 @@ export class HttpResponseReader {
       retryAfter: headers.has('retry-after'),
       keepAlive,
       bodyBytes: 0,
+      staticFile: headers.has('last-modified'),
     };
     const length = headers.get('content-length');
     if (status === 204 || status === 304) {

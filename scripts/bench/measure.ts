@@ -4,6 +4,7 @@ import type { PoolStats } from './connection-pool';
 import type { StepCounts } from './open-loop';
 import { coreTimes, corePercents, CpuMeter, rssBytes } from './proc';
 import { generatorCore, serverCore, spawnPinnedWithIpc, type ServerUnderTest } from './processes';
+import type { LoadGenerator } from './native-generator';
 import type { FromGenerator, GeneratorResult, StepSpec } from './protocol';
 
 export interface StepTiming {
@@ -35,7 +36,8 @@ export const saturatedCpuPct = 90;
 export const sentShortfall = 0.95;
 
 /** The generator process, pinned to core 1, driven one step at a time over IPC. */
-export class Generator {
+export class Generator implements LoadGenerator {
+  readonly kind = 'node';
   private nextId = 1;
   private listeners = new Map<number, (message: FromGenerator) => void>();
 
@@ -81,7 +83,7 @@ export class Generator {
 
 /** One step against one server, with the server's and the generator's CPU over the window. */
 export async function measureStep(
-  generator: Generator,
+  generator: LoadGenerator,
   server: ServerUnderTest,
   label: string,
   ratePerS: number,

@@ -63,6 +63,8 @@ export interface Answer {
   status: number;
   renderMode: string | null;
   retryAfter: boolean;
+  /** Nginx's shell is a static file with Last-Modified; no answer from Node carries one. */
+  staticFile?: boolean;
 }
 
 export interface StepCounts {
@@ -85,7 +87,9 @@ export interface StepCounts {
   /** Timed out before any connection took them: the generator never sent them. */
   timeoutsUnsent: number;
   ssr: number;
+  /** Shells from Node and from Nginx; shellNginx counts Nginx's own. */
   shell: number;
+  shellNginx: number;
   ssrShare: number;
   /** Server-rendered 2xx answers that arrived during the window. */
   ssrPerS: number;
@@ -118,6 +122,7 @@ export class StepTally {
     timeoutsUnsent: 0,
     ssr: 0,
     shell: 0,
+    shellNginx: 0,
   };
   private errorCodes: Record<string, number> = {};
 
@@ -153,7 +158,10 @@ export class StepTally {
     if (ok) {
       c.ok++;
       if (answer.renderMode === 'ssr') c.ssr++;
-      else if (answer.renderMode === 'shell') c.shell++;
+      else if (answer.renderMode === 'shell') {
+        c.shell++;
+        if (answer.staticFile) c.shellNginx++;
+      }
     } else {
       c.non2xx++;
     }

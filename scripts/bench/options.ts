@@ -24,8 +24,12 @@ Options:
                             fails as a timeout (default 5000)
   --quick                   a smoke run: short steps and a coarse search (3 to 4 minutes)
   --skip-reference          skip the render, bare node:http and shell-path references
-  --nginx-multipliers LIST  steps through Nginx (fallback on), as multiples of capacity (default 1,5)
-  --skip-nginx              skip the steps through Nginx
+  --nginx-multipliers LIST  steps through Nginx (fallback on), as multiples of capacity, each with
+                            a storm of new connections and with keep-alive clients (default 1,2,5,10,20)
+  --keepalive-connections N the keep-alive clients' connections, as a load balancer's pool (default 256)
+  --skip-nginx              skip the steps and references through Nginx
+  --generator native|node   the load generator: native (scripts/bench/loadgen.c, built with cc;
+                            the default) or node (scripts/bench/generator.ts, ~15,000 req/s at most)
   --hot-set-multipliers L   breaking-news steps (95% of requests to 10 articles), page cache off
                             and on, as multiples of capacity (default 5)
   --skip-hot-set            skip the breaking-news steps
@@ -44,7 +48,9 @@ export interface BenchOptions {
   renderSeconds: number;
   multipliers: number[];
   nginxMultipliers: number[];
+  keepAliveConnections: number;
   skipNginx: boolean;
+  generator: 'native' | 'node';
   hotSetMultipliers: number[];
   skipHotSet: boolean;
   skipBalance: boolean;
@@ -86,6 +92,11 @@ function environment(pairs: string[] | undefined): Record<string, string> {
   return env;
 }
 
+function generatorKind(raw: string | undefined): BenchOptions['generator'] {
+  if (raw === undefined || raw === 'native' || raw === 'node') return raw ?? 'native';
+  throw new UsageError(`--generator must be native or node, got "${raw}"`);
+}
+
 function timestamp(date: Date): string {
   return date.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
 }
@@ -108,6 +119,8 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
       quick: { type: 'boolean', default: false },
       'skip-reference': { type: 'boolean', default: false },
       'nginx-multipliers': { type: 'string' },
+      'keepalive-connections': { type: 'string' },
+      generator: { type: 'string' },
       'skip-nginx': { type: 'boolean', default: false },
       'hot-set-multipliers': { type: 'string' },
       'skip-hot-set': { type: 'boolean', default: false },
@@ -130,7 +143,9 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
     searchWarmupSeconds: positive('--search-warmup-seconds', values['search-warmup-seconds'], quick ? 0.5 : 1),
     renderSeconds: positive('--render-seconds', values['render-seconds'], quick ? 1.5 : 5),
     multipliers: multipliers(values.multipliers),
-    nginxMultipliers: values['nginx-multipliers'] === undefined ? [1, 5] : multipliers(values['nginx-multipliers'], '--nginx-multipliers'),
+    nginxMultipliers: values['nginx-multipliers'] === undefined ? [1, 2, 5, 10, 20] : multipliers(values['nginx-multipliers'], '--nginx-multipliers'),
+    keepAliveConnections: Math.round(positive('--keepalive-connections', values['keepalive-connections'], 256)),
+    generator: generatorKind(values.generator),
     skipNginx: values['skip-nginx'],
     hotSetMultipliers: values['hot-set-multipliers'] === undefined ? [5] : multipliers(values['hot-set-multipliers'], '--hot-set-multipliers'),
     skipHotSet: values['skip-hot-set'],

@@ -2,9 +2,13 @@
 // server on core 0, the generator on core 1. Every child is tracked so an interrupted run
 // leaves nothing behind.
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { freePort, freePortRange } from '../../server/testing';
-import { startLocalNginx } from '../nginx/local';
+import { loadConfig } from '../../server/config';
+import { accepts, nginxBinary, startLocalNginx } from '../nginx/local';
+import { admissionOf } from '../nginx/render';
 import { allowedCpus, childPids } from './proc';
 
 export const serverCore = 0;
@@ -189,6 +193,8 @@ export async function startKioskBehindNginx(
       listen: `127.0.0.1:${nginxPort}`,
       workerPorts: Array.from({ length: options.workers }, (_, i) => firstPort + i),
       workerProcesses: options.workers,
+      // Nginx holds each worker to the limits that worker reads.
+      admission: admissionOf(loadConfig({ ...env, PORT: String(firstPort) })),
       wrap: options.core === null ? [] : ['taskset', '-c', String(options.core)],
     });
   } catch (error) {
@@ -245,4 +251,62 @@ export function runPinned(root: string, core: number, args: string[], env: Recor
 export function spawnPinnedWithIpc(root: string, core: number, args: string[]): ChildProcess {
   const [command, commandArgs] = pinned(core, process.execPath, args);
   return track(spawn(command, commandArgs, { cwd: root, env: serverEnv({ NODE_ENV: 'production' }), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+}
+
+/**
+ * Nginx and nothing else: one worker process on `core`, answering every request with one
+ * file, no logging, keep-alive. The ceiling for any answer Nginx gives from disk on this core,
+ * against which its fallback path is measured.
+ */
+export async function startStaticNginx(file: string, core: number): Promise<ServerUnderTest> {
+  const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-static-nginx-'));
+  const port = await freePort();
+  fs.mkdirSync(path.join(prefix, 'tmp'), { recursive: true });
+  const conf = [
+    'worker_processes 1;',
+    `worker_priority ${process.getuid?.() === 0 ? -10 : 0};`,
+    'daemon off;',
+    `pid ${prefix}/nginx.pid;`,
+    `error_log ${prefix}/error.log warn;`,
+    'events { worker_connections 10240; multi_accept on; }',
+    'http {',
+    '  access_log off;',
+    `  client_body_temp_path ${prefix}/tmp;`,
+    '  sendfile on; tcp_nopush on; tcp_nodelay on;',
+    '  keepalive_requests 10000;',
+    `  server { listen 127.0.0.1:${port} backlog=16384; root ${path.dirname(file)}; default_type text/html;`,
+    `    location / { rewrite ^ /${path.basename(file)} break; } }`,
+    '}',
+  ].join('\n');
+  const configPath = path.join(prefix, 'nginx.conf');
+  fs.writeFileSync(configPath, conf);
+  const [command, args] = pinned(core, nginxBinary(), ['-p', `${prefix}/`, '-c', configPath, '-e', path.join(prefix, 'error.log')]);
+  const child = track(spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] }));
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + 10_000;
+  while (!(await accepts('127.0.0.1', port))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`bare Nginx did not start: ${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const pids = () => [child.pid!, ...childPids(child.pid!)];
+  return {
+    name: 'bare Nginx static',
+    port,
+    pids,
+    affinity: () => pids().map(allowedCpus),
+    output: () => stderr,
+    workerPids: () => [],
+    async stop() {
+      child.kill('SIGQUIT');
+      const forced = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(forced);
+      fs.rmSync(prefix, { recursive: true, force: true });
+    },
+  };
 }

@@ -47,6 +47,13 @@ function failures(step: StepRecord): string {
   return `errors ${step.errors}, timeouts ${step.timeouts}, non-2xx ${step.non2xx}`;
 }
 
+/** Where the step's answers came from, as shares of the requests scheduled in its window. */
+function sources(step: StepRecord): string {
+  const of = (n: number) => pct(ratio(n, step.scheduled));
+  const nginxShell = step.shellNginx ?? 0;
+  return `SSR by Node ${of(step.ssr)}, shell from Node ${of(step.shell - nginxShell)}, shell from Nginx ${of(nginxShell)}, 503 ${of(step.status503)}`;
+}
+
 function overloadTarget(r: BenchResults, multiplier: number, ssrShareOfCapacity: number): Target {
   const steps = r.steps;
   const capacity = r.capacity?.ratePerS ?? 0;
@@ -100,9 +107,50 @@ function shellTarget(results: BenchResults): Target {
   };
 }
 
+const clientKinds = { nginx: 'new connections', 'nginx-keepalive': 'keep-alive clients' } as const;
+
+/** Through Nginx, the production layout: the admission targets, for each kind of client. */
+function nginxTarget(r: BenchResults, mode: keyof typeof clientKinds, multiplier: number, p99Ms: number, ssrShareOfCapacity: number | null): Target {
+  const capacity = r.capacity?.ratePerS ?? 0;
+  const wants = ssrShareOfCapacity === null ? 'no timeouts' : 'no errors or timeouts';
+  const ssrText = ssrShareOfCapacity === null ? '' : `, server-rendered pages/s ≥ ${pct(ssrShareOfCapacity)} of capacity`;
+  const name = `through Nginx at ${multiplier}x, ${clientKinds[mode]}: ${wants}, p99 < ${p99Ms} ms${ssrText}`;
+  const step = r.steps.find((s) => s.mode === mode && s.multiplier === multiplier);
+  if (!step) return { name, met: null, figures: 'not measured in this run' };
+  const clean = step.timeouts === 0 && (ssrShareOfCapacity === null || (step.errors === 0 && step.non2xx - step.status503 === 0));
+  const ssr = ssrShareOfCapacity === null || step.ssrPerS >= ssrShareOfCapacity * capacity;
+  const sent = !generatorFellShort(step);
+  return {
+    name,
+    met: clean && step.latencyMs.p99 < p99Ms && ssr && sent,
+    figures:
+      `${perS(step.offeredPerS)} req/s offered, ${perS(step.sentPerS)} sent: ${failures(step)}; p99 ${ms(step.latencyMs.p99)} ms; ` +
+      `${perS(step.ssrPerS)} server-rendered/s = ${pct(ratio(step.ssrPerS, capacity))} of ${perS(capacity)}; ${sources(step)}${generatorCaveat(step)}`,
+  };
+}
+
+function nginxFallbackTarget(r: BenchResults): Target {
+  const name = "Nginx's fallback path ≥ 70% of Nginx's bare static rate for the same bytes";
+  const { nginxFallback, nginxStatic } = r.reference;
+  if (!nginxFallback || !nginxStatic) return { name, met: null, figures: 'not measured in this run' };
+  const caveat = nginxStatic.limitedBy === 'generator' ? "; the static rate is the generator's ceiling, so the true ratio is lower" : '';
+  return {
+    name,
+    met: nginxFallback.ratePerS >= 0.7 * nginxStatic.ratePerS,
+    figures: `${perS(nginxFallback.ratePerS)} req/s = ${pct(ratio(nginxFallback.ratePerS, nginxStatic.ratePerS))} of ${perS(nginxStatic.ratePerS)} req/s${caveat}`,
+  };
+}
+
 export function evaluateTargets(results: BenchResults): Target[] {
+  const nginx = (['nginx', 'nginx-keepalive'] as const).flatMap((mode) => [
+    nginxTarget(results, mode, 5, 100, 0.8),
+    nginxTarget(results, mode, 10, 250, 0.5),
+    nginxTarget(results, mode, 20, 500, null),
+  ]);
   return [
     capacityTarget(results),
+    ...nginx,
+    nginxFallbackTarget(results),
     overloadTarget(results, 5, 0.7),
     overloadTarget(results, 10, 0.5),
     spikeTarget(results, 20),
@@ -124,7 +172,7 @@ function header(r: BenchResults): string[] {
     `- **Machine**: ${e.cpuModel}, ${e.cores} cores, Linux ${e.kernel}, load average ${e.loadAverage.join(' ')} at start; Node ${e.nodeVersion}; commit ${e.commit}; build: ${e.build}.`,
     `- **Command**: \`${r.command}\` (${Math.round(r.durationS)} s).`,
     `- **Server**: \`node dist/server/index.cjs\`, NODE_ENV=production, WEB_CONCURRENCY=1, one worker; CPU affinity as read back: ${pins}.`,
-    `- **Generator**: open loop, fixed rate, its own process on core 1, up to ${perS(o.connections)} keep-alive connections; ` +
+    `- **Generator**: ${r.generator ?? 'Node'}; open loop, fixed rate, on core 1, up to ${perS(o.connections)} connections opened as needed (the "new connections" storm; keep-alive clients: ${perS(o.keepAliveConnections ?? 256)}); ` +
       `latency from each request's scheduled send time; a request unanswered ${perS(o.timeoutMs)} ms after it was due is a timeout and enters the percentiles at ${perS(o.timeoutMs)} ms. ` +
       `Steps: ${o.warmupSeconds} s warm-up + ${o.stepSeconds} s measured; capacity probes ${o.searchWarmupSeconds} s + ${o.searchSeconds} s.`,
     `- **Page**: article pages rotating over ${perS(r.page.articles)} ids` +
@@ -172,20 +220,30 @@ function referenceTable(r: BenchResults): string[] {
       `| Kiosk shell path (SSR_QUEUE_LIMIT=0) | ${perS(shellPath.ratePerS)} | ${bare ? `${pct(ratio(shellPath.ratePerS, bare.ratePerS))} of bare` : '–'} | ${searchNote(shellPath)} |`,
     );
   }
+  const { nginxStatic, nginxFallback } = r.reference;
+  if (nginxStatic) rows.push(`| bare Nginx answering the shell file (keep-alive) | ${perS(nginxStatic.ratePerS)} | 100% | ${searchNote(nginxStatic)} |`);
+  if (nginxFallback) {
+    rows.push(
+      `| Nginx's fallback path (every worker full: the shell from disk, logged) | ${perS(nginxFallback.ratePerS)} | ${nginxStatic ? `${pct(ratio(nginxFallback.ratePerS, nginxStatic.ratePerS))} of bare Nginx` : '–'} | ${searchNote(nginxFallback)} |`,
+    );
+  }
   return rows;
 }
 
 function stepsTable(r: BenchResults): string[] {
   const capacity = r.capacity?.ratePerS ?? 0;
   const rows = [
-    '| fallback | × | offered | sent | achieved | p50 ms | p90 ms | p99 ms | max ms | errors | timeouts | non-2xx | 503 | server-rendered | SSR/s | SSR/s ÷ capacity | peak RSS MB | server CPU | gen CPU | notes |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| layout | × | offered | sent | achieved | p50 ms | p90 ms | p99 ms | max ms | errors | timeouts | non-2xx | SSR by Node | shell from Node | shell from Nginx | 503 | SSR/s | SSR/s ÷ capacity | peak RSS MB | server CPU | gen CPU | notes |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
+  const layout = { off: 'direct, fallback off', on: 'direct, fallback on', nginx: 'Nginx, new connections', 'nginx-keepalive': 'Nginx, keep-alive clients' } as const;
   for (const s of r.steps) {
     const l = s.latencyMs;
+    const of = (n: number) => pct(ratio(n, s.scheduled));
+    const nginxShell = s.shellNginx ?? 0;
     rows.push(
-      `| ${s.mode === 'nginx' ? 'on, through Nginx' : s.mode} | ${s.multiplier} | ${perS(s.offeredPerS)} | ${perS(s.sentPerS)} | ${perS(s.achievedPerS)} | ${ms(l.p50)} | ${ms(l.p90)} | ${ms(l.p99)} | ${ms(l.max)} | ` +
-        `${s.errors} | ${s.timeouts} | ${s.non2xx} | ${s.status503} | ${pct(s.ssrShare)} | ${perS(s.ssrPerS)} | ${pct(ratio(s.ssrPerS, capacity))} | ` +
+      `| ${layout[s.mode]} | ${s.multiplier} | ${perS(s.offeredPerS)} | ${perS(s.sentPerS)} | ${perS(s.achievedPerS)} | ${ms(l.p50)} | ${ms(l.p90)} | ${ms(l.p99)} | ${ms(l.max)} | ` +
+        `${s.errors} | ${s.timeouts} | ${s.non2xx} | ${of(s.ssr)} | ${of(s.shell - nginxShell)} | ${of(nginxShell)} | ${of(s.status503)} | ${perS(s.ssrPerS)} | ${pct(ratio(s.ssrPerS, capacity))} | ` +
         `${Math.round(s.peakRssMb)} | ${cpu(s.serverCpuPct)} | ${cpu(s.generatorCpuPct)} | ${flagText(s)} |`,
     );
   }
@@ -238,7 +296,7 @@ export function renderMarkdown(r: BenchResults): string {
     lines.push('', '## Overload steps (offered = multiple of the SSR capacity)', '', ...stepsTable(r));
     lines.push(
       '',
-      '"achieved" counts 2xx answers per second; "server-rendered" is the share of all requests scheduled in the window answered 2xx with `X-Render-Mode: ssr`; CPU is percent of one core over the measured window.',
+      '"achieved" counts 2xx answers per second; "SSR by Node", "shell from Node", "shell from Nginx" and "503" are shares of all requests scheduled in the window (Nginx\'s shell is told from Node\'s by the Last-Modified a static file carries); CPU is percent of one core over the measured window, Nginx included behind Nginx.',
     );
   }
   const variants = variantsTable(r);

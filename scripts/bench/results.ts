@@ -4,8 +4,12 @@ import type { Environment } from './environment';
 import type { StepRecord } from './measure';
 import type { BenchOptions } from './options';
 
-/** `nginx`: the fallback on, with the production Nginx config in front (pinned on the same core). */
-export type FallbackMode = 'on' | 'off' | 'nginx';
+/**
+ * `nginx`: the fallback on, with the production Nginx config in front (pinned on the same core),
+ * a storm of new connections; `nginx-keepalive`: the same with keep-alive clients (a load
+ * balancer's pool).
+ */
+export type FallbackMode = 'on' | 'off' | 'nginx' | 'nginx-keepalive';
 
 export interface SearchOutcome {
   name: string;
@@ -73,7 +77,13 @@ export interface BenchResults {
     bareBody: string;
     bare: SearchOutcome | null;
     shellPath: SearchOutcome | null;
+    /** Nginx alone answering the shell file for every request (keep-alive clients). */
+    nginxStatic?: SearchOutcome | null;
+    /** Nginx's fallback path: every worker at its limit (SSR_QUEUE_LIMIT=0), the shell from disk. */
+    nginxFallback?: SearchOutcome | null;
   };
+  /** Which load generator ran the steps. */
+  generator?: string;
   capacity: SearchOutcome | null;
   steps: OverloadStep[];
   /** The breaking-news workload (95% of requests to 10 articles), page cache off and on. */
