@@ -22,15 +22,20 @@ const shed = 'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 2\r\nConnection: 
 
 describe('HTTP response reader', () => {
   test('a sized response, with the headers the bench counts', () => {
-    assert.deepEqual(read([sized]), [{ status: 200, renderMode: 'ssr', retryAfter: false, keepAlive: true, bodyBytes: 5 }]);
+    assert.deepEqual(read([sized]), [{ status: 200, renderMode: 'ssr', retryAfter: false, keepAlive: true, bodyBytes: 5, staticFile: false }]);
   });
 
   test('a chunked response with extensions and trailers', () => {
-    assert.deepEqual(read([chunked]), [{ status: 200, renderMode: 'shell', retryAfter: false, keepAlive: true, bodyBytes: 15 }]);
+    assert.deepEqual(read([chunked]), [{ status: 200, renderMode: 'shell', retryAfter: false, keepAlive: true, bodyBytes: 15, staticFile: false }]);
   });
 
   test('a 503 with Retry-After that closes the connection', () => {
-    assert.deepEqual(read([shed]), [{ status: 503, renderMode: null, retryAfter: true, keepAlive: false, bodyBytes: 0 }]);
+    assert.deepEqual(read([shed]), [{ status: 503, renderMode: null, retryAfter: true, keepAlive: false, bodyBytes: 0, staticFile: false }]);
+  });
+
+  test("Nginx's shell is a static file: Last-Modified tells it from Node's", () => {
+    const nginxShell = 'HTTP/1.1 200 OK\r\nLast-Modified: Sun, 22 Nov 2026 15:12:37 GMT\r\nX-Render-Mode: shell\r\nContent-Length: 2\r\n\r\nok';
+    assert.equal(read([nginxShell])[0]!.staticFile, true);
   });
 
   test('the same answers however the bytes are split', () => {
@@ -59,7 +64,7 @@ describe('HTTP response reader', () => {
     reader.push(Buffer.from('def'), (a) => answers.push(a));
     assert.equal(answers.length, 0);
     reader.end((a) => answers.push(a));
-    assert.deepEqual(answers, [{ status: 200, renderMode: null, retryAfter: false, keepAlive: false, bodyBytes: 6 }]);
+    assert.deepEqual(answers, [{ status: 200, renderMode: null, retryAfter: false, keepAlive: false, bodyBytes: 6, staticFile: false }]);
   });
 
   test('idle only between responses', () => {
