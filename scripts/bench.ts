@@ -1,4 +1,4 @@
-// npm run bench: Kiosk's article page measured as /work/shared/BENCH.md asks, within one
+// npm run bench: Kiosk's article page measured within one run
 // run. `npm run bench -- --help` for the flags; the modules are in scripts/bench/.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

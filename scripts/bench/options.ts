@@ -7,7 +7,7 @@ Measures Kiosk's article page on this machine, within one run: the reference lim
 (renderToString alone, a bare node:http server answering the shell), the server-rendering
 capacity with the fallback off, and overload steps at multiples of that capacity with the
 fallback on and off. The server runs one worker pinned to core 0; the open-loop load
-generator runs on core 1. See /work/shared/BENCH.md for what is measured and why.
+generator runs on core 1. docs/benchmarks/README.md says what is measured and why.
 
 Writes bench.json, chart.svg and report.md under bench-results/<timestamp>/ and prints the
 report (markdown) on stdout; progress goes to stderr.

@@ -37,8 +37,8 @@ Capacity (per vCPU; instance = × vCPUs):
 
 Scaling policy:
   --ebextensions DIR        where the *.config files are (default .ebextensions/ at the
-                            repository root); without it, DESIGN.md's policy, with a note
-  --design-policy           use DESIGN.md's policy even if .ebextensions/ exists
+                            repository root); without it, the newsroom's field policy, with a note
+  --field-policy            use the newsroom's field policy even if .ebextensions/ exists
   --option NS:Name=VALUE    set one option over the files, e.g.
                             aws:autoscaling:asg:MaxSize=12 (repeatable)
   --boot DURATION           launch to taking traffic (default 150s)
@@ -71,7 +71,7 @@ Recommendation:
                             run, and from the deadline after the step to the end, in no
                             second more than --max-shell-share of pages get the shell
   --objective B:P@DEADLINE  from B to P page views/s at the edge, met within DEADLINE
-                            (default 1000:3000@5m, DESIGN.md's objectives)
+                            (default 1000:3000@5m, the newsroom's objectives)
   --settle DURATION         time at the base rate first, from MinSize (default 30m)
   --hold DURATION           time the peak is held, the span costed (default 60m)
   --max-shell-share R       the bound (default 0.05)
@@ -79,7 +79,7 @@ Recommendation:
   -h, --help                show this help
 
 Examples:
-  npm run capacity                                   # newest bench, .ebextensions or DESIGN.md
+  npm run capacity                                   # newest bench, .ebextensions or the field policy
   npm run capacity -- --ssr-per-vcpu 22.5 --shell-per-vcpu 200 --price 0.17
                                                      # the newsroom's c5.xlarge: 90 and 800 req/s
   npm run capacity -- --bench bench-results/2026-11-22T02-03-59Z/bench.json --cdn-hit 0.5
@@ -142,7 +142,7 @@ export function readOptions(args: string[]): CapacityOptions | null {
         vcpus: { type: 'string' },
         'api-cost': { type: 'string' },
         ebextensions: { type: 'string' },
-        'design-policy': { type: 'boolean', default: false },
+        'field-policy': { type: 'boolean', default: false },
         option: { type: 'string', multiple: true },
         boot: { type: 'string' },
         initial: { type: 'string' },
@@ -182,7 +182,7 @@ export function readOptions(args: string[]): CapacityOptions | null {
     vcpus: numberIn('--vcpus', values.vcpus, whole, 'a whole number ≥ 1'),
     apiCost: numberIn('--api-cost', values['api-cost'], positive, 'a positive number'),
     ebextensions: values.ebextensions ?? null,
-    designPolicy: values['design-policy'],
+    designPolicy: values['field-policy'],
     overrides: values.option ?? [],
     bootS: duration('--boot', values.boot) ?? 150,
     initial: numberIn('--initial', values.initial, whole, 'a whole number ≥ 1'),

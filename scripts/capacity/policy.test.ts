@@ -85,12 +85,12 @@ describe('reading .ebextensions', () => {
     assert.ok(reading.notes.some((n) => n.includes("MaxSize not set: EB's default is 4")));
   });
 
-  test("no .ebextensions/: DESIGN.md's policy, with a note that says so", () => {
+  test("no .ebextensions/: the newsroom's field policy, with a note that says so", () => {
     const reading = readPolicy({ dir: path.join(fixtures, 'no-such-dir'), design: false, overrides: [] });
-    assert.match(reading.notes[0]!, /^\S*no-such-dir\/ does not exist: using DESIGN\.md's policy instead\.$/);
+    assert.match(reading.notes[0]!, /^\S*no-such-dir\/ does not exist: using the newsroom's field policy instead\.$/);
     const p = reading.policy;
     assert.deepEqual([p.upperThreshold, p.lowerThreshold, p.periodS, p.breachDurationS, p.upperIncrement, p.lowerIncrement, p.minSize], [75, 35, 60, 120, 4, -2, 2]);
-    assert.equal(reading.source, 'DESIGN.md (field numbers)');
+    assert.equal(reading.source, "the newsroom's field policy");
   });
 
   test('--option overrides the files', () => {
@@ -163,7 +163,7 @@ describe('reading .ebextensions', () => {
   });
 });
 
-test("the real .ebextensions give DESIGN.md's policy, with nothing to warn about", () => {
+test("the real .ebextensions give the newsroom's field policy, with nothing to warn about", () => {
   const reading = readPolicy({ dir: path.join(fixtures, '../../../.ebextensions'), design: false, overrides: [] });
   const p = reading.policy;
   assert.deepEqual(

@@ -1,5 +1,5 @@
 // The scaling policy, read from .ebextensions/*.config as Elastic Beanstalk reads its option
-// settings, with EB's documented defaults for whatever the files leave out; or DESIGN.md's
+// settings, with EB's documented defaults for whatever the files leave out; or the newsroom's
 // policy when there is no .ebextensions/. Only option_settings are read: Resources, files,
 // commands and the rest of a config file are EB's business, not the trigger's.
 import fs from 'node:fs';
@@ -37,7 +37,7 @@ export interface SettingRow {
   namespace: string;
   option: string;
   value: string;
-  /** A file name, "--option", "DESIGN.md", or "EB default". */
+  /** A file name, "--option", "field policy", or "EB default". */
   from: string;
 }
 
@@ -86,7 +86,7 @@ export const ebDefaults: Record<string, Record<string, string | null>> = {
   [launch]: { InstanceType: null, MonitoringInterval: '5 minute' },
 };
 
-/** DESIGN.md's "autoscaling that met the 5-minute goal", as option settings; the last three are assumed. */
+/** The newsroom's field policy: the autoscaling that met its 5-minute goal, as option settings; the last three are assumed. */
 export const designSettings: [string, string, string][] = [
   [trigger, 'MeasureName', 'CPUUtilization'],
   [trigger, 'Statistic', 'Average'],
@@ -104,9 +104,9 @@ export const designSettings: [string, string, string][] = [
   [launch, 'MonitoringInterval', '1 minute'],
 ];
 const designAssumptions = [
-  'DESIGN.md gives no MaxSize: 10 assumed (EB\'s default, 4, would stop the +4 from 2 instances at 4).',
-  'DESIGN.md\'s 1-minute period needs 1-minute (detailed) monitoring: MonitoringInterval "1 minute" assumed.',
-  'DESIGN.md gives no Cooldown: EB\'s default, 360 s.',
+  'The field policy gives no MaxSize: 10 assumed (EB\'s default, 4, would stop the +4 from 2 instances at 4).',
+  'The field policy\'s 1-minute period needs 1-minute (detailed) monitoring: MonitoringInterval "1 minute" assumed.',
+  'The field policy gives no Cooldown: EB\'s default, 360 s.',
 ];
 
 /** EB's own resources whose properties a Resources block could change behind the option settings' back. */
@@ -211,7 +211,7 @@ function number(get: (ns: string, opt: string) => Setting, namespace: string, op
 
 const wholeFrom = (min: number) => (n: number) => Number.isInteger(n) && n >= min;
 
-/** Turns option settings (files, overrides, or DESIGN.md's) into the policy the simulation runs. */
+/** Turns option settings (files, overrides, or the field policy) into the policy the simulation runs. */
 export function resolvePolicy(settings: Settings, source: string, notes: string[] = [], warnings: string[] = []): PolicyReading {
   const rows: SettingRow[] = [];
   const get = (namespace: string, option: string): Setting => {
@@ -324,17 +324,17 @@ export function resolvePolicy(settings: Settings, source: string, notes: string[
 export interface ReadPolicyOptions {
   /** The .ebextensions directory. */
   dir: string;
-  /** Use DESIGN.md's policy even if the directory exists. */
+  /** Use the newsroom's field policy even if the directory exists. */
   design: boolean;
   /** --option NAMESPACE:Option=value, applied after the files. */
   overrides: string[];
 }
 
 export function designPolicyReading(overrides: string[], why: string): PolicyReading {
-  const settings: Settings = new Map(designSettings.map(([ns, option, value]) => [key(ns, option), { value, from: 'DESIGN.md' }]));
+  const settings: Settings = new Map(designSettings.map(([ns, option, value]) => [key(ns, option), { value, from: 'field policy' }]));
   const warnings: string[] = [];
   applyOverrides(settings, overrides, warnings);
-  return resolvePolicy(settings, 'DESIGN.md (field numbers)', [why, ...designAssumptions], warnings);
+  return resolvePolicy(settings, "the newsroom's field policy", [why, ...designAssumptions], warnings);
 }
 
 function applyOverrides(settings: Settings, overrides: string[], warnings: string[]): void {
@@ -345,20 +345,20 @@ function applyOverrides(settings: Settings, overrides: string[], warnings: strin
   }
 }
 
-/** Reads the policy from disk: .ebextensions/*.config in alphabetical order, or DESIGN.md's. */
+/** Reads the policy from disk: .ebextensions/*.config in alphabetical order, or the newsroom's field policy. */
 export function readPolicy(options: ReadPolicyOptions): PolicyReading {
   const shown = path.relative(process.cwd(), options.dir);
   const where = shown && !shown.startsWith('..') ? shown : options.dir;
-  if (options.design) return designPolicyReading(options.overrides, 'Policy: DESIGN.md\'s, as asked (--design-policy).');
+  if (options.design) return designPolicyReading(options.overrides, 'Policy: the newsroom\'s field policy, as asked (--field-policy).');
   if (!fs.existsSync(options.dir)) {
-    return designPolicyReading(options.overrides, `${where}/ does not exist: using DESIGN.md's policy instead.`);
+    return designPolicyReading(options.overrides, `${where}/ does not exist: using the newsroom's field policy instead.`);
   }
   const names = fs
     .readdirSync(options.dir)
     .filter((name) => name.endsWith('.config'))
     .sort();
   if (names.length === 0) {
-    return designPolicyReading(options.overrides, `${where} has no *.config file: using DESIGN.md's policy instead.`);
+    return designPolicyReading(options.overrides, `${where} has no *.config file: using the newsroom's field policy instead.`);
   }
   const warnings: string[] = [];
   const files = names.map((name) => ({ name: path.join(path.basename(options.dir), name), text: fs.readFileSync(path.join(options.dir, name), 'utf8') }));

@@ -31,7 +31,7 @@ export interface RecommendInput {
   settleS: number;
   holdS: number;
   maxShellShare: number;
-  /** The smallest MinSize considered (DESIGN.md: at least 2 instances, in 2 zones). */
+  /** The smallest MinSize considered (the newsroom's: at least 2 instances, in 2 zones). */
   minSizeFloor: number;
 }
 

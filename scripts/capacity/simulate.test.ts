@@ -148,7 +148,7 @@ describe('shedding', () => {
   });
 });
 
-describe("DESIGN.md's policy with the newsroom's c5.xlarge", () => {
+describe("the newsroom's field policy with its c5.xlarge", () => {
   test('a step from 1,000 to 3,000 views/s: +4 at 2 minutes, the fleet tripled 4 min 30 s after the step', () => {
     // 90 pages/s and 800 shells/s per instance; 80% CDN hits; 3.55 views per session.
     // At 3,000 views/s: 600/s at the origin, 169 page loads and 431 /api, 2.42 instance-seconds
