@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { apiBase } from '../src/api-paths';
 import { apiRouter } from './api';
 import { assetsDir, type Assets } from './assets';
 import { cacheControl } from './cache-policy';
@@ -59,7 +60,7 @@ export function createApp({ config, content, assets, writer, render }: AppDeps):
   app.get(['/favicon.svg', '/favicon.ico'], faviconHandler);
   app.get('/preview/:id', previewHandler({ secret: config.previewSecret, content, render: renderDeps, concurrencyLimit: config.previewConcurrencyLimit }));
   app.use('/api/ingest', ingestRouter(config.ingestToken, writer));
-  app.use('/api', apiRouter(content));
+  app.use(apiBase, apiRouter(content));
 
   // Pages are answered before Express (server/pages.ts); what reaches here is anything else.
   app.use((req: Request, res: Response) => {

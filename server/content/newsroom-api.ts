@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { apiPath, assertCursor } from '../../src/api-paths';
 import type { Article, FrontPage, Headline, SectionPage } from '../../src/content';
 import { clampPageSize, latestListSize, sectionPageSize } from '../../src/content';
 import { articleIdPattern, isSectionSlug } from '../../src/sections';
@@ -228,28 +229,25 @@ export function openNewsroomApi(options: NewsroomApiOptions): NewsroomApiSource 
   }
 
   return {
-    frontPage: (): Promise<FrontPage> => required('front', parseFrontPage),
+    frontPage: (): Promise<FrontPage> => required(apiPath.front(), parseFrontPage),
 
     async section(slug, options = {}): Promise<SectionPage | null> {
       const { cursor } = options;
-      if (cursor !== undefined && !articleIdPattern.test(cursor)) {
-        throw new RangeError(`section cursor must be an article id, got ${JSON.stringify(cursor)}`);
-      }
+      assertCursor(cursor);
       if (!isSectionSlug(slug)) return null;
       const limit = clampPageSize(options.limit, sectionPageSize);
-      const path = `sections/${slug}?limit=${limit}${cursor === undefined ? '' : `&cursor=${cursor}`}`;
-      return load(path, (body) => parseSectionPage(body, slug, limit));
+      return load(apiPath.section(slug, { limit, cursor }), (body) => parseSectionPage(body, slug, limit));
     },
 
     async article(id): Promise<Article | null> {
       // Only a well-formed id is ever put into the API's URL.
       if (!articleIdPattern.test(id)) return null;
-      return load(`articles/${id}`, (body) => parsePublishedArticle(body, id));
+      return load(apiPath.article(id), (body) => parsePublishedArticle(body, id));
     },
 
     async latest(limit = latestListSize): Promise<Headline[]> {
       const n = clampPageSize(limit, latestListSize);
-      return required(`latest?limit=${n}`, (body) => parseLatest(body, n));
+      return required(apiPath.latest(n), (body) => parseLatest(body, n));
     },
 
     async count(): Promise<number> {

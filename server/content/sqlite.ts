@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import type { Article, Block, FrontPage, Headline, Image, SectionPage, Teaser } from '../../src/content';
 import { clampPageSize, latestListSize, sectionPageSize } from '../../src/content';
-import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
+import { assertCursor } from '../../src/api-paths';
+import { isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import { deepFreeze } from './freeze';
 import type { ArticleWriter, ContentSource } from './source';
 
@@ -181,9 +182,7 @@ function createStore(db: Database.Database, path: string): SqliteStore {
     async section(slug, options = {}): Promise<SectionPage | null> {
       const { cursor } = options;
       // The API validates shapes first; this guards against callers that forgot.
-      if (cursor !== undefined && !articleIdPattern.test(cursor)) {
-        throw new RangeError(`section cursor must be an article id, got ${JSON.stringify(cursor)}`);
-      }
+      assertCursor(cursor);
       if (!isSectionSlug(slug)) return null;
       const limit = clampPageSize(options.limit, sectionPageSize);
       if (cursor === undefined) return remembered(`section:${slug}:${limit}`, () => readSection(slug, undefined, limit));
