@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { apiBase } from '../src/api-paths';
+import { commonHeadersMiddleware } from './answer';
 import { apiRouter } from './api';
 import { assetsDir, type Assets } from './assets';
 import { cacheControl } from './cache-policy';
@@ -12,7 +13,6 @@ import { faviconHandler, mediaHandler } from './media';
 import { sendErrorPage } from './pages';
 import { previewHandler } from './preview';
 import type { RenderDeps } from './render';
-import { securityHeaders } from './security-headers';
 
 export interface AppDeps {
   config: Pick<Config, 'siteUrl' | 'distDir' | 'trustProxy' | 'ingestToken' | 'previewSecret' | 'previewConcurrencyLimit'>;
@@ -35,10 +35,7 @@ export function createApp({ config, content, assets, writer, render }: AppDeps):
   // Exactly the local proxy (Nginx on loopback): a client elsewhere cannot pose as another address.
   app.set('trust proxy', config.trustProxy);
   // JSON, files and errors alike: no sniffing, no framing, a sober referrer.
-  app.use((_req, res, next) => {
-    res.set(securityHeaders);
-    next();
-  });
+  app.use(commonHeadersMiddleware);
 
   const renderDeps: RenderDeps = render ?? { content, assets, siteUrl: config.siteUrl };
 
