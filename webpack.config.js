@@ -120,9 +120,10 @@ function serverConfig(mode) {
     ...b,
     name: 'server',
     target: 'node20',
-    // index: the throng entry. seed-if-empty: seeds an empty content store and exits; the
-    // Procfile runs it before index on an instance, where tsx (a devDependency) is absent.
-    entry: { index: './server/index.ts', 'seed-if-empty': './server/seed-if-empty.ts' },
+    // index: the throng entry. seed-demo: with SEED_DEMO_CONTENT=true seeds an empty content
+    // store with demo articles and exits; the Procfile runs it before index on an instance,
+    // where tsx (a devDependency) is absent. Its own entry keeps the seed out of index.cjs.
+    entry: { index: './server/index.ts', 'seed-demo': './server/seed-demo.ts' },
     output: {
       path: path.join(root, 'dist/server'),
       filename: '[name].cjs',

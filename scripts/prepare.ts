@@ -1,5 +1,6 @@
 // What `npm start` and `npm run start:nginx` both do before serving: build if dist/ is missing
-// or stale, and seed the embedded content store if it is empty.
+// or stale, and, when the caller asks for demo content, seed the embedded content store if it
+// is empty.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -25,6 +25,12 @@ export interface Config {
   siteUrl: string;
   contentDbPath: string;
   /**
+   * SEED_DEMO_CONTENT=true: an empty or missing SQLite store is filled with made-up demo
+   * articles before the cluster starts (dist/server/seed-demo.cjs, which the Procfile runs; npm
+   * start asks for it). Off by default: outside a demo, an empty store is a start-up error.
+   */
+  seedDemoContent: boolean;
+  /**
    * The newsroom API that replaces the SQLite store when set (it speaks Kiosk's own /api
    * shapes: `${contentApiUrl}/front`, …); null: the SQLite store at contentDbPath.
    */
@@ -279,6 +285,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webConcurrency,
     siteUrl: siteUrl(env, port),
     contentDbPath: path.resolve(env.CONTENT_DB_PATH || 'data/kiosk.sqlite'),
+    seedDemoContent: flag(env, 'SEED_DEMO_CONTENT') ?? false,
     distDir: path.resolve(env.DIST_DIR || 'dist'),
     keepAliveTimeoutMs,
     // Node requires headersTimeout > keepAliveTimeout, or idle sockets race the header timer.
@@ -312,6 +319,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   // from the newsroom API: a push would vanish, a preview would find no draft.
   if (config.contentApiUrl !== null && config.ingestToken !== null) {
     throw new ConfigError('INGEST_TOKEN and CONTENT_API_URL are both set: ingestion writes to the SQLite store, which is not read when content comes from the newsroom API (the newsroom ingests there). Unset one, or set INGEST_ENABLED=false');
+  }
+  if (config.contentApiUrl !== null && config.seedDemoContent) {
+    throw new ConfigError('SEED_DEMO_CONTENT=true and CONTENT_API_URL are both set: the demo seed fills the SQLite store, which is not read when content comes from the newsroom API. Unset one');
   }
   if (config.contentApiUrl !== null && config.previewSecret !== null) {
     throw new ConfigError('PREVIEW_SECRET and CONTENT_API_URL are both set: previews need drafts, which the newsroom API (Kiosk\'s /api shapes) does not serve. Unset one, or set PREVIEW_ENABLED=false');

@@ -12,6 +12,8 @@ export interface SqliteStore extends ContentSource {
   insertMany(articles: Iterable<Article>): number;
   /** Every row, drafts included: the seed must not write over anybody's work. */
   countAll(): number;
+  /** Published rows only, synchronously: the start-up check runs before anything is async. */
+  countPublished(): number;
   /** Removes every article, drafts included; returns how many went. */
   deleteAll(): number;
   /** Creates or replaces one article (the CMS's push). */
@@ -213,6 +215,7 @@ function createStore(db: Database.Database, path: string): SqliteStore {
       return insertMany(articles);
     },
     countAll: () => countAll.get()?.n ?? 0,
+    countPublished: () => countPublished.get()?.n ?? 0,
     // Another connection's commit moves data_version; this connection's own writes move ownWrites.
     version: () => (dataVersion.get() ?? 0) * 1_000_000 + ownWrites,
     deleteAll() {
