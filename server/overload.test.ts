@@ -139,8 +139,8 @@ describe('the overload guard', () => {
       const api = await request(`${base}/api/front`);
       assert.equal(api.status, 200);
       assert.equal(api.mode, undefined);
-      assert.equal(worker.metrics.shell, 4);
-      assert.equal(worker.metrics.ssr, 0);
+      assert.equal(worker.metrics.count.shell, 4);
+      assert.equal(worker.metrics.count.ssr, 0);
     } finally {
       await stop(worker);
     }
@@ -233,7 +233,7 @@ describe('the overload guard', () => {
       assert.equal(shed.headers['retry-after'], '5');
       assert.equal(shed.headers['cache-control'], 'private, no-store');
       assert.ok(shed.body.length < 100);
-      assert.equal(worker.metrics.shed, 1);
+      assert.equal(worker.metrics.count.shed, 1);
       gated.open();
       assert.deepEqual((await Promise.all(held)).map((a) => a.status), [200, 200]);
     } finally {

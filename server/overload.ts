@@ -109,7 +109,7 @@ export function overloadAwareListener(deps: {
   }
 
   return (req, res: TrackedResponse) => {
-    metrics.requests += 1;
+    metrics.count.requests += 1;
     metrics.inFlight += 1;
     if (metrics.inFlight > metrics.inFlightMax) metrics.inFlightMax = metrics.inFlight;
     res[arrivedAt] = performance.now();
