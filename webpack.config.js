@@ -130,11 +130,13 @@ function serverConfig(mode) {
       library: { type: 'commonjs2' },
       clean: true,
     },
-    // Packages load from node_modules at run time (better-sqlite3 is native); only
-    // universal-router, which ships as ESM, is bundled.
+    // Packages load from node_modules at run time (better-sqlite3 is native); two are
+    // bundled: universal-router, which ships as ESM, and valibot (src/content-schema.ts), a
+    // devDependency because its optional peer dependency on TypeScript would otherwise make
+    // `npm ci --omit=dev` install TypeScript on every instance.
     externals: [
       ({ request }, callback) => {
-        if (request && /^[@a-z]/.test(request) && !request.startsWith('universal-router')) {
+        if (request && /^[@a-z]/.test(request) && !/^(universal-router|valibot)(\/|$)/.test(request)) {
           return callback(null, `commonjs ${request}`);
         }
         return callback();
