@@ -14,14 +14,18 @@ import { articleIdPattern, sections, type SectionSlug } from './sections';
 // with esbuild --minify for the browser; one valid 12-block article parsed 50,000 times on
 // Node 24): valibot 8.1 KB minified / 2.7 KB gzipped, 13 µs a parse; zod/mini 27.6 KB / 8.9 KB,
 // 19 µs; zod (classic) 455 KB / 93 KB, 11 µs; TypeBox (compiled) 93 KB / 23 KB, 25 µs. The
-// browser bundle imports only the types, so it carries none of it today.
+// browser bundle imports only the types, so it carries none of it today; the server build
+// bundles valibot (webpack.config.js says why).
 
 export type Profile = 'ingest' | 'answer';
 
 export const contentLimits = {
-  ingest: { title: 200, lead: 600, author: 120, imageText: 300, imageSrc: 1_200, blockText: 10_000, blocks: 200, imageSide: 10_000, list: 0 },
-  answer: { title: 2_000, lead: 2_000, author: 2_000, imageText: 2_000, imageSrc: 2_000, blockText: 100_000, blocks: 1_000, imageSide: 100_000, list: 200 },
+  ingest: { title: 200, lead: 600, author: 120, imageText: 300, imageSrc: 1_200, blockText: 10_000, blocks: 200, imageSide: 10_000 },
+  answer: { title: 2_000, lead: 2_000, author: 2_000, imageText: 2_000, imageSrc: 2_000, blockText: 100_000, blocks: 1_000, imageSide: 100_000 },
 } as const;
+
+/** Items in one list of an API answer (front-page sections and teasers, section items, headlines). */
+const maxListItems = 200;
 
 // Images are ours (/media/...) or on https: never javascript:, data: or a protocol-relative URL.
 const imageSrcPattern = /^(\/media\/[A-Za-z0-9._-]{1,100}|https:\/\/[A-Za-z0-9.-]{1,253}(:\d{1,5})?\/[\x21-\x7e]{0,1000})$/;
@@ -136,14 +140,14 @@ function schemasFor(profile: Profile) {
     /** `GET {api}/front` */
     frontPage: object({
       lead: teaser,
-      sections: list(object({ section, teasers: list(teaser, limits.list) }), limits.list),
+      sections: list(object({ section, teasers: list(teaser, maxListItems) }), maxListItems),
     }),
     /** `GET {api}/sections/:slug` */
-    sectionPage: object({ section, items: list(teaser, limits.list), nextCursor: v.nullable(id) }),
+    sectionPage: object({ section, items: list(teaser, maxListItems), nextCursor: v.nullable(id) }),
     /** `GET {api}/articles/:id` */
     articleAnswer: object({ article: object(articleEntries) }),
     /** `GET {api}/latest` */
-    latest: object({ items: list(headline, limits.list) }),
+    latest: object({ items: list(headline, maxListItems) }),
   };
 }
 
