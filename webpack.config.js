@@ -137,21 +137,24 @@ function serverConfig(mode) {
     // The shell file is rendered from the client manifest.
     dependencies: ['client'],
     target: 'node24',
-    // index: the throng entry. seed-if-empty: seeds an empty content store and exits; the
-    // Procfile runs it before index on an instance, where tsx (a devDependency) is absent.
+    // index: the throng entry. seed-demo: with SEED_DEMO_CONTENT=true seeds an empty content
+    // store with demo articles and exits; the Procfile runs it before index on an instance,
+    // where tsx (a devDependency) is absent. Its own entry keeps the seed out of index.cjs.
     // write-shell: the overload shell as a file for Nginx (ShellFilePlugin).
-    entry: { index: './server/index.ts', 'seed-if-empty': './server/seed-if-empty.ts', 'write-shell': './server/write-shell.ts' },
+    entry: { index: './server/index.ts', 'seed-demo': './server/seed-demo.ts', 'write-shell': './server/write-shell.ts' },
     output: {
       path: path.join(root, 'dist/server'),
       filename: '[name].cjs',
       library: { type: 'commonjs2' },
       clean: true,
     },
-    // Packages load from node_modules at run time (better-sqlite3 is native); only
-    // universal-router, which ships as ESM, is bundled.
+    // Packages load from node_modules at run time (better-sqlite3 is native); two are
+    // bundled: universal-router, which ships as ESM, and valibot (src/content-schema.ts), a
+    // devDependency because its optional peer dependency on TypeScript would otherwise make
+    // `npm ci --omit=dev` install TypeScript on every instance.
     externals: [
       ({ request }, callback) => {
-        if (request && /^[@a-z]/.test(request) && !request.startsWith('universal-router')) {
+        if (request && /^[@a-z]/.test(request) && !/^(universal-router|valibot)(\/|$)/.test(request)) {
           return callback(null, `commonjs ${request}`);
         }
         return callback();

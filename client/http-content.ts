@@ -1,3 +1,4 @@
+import { apiBase, apiPath } from '../src/api-paths';
 import type { Article, ContentClient, FrontPage, Headline, SectionPage } from '../src/content';
 
 export class ContentRequestError extends Error {
@@ -30,23 +31,23 @@ async function required<T>(url: string): Promise<T> {
   return body;
 }
 
+function api(path: string): string {
+  return `${apiBase}/${path}`;
+}
+
 /** The browser's content client: the same interface the server implements in-process. */
 export function httpContentClient(): ContentClient {
   return {
-    frontPage: () => required<FrontPage>('/api/front'),
+    frontPage: () => required<FrontPage>(api(apiPath.front())),
     section(slug, options = {}) {
-      const query = new URLSearchParams();
-      if (options.cursor) query.set('cursor', options.cursor);
-      if (options.limit) query.set('limit', String(options.limit));
-      const qs = query.toString();
-      return getJson<SectionPage>(`/api/sections/${encodeURIComponent(slug)}${qs ? `?${qs}` : ''}`);
+      return getJson<SectionPage>(api(apiPath.section(slug, { cursor: options.cursor || undefined, limit: options.limit || undefined })));
     },
     async article(id) {
-      const body = await getJson<{ article: Article }>(`/api/articles/${encodeURIComponent(id)}`);
+      const body = await getJson<{ article: Article }>(api(apiPath.article(id)));
       return body?.article ?? null;
     },
     async latest(limit) {
-      const body = await required<{ items: Headline[] }>(`/api/latest${limit ? `?limit=${limit}` : ''}`);
+      const body = await required<{ items: Headline[] }>(api(apiPath.latest(limit || undefined)));
       return body.items;
     },
   };

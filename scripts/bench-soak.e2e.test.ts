@@ -1,6 +1,6 @@
 // The soak's short variant (npm run bench:soak -- --short): three overload runs in a row against
 // the built server, memory read after each, and the capacity check. The full soak is
-// `npm run bench:soak`, with its figures in the README.
+// `npm run bench:soak`, with its figures in docs/operations.md.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';

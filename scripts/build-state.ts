@@ -3,7 +3,7 @@ import path from 'node:path';
 
 // What the build is made from: a change to any of these makes dist/ stale.
 const inputs = ['src', 'server', 'client', 'webpack.config.js', 'tsconfig.json', 'package-lock.json'];
-const outputs = ['dist/client/manifest.json', 'dist/server/index.cjs', 'dist/server/seed-if-empty.cjs', 'dist/client/shell.html'];
+const outputs = ['dist/client/manifest.json', 'dist/server/index.cjs', 'dist/server/seed-demo.cjs', 'dist/client/shell.html'];
 
 function newestMtime(entry: string): number {
   let stat: fs.Stats;

@@ -1,4 +1,4 @@
-// npm run bundle: the Elastic Beanstalk source bundle (README, "Deploying to Elastic Beanstalk").
+// npm run bundle: the Elastic Beanstalk source bundle (docs/deploy.md).
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';

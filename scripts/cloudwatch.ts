@@ -230,7 +230,7 @@ function explain(error: unknown): string {
     return `no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, or run where an instance role applies (${e?.message})`;
   }
   if (/AccessDenied|UnauthorizedOperation|NotAuthorized/i.test(name)) {
-    return `${name}: ${e?.message} (the README lists the IAM permissions this script needs)`;
+    return `${name}: ${e?.message} (docs/operations.md lists the IAM permissions this script needs)`;
   }
   return `${name}: ${e?.message ?? String(error)}`;
 }

@@ -121,7 +121,8 @@ test('journey: readers land on a page, then read on through /api, 3 or 4 page vi
   assert.equal(step(summary, 'api section').requests, landing.requests, 'every reader opened the section');
   assert.equal(step(summary, 'api article').requests, landing.requests, 'and another article');
   const front = summary.steps.find((s) => s.name === 'api front')?.requests ?? 0;
-  assert.ok(front <= landing.requests, 'some went on to the front page');
+  // 55% of readers go on to the front page: with more than ten readers, none or more than all is a fault.
+  assert.ok(front > 0 && front <= landing.requests, `${front} of ${landing.requests} readers went on to the front page`);
   const shellData = summary.steps.find((s) => s.name === 'shell: article')?.requests ?? 0;
   assert.equal(shellData, landing.shell, 'a reader who got the shell loaded its article from /api');
 });

@@ -1,5 +1,6 @@
 // What `npm start` and `npm run start:nginx` both do before serving: build if dist/ is missing
-// or stale, and seed the embedded content store if it is empty.
+// or stale, and, when the caller asks for demo content, seed the embedded content store if it
+// is empty.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,3 +21,17 @@ export async function prepareToServe(options: { build: boolean; seed: boolean; c
     await seedStore(options.contentDbPath, { log: (line) => console.log(line) });
   }
 }
+
+/**
+ * The local commands are the quick start, so they ask for demo content (SEED_DEMO_CONTENT=true)
+ * unless the caller set the setting, passed --no-seed or reads a newsroom API; and they say so.
+ */
+export function askForDemoContent(env: NodeJS.ProcessEnv, noSeed: boolean, name: string): void {
+  const contentApi = env.CONTENT_API_URL !== undefined && env.CONTENT_API_URL !== '';
+  if (noSeed) env.SEED_DEMO_CONTENT = 'false';
+  else if (env.SEED_DEMO_CONTENT === undefined && !contentApi) {
+    env.SEED_DEMO_CONTENT = 'true';
+    console.log(`${name}: SEED_DEMO_CONTENT=true (the local quick start): an empty content store is seeded with made-up demo articles; set SEED_DEMO_CONTENT=false or pass --no-seed to start without`);
+  }
+}
+

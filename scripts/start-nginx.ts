@@ -9,18 +9,19 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../server/config';
 import { accepts, startLocalNginx, type LocalNginx } from './nginx/local';
 import { admissionOf } from './nginx/render';
-import { prepareToServe, root, serverBundle } from './prepare';
+import { askForDemoContent, prepareToServe, root, serverBundle } from './prepare';
 
 const usage = `Usage: npm run start:nginx [-- --port N] [-- --no-build] [-- --no-seed]
 
 Starts Kiosk as it runs in production: Nginx (the local rendering of nginx/kiosk.conf.template,
 under a temporary prefix, no root needed) on --port, in front of WEB_CONCURRENCY Node workers
 that each listen on their own loopback port from --port + 1 (LISTEN_MODE=per-worker).
-Builds and seeds first like npm start. Ctrl-C stops Nginx and drains the workers.
+Builds first like npm start, and like it asks for demo content (SEED_DEMO_CONTENT=true) unless
+SEED_DEMO_CONTENT is set. Ctrl-C stops Nginx and drains the workers.
 
   --port N     the port Nginx listens on (default: PORT, else 3000)
   --no-build   start even if the build looks stale (fails if it is missing)
-  --no-seed    do not seed an empty content store
+  --no-seed    do not seed an empty content store (same as SEED_DEMO_CONTENT=false)
   -h, --help   show this help`;
 
 async function main(): Promise<void> {
@@ -59,9 +60,10 @@ async function main(): Promise<void> {
     HOST: '127.0.0.1',
     PORT: String(nginxPort + 1),
   };
+  askForDemoContent(env, values['no-seed'] ?? false, 'start:nginx');
   const config = loadConfig(env);
   const workerPorts = Array.from({ length: config.webConcurrency }, (_, i) => config.port + i);
-  await prepareToServe({ build: !values['no-build'], seed: !values['no-seed'] && config.contentApiUrl === null, contentDbPath: config.contentDbPath, name: 'start:nginx' });
+  await prepareToServe({ build: !values['no-build'], seed: config.seedDemoContent, contentDbPath: config.contentDbPath, name: 'start:nginx' });
 
   const cluster = spawn(process.execPath, ['--enable-source-maps', serverBundle], { cwd: root, env, stdio: 'inherit' });
   let nginx: LocalNginx | undefined;

@@ -1,18 +1,21 @@
-// npm start: build if dist/ is missing or stale, seed the content store if it is empty, then
+// npm start: build if dist/ is missing or stale, seed the content store with demo articles if
+// it is empty (the local quick start asks for them: SEED_DEMO_CONTENT=true unless set), then
 // run the cluster in production mode on PORT (default 3000).
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../server/config';
-import { prepareToServe, root, serverBundle } from './prepare';
+import { askForDemoContent, prepareToServe, root, serverBundle } from './prepare';
 
 const usage = `Usage: npm start [-- --no-build] [-- --no-seed]
 
 Builds Kiosk if the build is missing or older than the sources, seeds the embedded content
-store if it is empty, and starts one worker per CPU (WEB_CONCURRENCY) on PORT (default 3000).
-NODE_ENV defaults to production. See the configuration table in README.md.
+store with demo articles if it is empty, and starts one worker per CPU (WEB_CONCURRENCY) on
+PORT (default 3000). NODE_ENV defaults to production. This is the local quick start, so it
+asks for the demo seed (SEED_DEMO_CONTENT=true) unless SEED_DEMO_CONTENT is set; without
+demo content, an empty store is an error. Every setting: docs/configuration.md.
 
   --no-build   start even if the build looks stale (fails if it is missing)
-  --no-seed    do not seed an empty content store
+  --no-seed    do not seed an empty content store (same as SEED_DEMO_CONTENT=false)
   -h, --help   show this help`;
 
 function main() {
@@ -30,10 +33,11 @@ function main() {
     return;
   }
 
-  const env = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' };
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' };
+  askForDemoContent(env, values['no-seed'] ?? false, 'start');
   const config = loadConfig(env);
 
-  const preparing = prepareToServe({ build: !values['no-build'], seed: !values['no-seed'] && config.contentApiUrl === null, contentDbPath: config.contentDbPath, name: 'start' });
+  const preparing = prepareToServe({ build: !values['no-build'], seed: config.seedDemoContent, contentDbPath: config.contentDbPath, name: 'start' });
   void preparing.then(() => {
     const server = spawn(process.execPath, ['--enable-source-maps', serverBundle], {
       cwd: root,

@@ -1,5 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import { maxSectionPageSize, type ContentClient } from '../src/content';
+import { apiRoutes, isCursor } from '../src/api-paths';
 import { articleIdPattern, findSection, sectionSlugPattern } from '../src/sections';
 import { cacheControl } from './cache-policy';
 import { KioskError } from './errors';
@@ -37,14 +38,14 @@ function send(res: Response, cache: string, body: unknown) {
 export function apiRouter(content: ContentClient): express.Router {
   const api = express.Router({ caseSensitive: true, strict: true });
 
-  api.get('/front', async (_req, res) => {
+  api.get(apiRoutes.front, async (_req, res) => {
     send(res, cacheControl.front, await content.frontPage());
   });
 
-  api.get('/sections/:slug', async (req, res) => {
+  api.get(apiRoutes.section, async (req, res) => {
     const section = sectionParam(req);
     const cursor = queryString(req, 'cursor');
-    if (cursor !== undefined && !articleIdPattern.test(cursor)) {
+    if (cursor !== undefined && !isCursor(cursor)) {
       throw new KioskError('badRequest', '"cursor" must be an article id (18 digits).');
     }
     const page = await content.section(section.slug, { cursor, limit: limitParam(req) });
@@ -52,7 +53,7 @@ export function apiRouter(content: ContentClient): express.Router {
     send(res, cacheControl.section, page);
   });
 
-  api.get('/articles/:id', async (req, res) => {
+  api.get(apiRoutes.article, async (req, res) => {
     const id = String(req.params.id);
     if (!articleIdPattern.test(id)) throw new KioskError('badRequest', 'An article id is 18 digits.');
     const article = await content.article(id);
@@ -60,7 +61,7 @@ export function apiRouter(content: ContentClient): express.Router {
     send(res, cacheControl.article, { article });
   });
 
-  api.get('/latest', async (req, res) => {
+  api.get(apiRoutes.latest, async (req, res) => {
     send(res, cacheControl.front, { items: await content.latest(limitParam(req)) });
   });
 

@@ -1,4 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { apiBase } from '../src/api-paths';
+import { commonHeadersMiddleware } from './answer';
 import { apiRouter } from './api';
 import { assetsDir, type Assets } from './assets';
 import { cacheControl } from './cache-policy';
@@ -11,7 +13,6 @@ import { faviconHandler, mediaHandler } from './media';
 import { sendErrorPage } from './pages';
 import { previewHandler } from './preview';
 import type { RenderDeps } from './render';
-import { securityHeaders } from './security-headers';
 
 export interface AppDeps {
   config: Pick<Config, 'siteUrl' | 'distDir' | 'trustProxy' | 'ingestToken' | 'previewSecret' | 'previewConcurrencyLimit'>;
@@ -34,10 +35,7 @@ export function createApp({ config, content, assets, writer, render }: AppDeps):
   // Exactly the local proxy (Nginx on loopback): a client elsewhere cannot pose as another address.
   app.set('trust proxy', config.trustProxy);
   // JSON, files and errors alike: no sniffing, no framing, a sober referrer.
-  app.use((_req, res, next) => {
-    res.set(securityHeaders);
-    next();
-  });
+  app.use(commonHeadersMiddleware);
 
   const renderDeps: RenderDeps = render ?? { content, assets, siteUrl: config.siteUrl };
 
@@ -59,7 +57,7 @@ export function createApp({ config, content, assets, writer, render }: AppDeps):
   app.get(['/favicon.svg', '/favicon.ico'], faviconHandler);
   app.get('/preview/:id', previewHandler({ secret: config.previewSecret, content, render: renderDeps, concurrencyLimit: config.previewConcurrencyLimit }));
   app.use('/api/ingest', ingestRouter(config.ingestToken, writer));
-  app.use('/api', apiRouter(content));
+  app.use(apiBase, apiRouter(content));
 
   // Pages are answered before Express (server/pages.ts); what reaches here is anything else.
   app.use((req: Request, res: Response) => {

@@ -89,6 +89,15 @@ test('ingestion and preview need the SQLite store: with CONTENT_API_URL they ref
   assert.equal(loadConfig({ ...api, INGEST_TOKEN: secret, INGEST_ENABLED: 'false' }).ingestToken, null);
 });
 
+test('SEED_DEMO_CONTENT: off unless asked, a flag, and refused beside CONTENT_API_URL', () => {
+  assert.equal(loadConfig({}).seedDemoContent, false);
+  assert.equal(loadConfig({ NODE_ENV: 'production' }).seedDemoContent, false);
+  assert.equal(loadConfig({ SEED_DEMO_CONTENT: 'true' }).seedDemoContent, true);
+  assert.equal(loadConfig({ SEED_DEMO_CONTENT: 'false' }).seedDemoContent, false);
+  assert.throws(() => loadConfig({ SEED_DEMO_CONTENT: 'please' }), /SEED_DEMO_CONTENT must be true or false/);
+  assert.throws(() => loadConfig({ SEED_DEMO_CONTENT: 'true', CONTENT_API_URL: 'http://127.0.0.1:3001/api' }), /SEED_DEMO_CONTENT=true and CONTENT_API_URL/);
+});
+
 test('metrics: CloudWatch off unless METRICS_CLOUDWATCH=1, /metrics off unless METRICS_PORT', () => {
   const off = loadConfig({});
   assert.equal(off.metrics.cloudwatch, null);

@@ -28,6 +28,12 @@ export interface Config {
   siteUrl: string;
   contentDbPath: string;
   /**
+   * SEED_DEMO_CONTENT=true: an empty or missing SQLite store is filled with made-up demo
+   * articles before the cluster starts (dist/server/seed-demo.cjs, which the Procfile runs; npm
+   * start asks for it). Off by default: outside a demo, an empty store is a start-up error.
+   */
+  seedDemoContent: boolean;
+  /**
    * The newsroom API that replaces the SQLite store when set (it speaks Kiosk's own /api
    * shapes: `${contentApiUrl}/front`, …); null: the SQLite store at contentDbPath.
    */
@@ -55,7 +61,7 @@ export interface Config {
    * hands connections to workers over IPC. `none`: each worker accepts from the shared socket
    * itself. Neither lets the guard see connections still waiting: libuv accepts one connection
    * per event-loop turn (libuv#3696), so under load `none` leaves them in the kernel's accept
-   * queue, and `rr` leaves them in the hand-off. See the README's overload section.
+   * queue, and `rr` leaves them in the hand-off. See docs/overload.md.
    */
   clusterScheduling: 'none' | 'rr';
   /** Over this many in-flight requests, a page request gets the shell instead of SSR. */
@@ -291,6 +297,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webConcurrency,
     siteUrl: siteUrl(env, port),
     contentDbPath: path.resolve(env.CONTENT_DB_PATH || 'data/kiosk.sqlite'),
+    seedDemoContent: flag(env, 'SEED_DEMO_CONTENT') ?? false,
     distDir: path.resolve(env.DIST_DIR || 'dist'),
     keepAliveTimeoutMs,
     // Node requires headersTimeout > keepAliveTimeout, or idle sockets race the header timer.
@@ -326,6 +333,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   // from the newsroom API: a push would vanish, a preview would find no draft.
   if (config.contentApiUrl !== null && config.ingestToken !== null) {
     throw new ConfigError('INGEST_TOKEN and CONTENT_API_URL are both set: ingestion writes to the SQLite store, which is not read when content comes from the newsroom API (the newsroom ingests there). Unset one, or set INGEST_ENABLED=false');
+  }
+  if (config.contentApiUrl !== null && config.seedDemoContent) {
+    throw new ConfigError('SEED_DEMO_CONTENT=true and CONTENT_API_URL are both set: the demo seed fills the SQLite store, which is not read when content comes from the newsroom API. Unset one');
   }
   if (config.contentApiUrl !== null && config.previewSecret !== null) {
     throw new ConfigError('PREVIEW_SECRET and CONTENT_API_URL are both set: previews need drafts, which the newsroom API (Kiosk\'s /api shapes) does not serve. Unset one, or set PREVIEW_ENABLED=false');

@@ -12,14 +12,13 @@ export const errors = {
   unsupportedMediaType: { status: 415, code: 'unsupported_media_type', message: 'Send the body as application/json.' },
   headersTooLarge: { status: 431, code: 'headers_too_large', message: 'The request headers are too large.' },
   internal: { status: 500, code: 'internal', message: 'Something went wrong on our side. Please try again shortly.' },
-  unavailable: { status: 503, code: 'unavailable', message: 'The service is busy. Please try again shortly.' },
+  // Busy for a moment (previews at their cap): ask again soon.
+  unavailable: { status: 503, code: 'unavailable', message: 'The service is busy. Please try again shortly.', retryAfterS: 2 },
   // The newsroom API failed and no recent copy was at hand: short-lived, so a CDN serves its
   // stale copy meanwhile (stale-if-error) and readers get the page back within seconds.
-  contentUnavailable: { status: 503, code: 'content_unavailable', message: 'The news could not be fetched just now. Please try again in a few seconds.' },
+  // Its Cache-Control lets a CDN keep it as long as its Retry-After.
+  contentUnavailable: { status: 503, code: 'content_unavailable', message: 'The news could not be fetched just now. Please try again in a few seconds.', retryAfterS: 5 },
 } as const;
-
-/** Retry-After of a contentUnavailable answer; its Cache-Control lets a CDN keep it as long. */
-export const contentUnavailableRetryAfterS = 5;
 
 export type ErrorKind = keyof typeof errors;
 
@@ -63,10 +62,16 @@ export function classify(error: unknown): { status: number; code: string; messag
   return { ...errors.internal, internal: true };
 }
 
+/** When to ask again after this error, from the registry; null if the registry says nothing. */
+export function retryAfterS(code: string): number | null {
+  const entry = Object.values(errors).find((e) => e.code === code);
+  return entry !== undefined && 'retryAfterS' in entry ? entry.retryAfterS : null;
+}
+
 /** The headers of an error answer, page or JSON: how long caches may keep it, and when to retry. */
 export function errorHeaders(answer: { status: number; code: string }): Record<string, string> {
-  if (answer.code === errors.contentUnavailable.code) {
-    return { 'Cache-Control': cacheControl.contentUnavailable, 'Retry-After': String(contentUnavailableRetryAfterS) };
-  }
-  return { 'Cache-Control': answer.status === 404 ? cacheControl.notFound : cacheControl.noStore };
+  const retry = retryAfterS(answer.code);
+  const cache =
+    answer.code === errors.contentUnavailable.code ? cacheControl.contentUnavailable : answer.status === 404 ? cacheControl.notFound : cacheControl.noStore;
+  return retry === null ? { 'Cache-Control': cache } : { 'Cache-Control': cache, 'Retry-After': String(retry) };
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import throng from 'throng';
 import { loadAssets } from './assets';
 import { loadConfig } from './config';
+import { contentStoreProblem } from './content/store-check';
 import { describeError, log } from './log';
 import { startPrimaryMetrics } from './metrics/primary';
 import { requestSlot, serveSlots } from './worker-slots';
@@ -58,9 +59,8 @@ async function primary() {
   cluster.schedulingPolicy = config.clusterScheduling === 'none' ? cluster.SCHED_NONE : cluster.SCHED_RR;
   // Fail here, once, rather than in every worker that throng would then revive in a loop.
   loadAssets(config.distDir);
-  if (config.contentApiUrl === null && !fs.existsSync(config.contentDbPath)) {
-    throw new Error(`No content store at ${config.contentDbPath}: run "npm run seed" (npm start does it for you)`);
-  }
+  const storeProblem = contentStoreProblem(config);
+  if (storeProblem !== null) throw new Error(storeProblem);
   if (config.listenMode === 'per-worker') {
     serveSlots(config.webConcurrency, (w) => {
       log.error('no free port slot for a new worker, stopping it', { pid: w.process.pid });

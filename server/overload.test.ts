@@ -12,6 +12,7 @@ import { loadConfig } from './config';
 import type { ContentSource } from './content/source';
 import { openSqliteStore } from './content/sqlite';
 import { OverloadGuard } from './overload';
+import { securityHeaders } from './security-headers';
 import { WorkerMetrics } from './metrics/worker-metrics';
 import { seedTempStore, testAssets } from './testing';
 import { startWorker, type RunningWorker } from './worker';
@@ -138,8 +139,8 @@ describe('the overload guard', () => {
       const api = await request(`${base}/api/front`);
       assert.equal(api.status, 200);
       assert.equal(api.mode, undefined);
-      assert.equal(worker.metrics.shell, 4);
-      assert.equal(worker.metrics.ssr, 0);
+      assert.equal(worker.metrics.count.shell, 4);
+      assert.equal(worker.metrics.count.ssr, 0);
     } finally {
       await stop(worker);
     }
@@ -232,9 +233,26 @@ describe('the overload guard', () => {
       assert.equal(shed.headers['retry-after'], '5');
       assert.equal(shed.headers['cache-control'], 'private, no-store');
       assert.ok(shed.body.length < 100);
-      assert.equal(worker.metrics.shed, 1);
+      assert.equal(worker.metrics.count.shed, 1);
       gated.open();
       assert.deepEqual((await Promise.all(held)).map((a) => a.status), [200, 200]);
+    } finally {
+      await stop(worker);
+    }
+  });
+
+  test('the shed 503 carries the security headers every other answer does (it once had none)', async () => {
+    const gated = gatedStore();
+    const { worker, base } = await start({ SSR_QUEUE_LIMIT: '0', CRAWLER_QUEUE_LIMIT: '0', SHED_QUEUE_LIMIT: '1' }, gated.content);
+    try {
+      const held = request(`${base}/api/articles/${articlePaths[0]!.split('/')[2]}`);
+      await until(() => worker.metrics.inFlight === 1, 'one in flight');
+      const shed = await request(`${base}/`);
+      assert.equal(shed.status, 503);
+      assert.equal(shed.headers['x-render-mode'], 'shed');
+      for (const [name, value] of Object.entries(securityHeaders)) assert.equal(shed.headers[name.toLowerCase()], value, name);
+      gated.open();
+      assert.equal((await held).status, 200);
     } finally {
       await stop(worker);
     }

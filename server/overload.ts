@@ -1,5 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { answerHeaderList, sendPrebuiltAnswer } from './answer';
 import type { Config } from './config';
 import type { EventLoopDelaySampler } from './metrics/event-loop';
 import type { RenderMode, WorkerMetrics } from './metrics/worker-metrics';
@@ -71,18 +72,13 @@ export function overloadAwareListener(deps: {
 }): RequestListener {
   const { app, pages, shell, guard, metrics } = deps;
   const shedBody = Buffer.from('Kiosk is very busy right now. Please try again in a few seconds.\n');
-  const shedHeaders = [
-    'Content-Type',
-    'text/plain; charset=utf-8',
-    'Content-Length',
-    String(shedBody.length),
-    'Retry-After',
-    String(deps.shedRetryAfterS),
-    'Cache-Control',
-    'private, no-store',
-    'X-Render-Mode',
-    'shed',
-  ];
+  const shedHeaders = answerHeaderList({
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': String(shedBody.length),
+    'Retry-After': String(deps.shedRetryAfterS),
+    'Cache-Control': 'private, no-store',
+    'X-Render-Mode': 'shed',
+  });
 
   // One shared function for every response (no closure per request); the arrival time on the
   // response doubles as the "still counted" flag, so finish, close and error release once.
@@ -101,8 +97,7 @@ export function overloadAwareListener(deps: {
     const mode = guard.decide(req);
     if (mode === 'shed') {
       metrics.countMode('shed');
-      res.writeHead(503, shedHeaders);
-      res.end(req.method === 'HEAD' ? undefined : shedBody);
+      sendPrebuiltAnswer(req, res, 503, shedHeaders, shedBody);
     } else if (kind === 'api') {
       app(req, res);
     } else if (mode === 'shell') {
@@ -114,7 +109,7 @@ export function overloadAwareListener(deps: {
   }
 
   return (req, res: TrackedResponse) => {
-    metrics.requests += 1;
+    metrics.count.requests += 1;
     metrics.inFlight += 1;
     if (metrics.inFlight > metrics.inFlightMax) metrics.inFlightMax = metrics.inFlight;
     res[arrivedAt] = performance.now();

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 // The breaking-news cache (opt-in, PAGE_CACHE_TTL_MS > 0): on a spike thousands of readers ask
 // for the same few articles within seconds, and the CDN's copy expires for all of them at once.
 // Each worker keeps the pages it rendered for a moment, bounded in memory, and drops them as
@@ -14,13 +16,17 @@ export interface CachedPage {
 interface Entry extends CachedPage {
   storedAt: number;
   version: number | null;
-  bytes: number;
+}
+
+/** JavaScript strings are UTF-16 in memory: two bytes a character is the honest bound. */
+function bytesOf(path: string, page: CachedPage): number {
+  return page.html.length * 2 + path.length * 2;
 }
 
 export class PageCache {
-  // A Map keeps insertion order: the first key is the least recently used.
-  readonly #entries = new Map<string, Entry>();
-  #bytes = 0;
+  // lru-cache keeps the byte bound and the recency order; time and content version are ours,
+  // checked on every read against the injected clock and the store's version.
+  readonly #entries: LRUCache<string, Entry>;
   hits = 0;
   misses = 0;
 
@@ -30,14 +36,16 @@ export class PageCache {
     /** The content's current version, or null when the source cannot say (TTL only). */
     private readonly version: () => number | null,
     private readonly now: () => number = () => performance.now(),
-  ) {}
+  ) {
+    this.#entries = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (entry, path) => bytesOf(path, entry) });
+  }
 
   get size(): number {
     return this.#entries.size;
   }
 
   get bytes(): number {
-    return this.#bytes;
+    return this.#entries.calculatedSize;
   }
 
   get(path: string): CachedPage | null {
@@ -47,32 +55,16 @@ export class PageCache {
       return null;
     }
     if (this.now() - entry.storedAt > this.ttlMs || entry.version !== this.version()) {
-      this.#remove(path, entry);
+      this.#entries.delete(path);
       this.misses += 1;
       return null;
     }
-    this.#entries.delete(path);
-    this.#entries.set(path, entry);
     this.hits += 1;
     return entry;
   }
 
+  /** A page larger than the whole budget is not kept (lru-cache refuses it and drops any older copy). */
   set(path: string, page: CachedPage): void {
-    // JavaScript strings are UTF-16 in memory: two bytes a character is the honest bound.
-    const bytes = page.html.length * 2 + path.length * 2;
-    if (bytes > this.maxBytes) return;
-    const old = this.#entries.get(path);
-    if (old) this.#remove(path, old);
-    this.#entries.set(path, { ...page, storedAt: this.now(), version: this.version(), bytes });
-    this.#bytes += bytes;
-    for (const [key, entry] of this.#entries) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#remove(key, entry);
-    }
-  }
-
-  #remove(path: string, entry: Entry): void {
-    this.#entries.delete(path);
-    this.#bytes -= entry.bytes;
+    this.#entries.set(path, { ...page, storedAt: this.now(), version: this.version() });
   }
 }

@@ -1,15 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { sendAnswer } from './answer';
 import { cacheControl } from './cache-policy';
 import { classify, errorHeaders, KioskError } from './errors';
 import { describeError, log } from './log';
 import type { WorkerMetrics } from './metrics/worker-metrics';
 import { renderErrorPage, renderPage, type RenderDeps } from './render';
 import type { CachedPage, PageCache } from './page-cache';
-import { contentSecurityPolicy, newNonce, securityHeaders } from './security-headers';
+import { contentSecurityPolicy, newNonce } from './security-headers';
 
 /** Error pages carry no scripts at all. */
-export const errorPageHeaders = { ...securityHeaders, 'Content-Security-Policy': contentSecurityPolicy('none') };
+export const errorPageHeaders = { 'Content-Security-Policy': contentSecurityPolicy('none') };
 
 // Server-rendered pages are answered on the plain Node response, like the shell: the render
 // is the work; routing a page through the framework's middleware stack added a fifth to it.
@@ -45,13 +46,8 @@ export function withoutTrailingSlash(path: string): string | null {
   return /^\/[/\\]/.test(location) ? null : location;
 }
 
-function send(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, body: string) {
-  res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) });
-  res.end(req.method === 'HEAD' ? undefined : body);
-}
-
 function sendRedirect(req: IncomingMessage, res: ServerResponse, location: string, headers: Record<string, string>) {
-  send(req, res, 301, { ...headers, Location: location, 'Content-Type': 'text/plain; charset=utf-8' }, `Moved to ${location}\n`);
+  sendAnswer(req, res, 301, { ...headers, Location: location, 'Content-Type': 'text/plain; charset=utf-8' }, `Moved to ${location}\n`);
 }
 
 /** An error as a readable page inside the site's chrome; internal details only in the log. */
@@ -63,7 +59,7 @@ export function sendErrorPage(req: IncomingMessage, res: ServerResponse, error: 
     return;
   }
   const page = renderErrorPage(answer.status, answer.message, deps);
-  send(req, res, answer.status, { ...errorPageHeaders, ...errorHeaders(answer), 'Content-Type': page.contentType }, page.html);
+  sendAnswer(req, res, answer.status, { ...errorPageHeaders, ...errorHeaders(answer), 'Content-Type': page.contentType }, page.html);
 }
 
 export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMetrics; cache?: PageCache | null }) {
@@ -74,7 +70,7 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
     const nonce = newNonce();
     const html = page.html.split(page.nonce).join(nonce);
     const headers = { ...page.headers, 'Content-Security-Policy': contentSecurityPolicy({ nonce }), 'X-Page-Cache': 'hit' };
-    send(req, res, 200, headers, html);
+    sendAnswer(req, res, 200, headers, html);
   }
 
   async function answer(req: IncomingMessage, res: ServerResponse) {
@@ -100,7 +96,7 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
     }
     const headers = { ...outcome.headers, 'Content-Type': 'text/html; charset=utf-8' };
     if (cache && outcome.status === 200 && outcome.nonce) cache.set(path, { html: outcome.html, headers, nonce: outcome.nonce });
-    send(req, res, outcome.status, headers, outcome.html);
+    sendAnswer(req, res, outcome.status, headers, outcome.html);
   }
 
   return (req: IncomingMessage, res: ServerResponse): void => {

@@ -4,7 +4,7 @@ import type { Article, ContentClient } from '../src/content';
 import { articleIdPattern } from '../src/sections';
 import { cacheControl } from './cache-policy';
 import type { ContentSource } from './content/source';
-import { errors, type ErrorKind } from './errors';
+import { errorHeaders, errors, type ErrorKind } from './errors';
 import { errorPageHeaders } from './pages';
 import { renderErrorPage, renderPage, type RenderDeps } from './render';
 
@@ -52,8 +52,8 @@ function withDraft(content: ContentClient, draft: Article): ContentClient {
 function sendPreviewError(req: Request, res: Response, kind: ErrorKind, message: string, deps: Pick<RenderDeps, 'assets' | 'siteUrl'>) {
   const status = errors[kind].status;
   const page = renderErrorPage(status, message, deps);
-  res.status(status).set({ ...errorPageHeaders, ...previewHeaders, 'Content-Type': page.contentType });
-  if (kind === 'unavailable') res.set('Retry-After', '2');
+  // The registry's Retry-After where it has one; the preview's own no-store over its Cache-Control.
+  res.status(status).set({ ...errorPageHeaders, ...errorHeaders(errors[kind]), ...previewHeaders, 'Content-Type': page.contentType });
   res.send(req.method === 'HEAD' ? '' : page.html);
 }
 

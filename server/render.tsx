@@ -10,7 +10,7 @@ import { createStore, type AppStore } from '../src/store';
 import type { Assets } from './assets';
 import { cacheControl } from './cache-policy';
 import { renderDocument } from './document';
-import { contentSecurityPolicy, newNonce, securityHeaders } from './security-headers';
+import { contentSecurityPolicy, newNonce } from './security-headers';
 
 // Every request builds a store and throws it away after one render; immer's deep freeze of
 // each loaded article and list would cost more than the render of the page's body (measured:
@@ -93,7 +93,6 @@ export async function renderPage(pathname: string, deps: RenderDeps, options: { 
     html,
     nonce,
     headers: {
-      ...securityHeaders,
       'Content-Security-Policy': contentSecurityPolicy(nonce === undefined ? 'none' : { nonce }),
       'Cache-Control': cacheControl[result.cache],
       'X-Render-Mode': 'ssr',

@@ -15,7 +15,7 @@ export const securityHeaders = {
 const common = [
   "default-src 'self'",
   "style-src 'self'",
-  // Article images are ours or on https (server/ingest-schema.ts allows nothing else).
+  // Article images are ours or on https (isImageSrc in src/content-schema.ts allows nothing else).
   "img-src 'self' https: data:",
   "connect-src 'self'",
   "font-src 'self'",

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { stateElementId } from '../src/page-contract';
-import { seedTempStore, serveTestApp, type TestServer } from './testing';
+import { securityHeaders } from './security-headers';
+import { buildShell, shellResponse } from './shell';
+import { seedTempStore, serveTestApp, testAssets, type TestServer } from './testing';
 
 const token = 'security-test-ingest-token-0123456789abcdef';
 const id = '202611220900000001';
@@ -107,4 +109,16 @@ test('pages carry a per-response CSP nonce on every script; the shell and error 
   assert.match(bad.headers.get('content-security-policy') ?? '', /script-src 'none'/);
   const api = await fetch(`${server.baseUrl}/api/articles/${id}`);
   assert.equal(api.headers.get('x-content-type-options'), 'nosniff');
+});
+
+test('the shell as data (what a file for Nginx is written from) carries the headers it is served with', () => {
+  const shell = buildShell(testAssets, 'https://kiosk.example', 7);
+  const { body, headers } = shellResponse(shell);
+  assert.ok(body.equals(shell.body));
+  assert.equal(headers['Cache-Control'], 'public, max-age=0, s-maxage=7');
+  assert.equal(headers.ETag, shell.etag);
+  assert.equal(headers['X-Render-Mode'], 'shell');
+  assert.equal(headers['Content-Length'], String(body.length));
+  assert.match(headers['Content-Security-Policy'] ?? '', /script-src 'self'/);
+  for (const [name, value] of Object.entries(securityHeaders)) assert.equal(headers[name], value, name);
 });

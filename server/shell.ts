@@ -6,7 +6,8 @@ import { Layout } from '../src/components/Layout';
 import { ShellPlaceholder } from '../src/pages/ShellPlaceholder';
 import type { Assets } from './assets';
 import { renderDocument } from './document';
-import { contentSecurityPolicy, securityHeaders } from './security-headers';
+import { answerHeaderList, sendPrebuiltAnswer } from './answer';
+import { contentSecurityPolicy } from './security-headers';
 
 /** The overload answer: one document for every page, rendered once and held as bytes. */
 export interface Shell {
@@ -32,24 +33,17 @@ export function buildShell(assets: Assets, siteUrl: string, sMaxAgeS: number, et
   return {
     body,
     etag: tag,
-    headers: [
-      'Content-Type',
-      'text/html; charset=utf-8',
-      'Content-Length',
-      String(body.length),
-      'ETag',
-      tag,
+    headers: answerHeaderList({
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Length': String(body.length),
+      ETag: tag,
       // The CDN may hold the shell only briefly: once the spike passes, readers should get
       // the server-rendered page again within seconds.
-      'Cache-Control',
-      `public, max-age=0, s-maxage=${sMaxAgeS}`,
-      'X-Render-Mode',
-      'shell',
+      'Cache-Control': `public, max-age=0, s-maxage=${sMaxAgeS}`,
+      'X-Render-Mode': 'shell',
       // Cached and shared: no nonce, so the policy trusts the site's own scripts instead.
-      'Content-Security-Policy',
-      contentSecurityPolicy('self'),
-      ...Object.entries(securityHeaders).flat(),
-    ],
+      'Content-Security-Policy': contentSecurityPolicy('self'),
+    }),
   };
 }
 
@@ -60,6 +54,15 @@ export function serveShell(shell: Shell, req: IncomingMessage, res: ServerRespon
     res.end();
     return;
   }
-  res.writeHead(200, shell.headers as string[]);
-  res.end(req.method === 'HEAD' ? undefined : shell.body);
+  sendPrebuiltAnswer(req, res, 200, shell.headers, shell.body);
+}
+
+/**
+ * The shell's answer as data: its exact body bytes and every header it is served with, for
+ * whatever serves it without this process (issue 16 writes it to a file for Nginx).
+ */
+export function shellResponse(shell: Shell): { body: Buffer; headers: Record<string, string> } {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < shell.headers.length; i += 2) headers[shell.headers[i]!] = shell.headers[i + 1]!;
+  return { body: shell.body, headers };
 }

@@ -166,7 +166,7 @@ describe('addresses over a real socket', () => {
     .array(fc.tuple(fc.constantFrom('limit', 'cursor', 'other', 'limit[]'), queryValue), { maxLength: 3 })
     .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&'));
 
-  /** What the API must answer, from its documented rules (README, "JSON API"). */
+  /** What the API must answer, from its documented rules (docs/architecture.md, "JSON API"). */
   function expectedStatus(kind: 'articles' | 'sections' | 'latest', segment: string, rawQuery: string): number | 'found-or-not' {
     const params = querystring.parse(rawQuery);
     const badQuery = (name: string, valid: (v: string) => boolean) => {

@@ -1,55 +1,22 @@
 import type { SectionSlug } from './sections';
 
+import type { ArticleShape, BlockShape, FrontPageShape, HeadlineShape, ImageShape, SectionPageShape, TeaserShape } from './content-schema';
+
 // The content model as it crosses the wire: the JSON API answers with exactly these shapes,
-// and the server-side store returns them too, so a page renders the same from either.
+// and the server-side store returns them too, so a page renders the same from either. The
+// shapes are written once, as the schema in content-schema.ts; these are its types.
 
-export interface Image {
-  src: string;
-  alt: string;
-  caption: string;
-  credit: string;
-  width: number;
-  height: number;
-}
-
-export interface Teaser {
-  id: string;
-  section: SectionSlug;
-  title: string;
-  lead: string;
-  image: Image;
-  /** ISO 8601 */
-  publishedAt: string;
-}
-
+export type Image = ImageShape;
+/** Times (`publishedAt`, `updatedAt`) are ISO 8601. */
+export type Teaser = TeaserShape;
 /** Article bodies are structured blocks; no HTML is ever stored or rendered raw. */
-export type Block =
-  | { type: 'paragraph'; text: string }
-  | { type: 'subheading'; text: string }
-  | { type: 'quote'; text: string; attribution: string };
-
-export interface Article extends Teaser {
-  author: string;
-  /** ISO 8601 */
-  updatedAt: string;
-  body: Block[];
-  status: 'published' | 'draft';
-}
-
+export type Block = BlockShape;
+export type Article = ArticleShape;
 /** A story in a list of headlines: enough to link to it and say when. */
-export type Headline = Pick<Teaser, 'id' | 'section' | 'title' | 'publishedAt'>;
-
-export interface FrontPage {
-  lead: Teaser;
-  sections: { section: SectionSlug; teasers: Teaser[] }[];
-}
-
-export interface SectionPage {
-  section: SectionSlug;
-  items: Teaser[];
-  /** Pass back as `cursor` to get the next page; null on the last page. */
-  nextCursor: string | null;
-}
+export type Headline = HeadlineShape;
+export type FrontPage = FrontPageShape;
+/** `nextCursor`: pass back as `cursor` to get the next page; null on the last page. */
+export type SectionPage = SectionPageShape;
 
 export const sectionPageSize = 20;
 export const maxSectionPageSize = 50;

@@ -7,7 +7,7 @@ Simulates the Elastic Beanstalk fleet second by second under a traffic profile a
 a minute-by-minute timeline and a summary: what the scaling policy in .ebextensions/ does
 when the news breaks. Runs in well under a second; nothing is measured or sent anywhere.
 
-The model (README "Capacity planning" has the details and the reasons):
+The model (docs/capacity-planning.md has the details and the reasons):
   - Page views per second at the edge (--profile). CloudFront answers --cdn-hit of them;
     of the rest, 1 in --pages-per-session is a page load (HTML), the others are /api
     requests from in-browser navigation.

@@ -143,7 +143,7 @@ export function benchCheck(bench: BenchFigures, apiCost: number): string[] {
     'The model against the bench, one vCPU, pages only (measured: achieved/s, SSR, p99, timeouts+errors; model: SSR, shed/s):',
     ...table(['fallback', 'offered/s', 'achieved/s', 'SSR', 'p99', 'failed', 'model SSR', 'model shed/s'], rows, 1).split('\n').map((l) => `  ${l}`),
     '  Both rates are limits with p99 under 100 ms (npm run bench), not raw throughput. Timeouts below the shell rate come from',
-    '  connections waiting to be accepted (README, "Where the timeouts come from"), which the model does not see.',
+    '  connections waiting to be accepted (docs/overload.md), which the model does not see.',
   ];
 }
 

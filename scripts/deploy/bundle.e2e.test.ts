@@ -1,7 +1,9 @@
 // The source bundle as an instance gets it: `npm run bundle`, unzipped in an empty directory,
 // production dependencies installed from the lock file (better-sqlite3 compiles here: minutes),
-// then the Procfile's command run there with the .ebextensions environment properties, which
-// seeds the empty content store and starts the cluster that serves an article. Paths and ports
+// then the Procfile's command run there with the .ebextensions environment properties: without
+// SEED_DEMO_CONTENT it refuses to start on the empty store and says which setting to use; with
+// SEED_DEMO_CONTENT=true (as `eb setenv` would set it) it seeds demo articles and starts the
+// cluster that serves an article. Paths and ports
 // are the test's own (the instance's /var/app/... and 8080 are not ours to take). Needs
 // `npm run build` first (npm test does it), zip and unzip (scripts/setup-system.sh) and the npm
 // registry.
@@ -68,7 +70,10 @@ test('npm run bundle writes exactly what the instance needs', { timeout: 120_000
   const entries = run('unzip', ['-Z1', zip], dir, 30_000).trim().split('\n').sort();
   const expected = bundleEntries.flatMap(filesUnder).sort();
   assert.deepEqual(entries, expected);
-  assert.ok(entries.includes('dist/server/index.cjs') && entries.includes('dist/server/seed-if-empty.cjs'));
+  assert.ok(entries.includes('dist/server/index.cjs') && entries.includes('dist/server/seed-demo.cjs'));
+  // The demo seed's made-up copy is its own entry, never part of the server the cluster runs.
+  assert.match(fs.readFileSync(path.join(root, 'dist/server/seed-demo.cjs'), 'utf8'), /server\/content\/seed\.ts/);
+  assert.doesNotMatch(fs.readFileSync(path.join(root, 'dist/server/index.cjs'), 'utf8'), /server\/content\/seed\.ts/);
   assert.ok(entries.includes('dist/client/manifest.json'));
   assert.ok(entries.includes('.platform/nginx/nginx.conf'));
   for (const entry of entries) {
@@ -81,7 +86,7 @@ test('npm run bundle writes exactly what the instance needs', { timeout: 120_000
   }
 });
 
-test('unzipped, installed without devDependencies and started as the Procfile says, it seeds and serves an article', { timeout: 900_000 }, async () => {
+test('unzipped, installed without devDependencies and started as the Procfile says: no store is an error naming SEED_DEMO_CONTENT; with it, it seeds and serves an article', { timeout: 900_000 }, async () => {
   assert.ok(fs.existsSync(zip), 'the bundle test ran first');
   fs.mkdirSync(app);
   run('unzip', ['-q', zip, '-d', app], dir, 60_000);
@@ -118,7 +123,15 @@ test('unzipped, installed without devDependencies and started as the Procfile sa
   assert.equal(env.NODE_ENV, 'production');
   assert.ok(!fs.existsSync(dbPath));
 
+  assert.equal(env.SEED_DEMO_CONTENT, undefined, 'the deployed environment asks for no made-up news');
+
   // As the platform runs a Procfile line: through sh, in the application's directory.
+  const refused = spawnSync('/bin/sh', ['-c', command], { cwd: app, env, encoding: 'utf8', timeout: 60_000 });
+  assert.notEqual(refused.status, 0, 'the cluster must not start on an empty store');
+  assert.match(refused.stdout + refused.stderr, /No content store at .*SEED_DEMO_CONTENT=true/);
+  assert.ok(!fs.existsSync(dbPath), 'nothing was seeded');
+
+  env.SEED_DEMO_CONTENT = 'true';
   web = spawn('/bin/sh', ['-c', command], { cwd: app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   web.stdout!.on('data', (chunk: Buffer) => (webOutput += chunk.toString()));
   web.stderr!.on('data', (chunk: Buffer) => (webOutput += chunk.toString()));
@@ -128,7 +141,7 @@ test('unzipped, installed without devDependencies and started as the Procfile sa
     assert.ok(Date.now() < deadline, `the cluster did not start within 120 s:\n${webOutput}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  assert.match(webOutput, /"message":"content store seeded".*"articles":10200/);
+  assert.match(webOutput, /"message":"content store seeded with demo articles \(SEED_DEMO_CONTENT=true\)".*"articles":10200/);
   assert.ok(fs.existsSync(dbPath));
 
   for (let slot = 0; slot < workers; slot++) {

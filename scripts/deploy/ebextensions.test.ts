@@ -310,12 +310,14 @@ test('the CloudWatch agent hook applies the configuration the instance config wr
   assert.match(limit?.[1].content ?? '', /^LimitNOFILE=(\d{5,})$/m);
 });
 
-test('the Procfile seeds an empty store, then becomes the cluster, from entries the server build produces', async () => {
+test('the Procfile seeds demo content only when SEED_DEMO_CONTENT asks for it, then becomes the cluster, from entries the server build produces', async () => {
   const lines = fs.readFileSync(procfilePath, 'utf8').split('\n').filter(Boolean);
   assert.equal(lines.length, 1);
   // The platform's own check of every Procfile line.
   assert.match(lines[0]!, /^[A-Za-z0-9_-]+:\s*[^\s].*$/);
-  assert.equal(lines[0], 'web: node dist/server/seed-if-empty.cjs && exec node dist/server/index.cjs');
+  assert.equal(lines[0], 'web: node dist/server/seed-demo.cjs && exec node dist/server/index.cjs');
+  // Nothing in the deployed environment asks for made-up news: a demo sets it with eb setenv.
+  assert.equal(environmentProperties(optionSettings(loadConfigFiles())).SEED_DEMO_CONTENT, undefined);
   type ConfigFactory = (env: unknown, argv: { mode: string }) => { name: string; entry: Record<string, string>; output: { filename: string } }[];
   const webpackConfig = (await import(pathToFileURL(path.join(root, 'webpack.config.js')).href)) as { default: ConfigFactory };
   const server = webpackConfig.default({}, { mode: 'production' }).find((c) => c.name === 'server')!;

@@ -1,6 +1,7 @@
 // Every place that names the Node.js version agrees: what the tests run on (.node-version, which
 // scripts/setup-system.sh installs), what npm accepts (package.json "engines"), what Elastic
-// Beanstalk runs (the EB CLI's default platform) and what the README tells a newcomer.
+// Beanstalk runs (the EB CLI's default platform) and what the README and the deployment guide
+// tell people.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -32,11 +33,10 @@ test("Elastic Beanstalk's default platform is that Node's branch on Amazon Linux
   assert.equal(config.deploy.artifact, 'bundle/kiosk.zip');
 });
 
-test('the README names that version wherever it names one', () => {
-  const readme = read('README.md');
-  const named = [...readme.matchAll(/Node(?:\.js)? (\d+)(?:\.\d+)*(?= |\b)/g)].map((m) => Number(m[1]));
-  assert.ok(named.includes(major), `the README never names Node ${major}`);
-  const platforms = [...readme.matchAll(/Node\.js (\d+) running on 64bit Amazon Linux 2023/g)].map((m) => Number(m[1]));
-  assert.ok(platforms.length > 0, 'the README names no Elastic Beanstalk platform branch');
-  assert.deepEqual([...new Set(platforms)], [major], 'a platform branch in the README names another Node version');
+test('the README names that version as the prerequisite, and the deployment guide that platform branch', () => {
+  assert.match(read('README.md'), new RegExp(`Prerequisite: \\*\\*Node\\.js ${major}\\*\\*`));
+  const deploy = read('docs/deploy.md');
+  const platforms = [...deploy.matchAll(/Node\.js (\d+) running on 64bit Amazon Linux 2023/g)].map((m) => Number(m[1]));
+  assert.ok(platforms.length > 0, 'docs/deploy.md names no Elastic Beanstalk platform branch');
+  assert.deepEqual([...new Set(platforms)], [major], 'a platform branch in docs/deploy.md names another Node version');
 });

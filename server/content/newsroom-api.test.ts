@@ -189,26 +189,31 @@ describe('the newsroom-API adapter', () => {
     assert.equal(newsroom.requests - before, 1);
   });
 
-  test('past the stale time a failure is a 503, not an old copy', async () => {
+  test('up to the stale time a failure is answered from the old copy; past it, a 503', async () => {
     newsroom.mode = 'ok';
-    const source = adapter({ staleMs: 100 });
-    await source.frontPage();
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    let now = 0;
+    const source = adapter({ staleMs: 100, now: () => now });
+    const good = await source.frontPage();
     newsroom.mode = 'error500';
+    now = 100;
+    assert.deepEqual(await source.frontPage(), good, 'at the stale time: the old copy');
+    now = 101;
     await assert.rejects(source.frontPage(), isContentUnavailable);
   });
 
   test('after an outage the API is left alone for the backoff, then asked again', async () => {
     newsroom.mode = 'ok';
-    const source = adapter({ backoffMs: 400 });
+    let now = 0;
+    const source = adapter({ backoffMs: 400, now: () => now });
     const good = await source.frontPage();
     newsroom.mode = 'reset';
     assert.deepEqual(await source.frontPage(), good, 'stale copy');
     const before = newsroom.requests;
+    now = 399;
     assert.deepEqual(await source.frontPage(), good, 'stale copy, without asking');
     await assert.rejects(source.latest(), isContentUnavailable, 'nothing cached: at once a 503');
     assert.equal(newsroom.requests, before);
-    await new Promise((resolve) => setTimeout(resolve, 450));
+    now = 400;
     newsroom.mode = 'ok';
     assert.ok(await source.latest());
     assert.equal(newsroom.requests, before + 1);

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
+import { apiPath, assertCursor } from '../../src/api-paths';
 import type { Article, FrontPage, Headline, SectionPage } from '../../src/content';
 import { clampPageSize, latestListSize, sectionPageSize } from '../../src/content';
 import { articleIdPattern, isSectionSlug } from '../../src/sections';
@@ -31,6 +32,8 @@ export interface NewsroomApiOptions {
   maxBytes: number;
   /** After the API itself fails (no answer, a reset, a 5xx), how long to stop asking it. */
   backoffMs?: number;
+  /** Milliseconds on a monotonic clock, for the fresh, stale and backoff times (tests pass their own). */
+  now?: () => number;
 }
 
 export function newsroomApiOptions(
@@ -151,13 +154,14 @@ export function openNewsroomApi(options: NewsroomApiOptions): NewsroomApiSource 
   // One request per path at a time: every reader waiting for the same page waits on the same answer.
   const pending = new Map<string, Promise<unknown>>();
   const backoffMs = options.backoffMs ?? defaultBackoffMs;
+  const clock = options.now ?? (() => performance.now());
   let outageUntil = 0;
   let failuresUnlogged = 0;
   let loggedAt = -Infinity;
 
   function reportFailure(path: string, error: Error, served: 'stale' | 'unavailable', ageMs?: number) {
     failuresUnlogged += 1;
-    const now = performance.now();
+    const now = clock();
     // At most one line a second however many requests fail: an outage must not flood the logs.
     if (now - loggedAt < logEveryMs) return;
     log.warn('newsroom API failed', {
@@ -175,7 +179,7 @@ export function openNewsroomApi(options: NewsroomApiOptions): NewsroomApiSource 
   /** The recent copy, or the 503. */
   function standIn<T>(path: string, error: Error | null): T {
     const entry = cache.get(path);
-    const ageMs = entry === undefined ? undefined : performance.now() - entry.storedAtMs;
+    const ageMs = entry === undefined ? undefined : clock() - entry.storedAtMs;
     if (entry !== undefined && ageMs! <= options.staleMs) {
       if (error) reportFailure(path, error, 'stale', ageMs);
       return entry.value as T;
@@ -192,17 +196,17 @@ export function openNewsroomApi(options: NewsroomApiOptions): NewsroomApiSource 
       value = answer.status === 404 ? null : parse(answer.body);
     } catch (error) {
       if (!(error instanceof UpstreamError || error instanceof ShapeError)) throw error;
-      if (isOutage(error)) outageUntil = performance.now() + backoffMs;
+      if (isOutage(error)) outageUntil = clock() + backoffMs;
       return standIn<T>(path, error);
     }
     outageUntil = 0;
     // Not-found answers are not kept: a crawl of unknown ids cannot push real answers out.
-    if (value !== null && answer.status === 200) cache.set(path, deepFreeze(value), answer.bytes, performance.now());
+    if (value !== null && answer.status === 200) cache.set(path, deepFreeze(value), answer.bytes, clock());
     return value;
   }
 
   function load<T>(path: string, parse: (body: unknown) => T | null): Promise<T | null> {
-    const now = performance.now();
+    const now = clock();
     const entry = cache.get(path);
     if (entry !== undefined && now - entry.storedAtMs < options.freshMs) return Promise.resolve(entry.value as T);
     if (now < outageUntil) {
@@ -228,28 +232,25 @@ export function openNewsroomApi(options: NewsroomApiOptions): NewsroomApiSource 
   }
 
   return {
-    frontPage: (): Promise<FrontPage> => required('front', parseFrontPage),
+    frontPage: (): Promise<FrontPage> => required(apiPath.front(), parseFrontPage),
 
     async section(slug, options = {}): Promise<SectionPage | null> {
       const { cursor } = options;
-      if (cursor !== undefined && !articleIdPattern.test(cursor)) {
-        throw new RangeError(`section cursor must be an article id, got ${JSON.stringify(cursor)}`);
-      }
+      assertCursor(cursor);
       if (!isSectionSlug(slug)) return null;
       const limit = clampPageSize(options.limit, sectionPageSize);
-      const path = `sections/${slug}?limit=${limit}${cursor === undefined ? '' : `&cursor=${cursor}`}`;
-      return load(path, (body) => parseSectionPage(body, slug, limit));
+      return load(apiPath.section(slug, { limit, cursor }), (body) => parseSectionPage(body, slug, limit));
     },
 
     async article(id): Promise<Article | null> {
       // Only a well-formed id is ever put into the API's URL.
       if (!articleIdPattern.test(id)) return null;
-      return load(`articles/${id}`, (body) => parsePublishedArticle(body, id));
+      return load(apiPath.article(id), (body) => parsePublishedArticle(body, id));
     },
 
     async latest(limit = latestListSize): Promise<Headline[]> {
       const n = clampPageSize(limit, latestListSize);
-      return required(`latest?limit=${n}`, (body) => parseLatest(body, n));
+      return required(apiPath.latest(n), (body) => parseLatest(body, n));
     },
 
     async count(): Promise<number> {

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import type { Article, Block, FrontPage, Headline, Image, SectionPage, Teaser } from '../../src/content';
 import { clampPageSize, latestListSize, sectionPageSize } from '../../src/content';
-import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
+import { assertCursor } from '../../src/api-paths';
+import { isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import { deepFreeze } from './freeze';
 import type { ArticleWriter, ContentSource } from './source';
 
@@ -11,6 +12,8 @@ export interface SqliteStore extends ContentSource {
   insertMany(articles: Iterable<Article>): number;
   /** Every row, drafts included: the seed must not write over anybody's work. */
   countAll(): number;
+  /** Published rows only, synchronously: the start-up check runs before anything is async. */
+  countPublished(): number;
   /** Removes every article, drafts included; returns how many went. */
   deleteAll(): number;
   /** Creates or replaces one article (the CMS's push). */
@@ -181,9 +184,7 @@ function createStore(db: Database.Database, path: string): SqliteStore {
     async section(slug, options = {}): Promise<SectionPage | null> {
       const { cursor } = options;
       // The API validates shapes first; this guards against callers that forgot.
-      if (cursor !== undefined && !articleIdPattern.test(cursor)) {
-        throw new RangeError(`section cursor must be an article id, got ${JSON.stringify(cursor)}`);
-      }
+      assertCursor(cursor);
       if (!isSectionSlug(slug)) return null;
       const limit = clampPageSize(options.limit, sectionPageSize);
       if (cursor === undefined) return remembered(`section:${slug}:${limit}`, () => readSection(slug, undefined, limit));
@@ -214,6 +215,7 @@ function createStore(db: Database.Database, path: string): SqliteStore {
       return insertMany(articles);
     },
     countAll: () => countAll.get()?.n ?? 0,
+    countPublished: () => countPublished.get()?.n ?? 0,
     // Another connection's commit moves data_version; this connection's own writes move ownWrites.
     version: () => (dataVersion.get() ?? 0) * 1_000_000 + ownWrites,
     deleteAll() {

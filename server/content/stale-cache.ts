@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 // Recent good answers of the newsroom API, kept to stand in when it fails. Bounded twice, by
 // entries and by bytes (the size of each answer as received), and least recently used goes
 // first, so the pages everyone reads (front page, latest list, sections) stay while a crawl
@@ -16,50 +18,39 @@ export interface CacheLimits {
 }
 
 export class StaleCache<T> {
-  // A Map iterates in insertion order: re-inserting on every hit keeps the least recently used first.
-  private readonly entries = new Map<string, CacheEntry<T>>();
-  private totalBytes = 0;
+  private readonly entries: LRUCache<string, CacheEntry<T>>;
 
-  constructor(private readonly limits: CacheLimits) {}
+  constructor(limits: CacheLimits) {
+    // lru-cache sizes must be positive whole numbers; an empty answer still costs its entry.
+    this.entries = new LRUCache<string, CacheEntry<T>>({
+      max: limits.maxEntries,
+      maxSize: limits.maxBytes,
+      sizeCalculation: (entry) => Math.max(1, Math.ceil(entry.bytes)),
+    });
+  }
 
   get size(): number {
     return this.entries.size;
   }
 
   get bytes(): number {
-    return this.totalBytes;
+    return this.entries.calculatedSize;
   }
 
   get(key: string): CacheEntry<T> | undefined {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry;
+    return this.entries.get(key);
   }
 
-  /** An answer larger than the whole byte budget is not kept at all. */
+  /** An answer larger than the whole byte budget is not kept at all (and drops any older copy). */
   set(key: string, value: T, bytes: number, nowMs: number): void {
-    this.delete(key);
-    if (bytes > this.limits.maxBytes) return;
     this.entries.set(key, { value, bytes, storedAtMs: nowMs });
-    this.totalBytes += bytes;
-    for (const [oldest, entry] of this.entries) {
-      if (this.entries.size <= this.limits.maxEntries && this.totalBytes <= this.limits.maxBytes) break;
-      this.entries.delete(oldest);
-      this.totalBytes -= entry.bytes;
-    }
   }
 
   delete(key: string): void {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return;
     this.entries.delete(key);
-    this.totalBytes -= entry.bytes;
   }
 
   clear(): void {
     this.entries.clear();
-    this.totalBytes = 0;
   }
 }

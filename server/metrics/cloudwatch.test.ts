@@ -15,7 +15,8 @@ import {
   type SendMetrics,
 } from './cloudwatch';
 import { bucketUpperBound, Histogram } from './histogram';
-import { MetricTotals } from './totals';
+import { MetricsLedger } from './totals';
+import { WorkerMetrics } from './worker-metrics';
 
 const quiet = { info: () => {}, warn: () => {}, error: () => {} };
 
@@ -47,13 +48,17 @@ test('an empty histogram sends nothing rather than a latency of 0', () => {
 });
 
 test('worker samples: the counters, the in-flight maximum, three distributions, memory', () => {
-  const totals = new MetricTotals();
-  totals.requests = 10;
-  totals.ssr = 6;
-  totals.shell = 3;
-  totals.status4xx = 1;
-  totals.inFlightMax = 4;
-  totals.responseMs.record(3);
+  const metrics = new WorkerMetrics();
+  metrics.count.requests = 2;
+  const ledger = new MetricsLedger(metrics);
+  const totals = ledger.reader();
+  metrics.count.requests += 10;
+  metrics.count.ssr += 6;
+  metrics.count.shell += 3;
+  metrics.count.status4xx += 1;
+  metrics.inFlightMax = 4;
+  metrics.responseMs.record(3);
+  ledger.roll();
   const samples = workerSamples(totals, { heapUsed: 5e6, rss: 9e7 });
   const byName = new Map(samples.map((s) => [s.name, s]));
   assert.deepEqual(byName.get(metricNames.requests), { name: 'Requests', unit: 'Count', value: 10 });
@@ -61,7 +66,7 @@ test('worker samples: the counters, the in-flight maximum, three distributions, 
   assert.equal((byName.get(metricNames.shell) as { value: number }).value, 3);
   assert.equal((byName.get(metricNames.inFlightMax) as { value: number }).value, 4);
   assert.equal(byName.get(metricNames.rss)?.unit, 'Bytes');
-  assert.ok(byName.has(metricNames.responseTime));
+  assert.deepEqual(byName.get(metricNames.responseTime), { name: 'ResponseTime', unit: 'Milliseconds', values: [3], counts: [1] }, 'exact maximum');
   assert.ok(!byName.has(metricNames.renderTime), 'no renders, no render time');
 });
 

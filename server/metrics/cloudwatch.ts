@@ -3,7 +3,10 @@ import type { CloudWatchConfig, MetricsConfig } from '../config';
 import { describeError, log as defaultLog } from '../log';
 import type { Histogram } from './histogram';
 import { resolveInstance } from './instance';
+import { counterNames, distributionNames, metricNames, workerCounters, workerDistributions } from './catalog';
 import type { MetricTotals } from './totals';
+
+export { metricNames };
 
 // Every process sends its own numbers to CloudWatch with PutMetricData, on a timer and never
 // from a request. CloudWatch adds up what several processes and instances send under the
@@ -12,29 +15,6 @@ import type { MetricTotals } from './totals';
 // When CloudWatch is slow or down, data waits in a bounded buffer; past the cap the oldest
 // is dropped and counted, and the site never waits for any of it.
 
-/** The names on the dashboard, in the alarms and in the README: one list, used by all three. */
-export const metricNames = {
-  requests: 'Requests',
-  serverRendered: 'ServerRendered',
-  shell: 'Shell',
-  shed: 'Shed',
-  status4xx: 'Status4xx',
-  status5xx: 'Status5xx',
-  inFlightMax: 'InFlightMax',
-  renderTime: 'RenderTime',
-  responseTime: 'ResponseTime',
-  eventLoopDelay: 'EventLoopDelay',
-  heapUsed: 'HeapUsed',
-  rss: 'RSS',
-  workerRestarts: 'WorkerRestarts',
-  nginxShell: 'NginxShell',
-  nginxBusy503: 'NginxBusy503',
-  workers: 'Workers',
-  heartbeat: 'Heartbeat',
-  hostCpu: 'HostCPUUtilization',
-  hostMemory: 'HostMemoryUtilization',
-  metricsDropped: 'MetricsDropped',
-} as const;
 
 export const dimensionNames = { environment: 'Environment', instance: 'Instance' } as const;
 
@@ -58,20 +38,12 @@ export function distributionSample(name: string, histogram: Histogram): Sample |
   return { name, unit: 'Milliseconds', values, counts };
 }
 
-/** What a worker sends each flush, from its reader's totals. */
+/** What a worker sends each flush, from its reader's totals: every counter and distribution of the catalog. */
 export function workerSamples(totals: MetricTotals, memory: Pick<NodeJS.MemoryUsage, 'heapUsed' | 'rss'>): Sample[] {
-  const count = (name: string, value: number): Sample => ({ name, unit: 'Count', value });
   const samples: (Sample | null)[] = [
-    count(metricNames.requests, totals.requests),
-    count(metricNames.serverRendered, totals.ssr),
-    count(metricNames.shell, totals.shell),
-    count(metricNames.shed, totals.shed),
-    count(metricNames.status4xx, totals.status4xx),
-    count(metricNames.status5xx, totals.status5xx),
-    count(metricNames.inFlightMax, totals.inFlightMax),
-    distributionSample(metricNames.renderTime, totals.renderMs),
-    distributionSample(metricNames.responseTime, totals.responseMs),
-    distributionSample(metricNames.eventLoopDelay, totals.eventLoopDelayMs),
+    ...counterNames.map((name): Sample => ({ name: workerCounters[name].cloudwatch, unit: 'Count', value: totals.count(name) })),
+    { name: metricNames.inFlightMax, unit: 'Count', value: totals.inFlightMax },
+    ...distributionNames.map((name) => distributionSample(workerDistributions[name].cloudwatch, totals.distribution(name))),
     { name: metricNames.heapUsed, unit: 'Bytes', value: memory.heapUsed },
     { name: metricNames.rss, unit: 'Bytes', value: memory.rss },
   ];

@@ -12,8 +12,8 @@ export class EventLoopDelaySampler {
   /** Highest delay seen over the last interval, in ms. */
   maxDelayMs = 0;
   /**
-   * Every interval's highest delay, until a reader resets it: the distribution CloudWatch and
-   * /metrics report, so a stall shows up even when it falls between two reads.
+   * Every interval's highest delay, from the start: the distribution CloudWatch and /metrics
+   * report (each reader takes differences), so a stall shows up even when it falls between two reads.
    */
   readonly windowMaxMs = new Histogram();
   private readonly histogram: ELDHistogram;

@@ -28,6 +28,8 @@ export class Histogram {
   private count = 0;
   private sumMs = 0;
   private maxMs = 0;
+  /** The largest value since the last takeWindowMax(): maxima cannot be taken as differences. */
+  private windowMaxMs = 0;
 
   record(ms: number): void {
     const index = ms <= smallestMs ? 0 : Math.min(bucketCount - 1, Math.ceil(Math.log2(ms / smallestMs) * bucketsPerDoubling));
@@ -35,6 +37,35 @@ export class Histogram {
     this.count += 1;
     this.sumMs += ms;
     if (ms > this.maxMs) this.maxMs = ms;
+    if (ms > this.windowMaxMs) this.windowMaxMs = ms;
+  }
+
+  /** The largest value recorded since the previous call. */
+  takeWindowMax(): number {
+    const max = this.windowMaxMs;
+    this.windowMaxMs = 0;
+    return max;
+  }
+
+  /** Becomes a copy of `other`'s observations (a reader's starting point). */
+  copyFrom(other: Histogram): void {
+    this.buckets.set(other.buckets);
+    this.count = other.count;
+    this.sumMs = other.sumMs;
+    this.maxMs = other.maxMs;
+  }
+
+  /** The observations in `now` that `before` (an earlier copy of it) had not seen; `maxMs` is their largest. */
+  static difference(now: Histogram, before: Histogram, maxMs: number): Histogram {
+    const since = new Histogram();
+    for (let i = 0; i < bucketCount; i++) since.buckets[i] = now.buckets[i]! - before.buckets[i]!;
+    since.count = now.count - before.count;
+    since.sumMs = now.sumMs - before.sumMs;
+    // Without a taken peak (no roll yet), the highest non-empty bucket's bound is the honest bound.
+    let top = bucketCount - 1;
+    while (top > 0 && since.buckets[top] === 0) top -= 1;
+    since.maxMs = since.count === 0 ? 0 : maxMs > 0 ? maxMs : Math.min(bucketUpperBound(top), now.maxMs);
+    return since;
   }
 
   /** The upper bound of the bucket holding the p-th percentile (0 < p ≤ 1); 0 when empty. */
@@ -83,5 +114,6 @@ export class Histogram {
     this.count = 0;
     this.sumMs = 0;
     this.maxMs = 0;
+    this.windowMaxMs = 0;
   }
 }

@@ -16,10 +16,10 @@ test("a worker's registry: counters that only rise, histograms in seconds with c
   const registry = workerRegistry(ledger, ledger.reader(), { buffered: 3, dropped: 1, sent: 9 });
   const cloudwatch = ledger.reader();
 
-  metrics.requests = 5;
-  metrics.ssr = 3;
-  metrics.shell = 2;
-  metrics.status4xx = 1;
+  metrics.count.requests += 5;
+  metrics.count.ssr += 3;
+  metrics.count.shell += 2;
+  metrics.count.status4xx += 1;
   metrics.inFlightMax = 4;
   for (const ms of [0.5, 3, 3, 70]) metrics.responseMs.record(ms);
   let text = await registry.metrics();
@@ -38,9 +38,10 @@ test("a worker's registry: counters that only rise, histograms in seconds with c
   assert.equal(value(text, 'kiosk_cloudwatch_buffered_datums'), 3);
   assert.equal(value(text, 'kiosk_cloudwatch_dropped_datums_total'), 1);
 
-  metrics.requests = 2;
+  metrics.count.requests += 2;
   text = await registry.metrics();
   assert.equal(value(text, 'kiosk_requests_total'), 7, 'a counter: everything since start');
   assert.equal(value(text, 'kiosk_in_flight_max'), 0, 'the maximum since the previous scrape');
-  assert.equal(cloudwatch.requests, 7, 'scrapes take nothing away from CloudWatch');
+  assert.equal(cloudwatch.count('requests'), 7, 'scrapes take nothing away from CloudWatch');
+  assert.equal(cloudwatch.distribution('responseMs').snapshot().count, 4);
 });

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
 import { describeError, log } from '../log';
 import { bucketUpperBound, type Histogram as Distribution } from './histogram';
+import { counterNames, distributionNames, workerCounters, workerDistributions } from './catalog';
 import type { MetricsLedger, MetricTotals } from './totals';
 import type { WorkerMetrics } from './worker-metrics';
 
@@ -69,8 +70,8 @@ export interface CloudWatchStats {
 }
 
 /**
- * One worker's registry. Each scrape first closes the metrics interval (MetricsLedger.roll),
- * so counters include everything up to the scrape.
+ * One worker's registry. Counters and histograms are the worker's own, which only rise; each
+ * scrape first takes the interval's peaks (MetricsLedger.roll) for the in-flight maximum.
  */
 export function workerRegistry(ledger: MetricsLedger, totals: MetricTotals, cloudwatch: CloudWatchStats | null): client.Registry {
   const registry = new client.Registry();
@@ -119,26 +120,17 @@ export function workerRegistry(ledger: MetricsLedger, totals: MetricTotals, clou
       this.set(1);
     },
   });
-  counter('kiosk_requests_total', 'Requests received (every kind: pages, API, assets)', () => totals.requests);
-  counter('kiosk_server_rendered_total', 'Pages rendered on the server', () => totals.ssr);
-  counter('kiosk_shell_total', 'Pages answered with the shell because the worker was over SSR_QUEUE_LIMIT', () => totals.shell);
-  counter('kiosk_shed_total', 'Requests answered 503 because the worker was over SHED_QUEUE_LIMIT', () => totals.shed);
-  counter('kiosk_responses_4xx_total', 'Responses with a 4xx status', () => totals.status4xx);
-  counter('kiosk_responses_5xx_total', 'Responses with a 5xx status', () => totals.status5xx);
+  // Counters and histograms only rise, as Prometheus wants them: read as they are.
+  for (const name of counterNames) counter(workerCounters[name].prometheus, workerCounters[name].help, () => metrics.count[name]);
   gauge('kiosk_in_flight', 'Requests in flight now, all workers', 'sum', () => metrics.inFlight);
   gauge('kiosk_in_flight_max', 'Highest in-flight count of any one worker since the previous scrape', 'max', () => {
     const max = totals.inFlightMax;
     totals.inFlightMax = metrics.inFlight;
     return max;
   });
-  new DistributionHistogram('kiosk_render_seconds', 'Server render time of a page (store, data, React, document)', () => totals.renderMs, registry);
-  new DistributionHistogram('kiosk_response_seconds', 'Time from request to the response finishing, every request', () => totals.responseMs, registry);
-  new DistributionHistogram(
-    'kiosk_event_loop_delay_seconds',
-    "Event-loop delay: each 500 ms window's highest delay",
-    () => totals.eventLoopDelayMs,
-    registry,
-  );
+  for (const name of distributionNames) {
+    new DistributionHistogram(workerDistributions[name].prometheus, workerDistributions[name].help, () => metrics[name], registry);
+  }
   gauge('kiosk_heap_used_bytes', 'V8 heap in use, summed over workers', 'sum', heapUsedBytes);
   gauge('kiosk_worker_rss_bytes', 'Resident memory of the workers, summed', 'sum', () => process.memoryUsage.rss());
   if (cloudwatch) {

@@ -1,0 +1,29 @@
+import fs from 'node:fs';
+import type { Config } from '../config';
+import { openSqliteStore } from './sqlite';
+
+// Before the cluster starts: a SQLite store with nothing to publish is a mistake (a store not
+// mounted, a path mistyped), never a reason to make news up. Demo articles come only when
+// asked for, with SEED_DEMO_CONTENT=true (dist/server/seed-demo.cjs) or `npm run seed`.
+
+const howToFill =
+  'fill it with the CMS (ingestion) or a copy of the newsroom store; for a demo, set SEED_DEMO_CONTENT=true (seeds made-up articles at start) or run "npm run seed"';
+
+/** Why the content store cannot serve, or null when it can (or is not used: CONTENT_API_URL). */
+export function contentStoreProblem(config: Pick<Config, 'contentDbPath' | 'contentApiUrl'>): string | null {
+  if (config.contentApiUrl !== null) return null;
+  const { contentDbPath } = config;
+  if (!fs.existsSync(contentDbPath)) return `No content store at ${contentDbPath}: ${howToFill}.`;
+  let published: number;
+  try {
+    const store = openSqliteStore(contentDbPath, { readonly: true });
+    try {
+      published = store.countPublished();
+    } finally {
+      store.close();
+    }
+  } catch (error) {
+    return `The content store at ${contentDbPath} cannot be read (${(error as Error).message}): ${howToFill}.`;
+  }
+  return published === 0 ? `The content store at ${contentDbPath} has no published articles: ${howToFill}.` : null;
+}

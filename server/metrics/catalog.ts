@@ -1,0 +1,57 @@
+// Every metric a worker keeps, with the names it goes out under: one entry per metric. A new
+// counter is one line in `workerCounters` (and the line of code that counts it); the worker's
+// counters, the readers, /metrics and CloudWatch all follow from this table.
+
+/** The names on the dashboard, in the alarms and in the docs: one list, used by all three. */
+export const metricNames = {
+  requests: 'Requests',
+  serverRendered: 'ServerRendered',
+  shell: 'Shell',
+  shed: 'Shed',
+  status4xx: 'Status4xx',
+  status5xx: 'Status5xx',
+  inFlightMax: 'InFlightMax',
+  renderTime: 'RenderTime',
+  responseTime: 'ResponseTime',
+  eventLoopDelay: 'EventLoopDelay',
+  heapUsed: 'HeapUsed',
+  rss: 'RSS',
+  workerRestarts: 'WorkerRestarts',
+  nginxShell: 'NginxShell',
+  nginxBusy503: 'NginxBusy503',
+  workers: 'Workers',
+  heartbeat: 'Heartbeat',
+  hostCpu: 'HostCPUUtilization',
+  hostMemory: 'HostMemoryUtilization',
+  metricsDropped: 'MetricsDropped',
+} as const;
+
+interface Exported {
+  /** The CloudWatch metric name (one of metricNames). */
+  readonly cloudwatch: string;
+  /** The Prometheus series name. */
+  readonly prometheus: string;
+  readonly help: string;
+}
+
+/** Counters that only rise, from the worker's start; readers take differences. */
+export const workerCounters = {
+  requests: { cloudwatch: metricNames.requests, prometheus: 'kiosk_requests_total', help: 'Requests received (every kind: pages, API, assets)' },
+  ssr: { cloudwatch: metricNames.serverRendered, prometheus: 'kiosk_server_rendered_total', help: 'Pages rendered on the server' },
+  shell: { cloudwatch: metricNames.shell, prometheus: 'kiosk_shell_total', help: 'Pages answered with the shell because the worker was over SSR_QUEUE_LIMIT' },
+  shed: { cloudwatch: metricNames.shed, prometheus: 'kiosk_shed_total', help: 'Requests answered 503 because the worker was over SHED_QUEUE_LIMIT' },
+  status4xx: { cloudwatch: metricNames.status4xx, prometheus: 'kiosk_responses_4xx_total', help: 'Responses with a 4xx status' },
+  status5xx: { cloudwatch: metricNames.status5xx, prometheus: 'kiosk_responses_5xx_total', help: 'Responses with a 5xx status' },
+} as const satisfies Record<string, Exported>;
+
+/** Latency distributions (fixed-bucket histograms that only fill up); readers take differences. */
+export const workerDistributions = {
+  renderMs: { cloudwatch: metricNames.renderTime, prometheus: 'kiosk_render_seconds', help: 'Server render time of a page (store, data, React, document)' },
+  responseMs: { cloudwatch: metricNames.responseTime, prometheus: 'kiosk_response_seconds', help: 'Time from request to the response finishing, every request' },
+  eventLoopDelayMs: { cloudwatch: metricNames.eventLoopDelay, prometheus: 'kiosk_event_loop_delay_seconds', help: "Event-loop delay: each 500 ms window's highest delay" },
+} as const satisfies Record<string, Exported>;
+
+export type CounterName = keyof typeof workerCounters;
+export type DistributionName = keyof typeof workerDistributions;
+export const counterNames = Object.keys(workerCounters) as CounterName[];
+export const distributionNames = Object.keys(workerDistributions) as DistributionName[];
