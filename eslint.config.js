@@ -21,7 +21,25 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
   },
   {
-    files: ['server/**/*.{ts,tsx}', 'scripts/**/*.ts', '*.js'],
+    files: ['server/**/*.{ts,tsx}', 'scripts/**/*.ts', 'tools/**/*.ts', 'test/**/*.{ts,tsx}', '*.js'],
     languageOptions: { globals: { ...globals.node } },
+  },
+  {
+    // Production code never leans on test support (test/) or test libraries: a harness edited
+    // for a test must not change what is built and shipped.
+    files: ['server/**/*.{ts,tsx}', 'src/**/*.{ts,tsx}', 'client/**/*.{ts,tsx}'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['node:assert', 'node:assert/strict', 'node:test', 'fast-check', 'playwright-core'].map((name) => ({
+            name,
+            message: 'Test libraries are for tests.',
+          })),
+          patterns: [{ regex: '(^|/)test/', message: 'Test support (test/) is for tests and tools, never production code.' }],
+        },
+      ],
+    },
   },
 );

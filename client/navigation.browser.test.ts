@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { seedTempStore, startBuiltServer, type BuiltServer } from '../server/testing';
-import { latestArticlePath, launchChromium, nextNavigation, recordProblems } from './browser-testing';
+import { seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
+import { latestArticlePath, launchChromium, nextNavigation, recordProblems } from '../test/browser';
 
 let server: BuiltServer;
 let dir: string;

@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { loadConfig } from '../server/config';
-import { freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../server/testing';
+import { freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
 import { startLocalNginx, type LocalNginx } from '../scripts/nginx/local';
 import { admissionOf } from '../scripts/nginx/render';
-import { latestArticlePath, launchChromium, nextNavigation, recordProblems } from './browser-testing';
+import { latestArticlePath, launchChromium, nextNavigation, recordProblems } from '../test/browser';
 
 const env = { LISTEN_MODE: 'per-worker', WEB_CONCURRENCY: '1', SSR_QUEUE_LIMIT: '0', CRAWLER_QUEUE_LIMIT: '0' };
 let dir: string;

@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { seedTempStore, startBuiltServer, type BuiltServer } from '../server/testing';
-import { launchChromium, recordProblems } from './browser-testing';
+import { seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
+import { launchChromium, recordProblems } from '../test/browser';
 
 const token = 'browser-test-ingest-token-0123456789abcdef';
 const secret = 'browser-test-preview-secret-0123456789abcdef';

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { seedTempStore, startBuiltServer, type BuiltServer } from '../server/testing';
-import { launchChromium, nextNavigation, recordProblems } from './browser-testing';
+import { seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
+import { launchChromium, nextNavigation, recordProblems } from '../test/browser';
 
 const token = 'browser-security-ingest-token-0123456789ab';
 const id = '202611221200000001';

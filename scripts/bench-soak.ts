@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort } from '../server/testing';
+import { freePort } from '../test/server';
 import { articlePaths, seedBenchStore } from './bench/articles';
 import { ensureBuild } from './bench/environment';
 import { Generator, measureStep, passes, settle, type StepRecord, type StepTiming } from './bench/measure';

@@ -5,8 +5,8 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DescribeAlarmsCommand, GetDashboardCommand, ListDashboardsCommand } from '@aws-sdk/client-cloudwatch';
-import { startMoto, type Moto } from '../server/metrics/moto';
-import { freePort } from '../server/testing';
+import { startMoto, type Moto } from '../test/moto';
+import { freePort } from '../test/server';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 let moto: Moto;

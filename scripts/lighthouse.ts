@@ -6,7 +6,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
-import { seedTempStore, startBuiltServer, type BuiltServer } from '../server/testing';
+import { seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
 import { prepareToServe, root } from './prepare';
 
 const usage = `Usage: npm run lighthouse [-- --runs N] [-- --out DIR]

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { freePort, seedTempStore, startBuiltServer, type BuiltServer } from '../server/testing';
+import { freePort, seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
 import { writeFeed } from './loadtest/feed';
 import { runMaven } from './loadtest/gatling-run';
 import type { RunSummary, StepSummary } from './loadtest/summary';

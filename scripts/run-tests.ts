@@ -16,6 +16,7 @@ if (tiers.size === 0 || tiers.has('help') || tiers.has('h')) {
 }
 
 function find(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) return find(full);
@@ -24,7 +25,7 @@ function find(dir: string): string[] {
 }
 
 const isSlow = (file: string) => /\.(browser|e2e)\.test\.tsx?$/.test(file);
-const all = ['src', 'server', 'client', 'scripts'].flatMap((d) => find(path.join(root, d))).sort();
+const all = ['src', 'server', 'client', 'scripts', 'tools', 'test'].flatMap((d) => find(path.join(root, d))).sort();
 const files = all.filter((f) => tiers.has('all') || (tiers.has('unit') && !isSlow(f)) || (tiers.has('browser') && isSlow(f)));
 if (files.length === 0) {
   console.error('no test files found');

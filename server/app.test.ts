@@ -7,7 +7,7 @@ import { stateElementId } from '../src/page-contract';
 import { sections } from '../src/sections';
 import { cacheControl } from './cache-policy';
 import { openSqliteStore } from './content/sqlite';
-import { seedTempStore, serveTestApp, textOf, type TestServer } from './testing';
+import { seedTempStore, serveTestApp, textOf, type TestServer } from '../test/server';
 
 let server: TestServer;
 let dir: string;

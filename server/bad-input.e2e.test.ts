@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { assertSafeAnswer, rawRequest, seedTempStore, startBuiltServer, type BuiltServer } from './testing';
+import { assertSafeAnswer, rawRequest, seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
 
 let dir: string;
 let server: BuiltServer;

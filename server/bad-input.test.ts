@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Article } from '../src/content';
-import { assertSafeAnswer, rawRequest, seedTempStore, serveTestApp, type RawResponse, type TestServer } from './testing';
+import { assertSafeAnswer, rawRequest, seedTempStore, serveTestApp, type RawResponse, type TestServer } from '../test/server';
 
 let server: TestServer;
 let dir: string;

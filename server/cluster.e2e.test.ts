@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
-import { seedTempStore, startBuiltServer } from './testing';
+import { seedTempStore, startBuiltServer } from '../test/server';
 
 let dir: string;
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from './config';
 import { previewBanner, previewPath } from './preview';
-import { seedTempStore, serveTestApp, textOf, type TestServer } from './testing';
+import { seedTempStore, serveTestApp, textOf, type TestServer } from '../test/server';
 
 const token = 'ingest-token-for-tests-0123456789abcdef';
 const secret = 'preview-secret-for-tests-0123456789abcdef';

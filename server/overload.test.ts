@@ -14,7 +14,7 @@ import { openSqliteStore } from './content/sqlite';
 import { OverloadGuard } from './overload';
 import { securityHeaders } from './security-headers';
 import { WorkerMetrics } from './metrics/worker-metrics';
-import { seedTempStore, testAssets } from './testing';
+import { seedTempStore, testAssets } from '../test/server';
 import { startWorker, type RunningWorker } from './worker';
 
 let dir: string;

@@ -6,7 +6,7 @@ import { stateElementId } from '../src/page-contract';
 import { openSqliteStore, type SqliteStore } from './content/sqlite';
 import { PageCache } from './page-cache';
 import { buildChrome, renderPage, type RenderDeps } from './render';
-import { seedTempStore, serveTestApp, testAssets } from './testing';
+import { seedTempStore, serveTestApp, testAssets } from '../test/server';
 
 let dir: string;
 let dbPath: string;

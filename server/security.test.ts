@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { stateElementId } from '../src/page-contract';
 import { securityHeaders } from './security-headers';
 import { buildShell, shellResponse } from './shell';
-import { seedTempStore, serveTestApp, testAssets, type TestServer } from './testing';
+import { seedTempStore, serveTestApp, testAssets, type TestServer } from '../test/server';
 
 const token = 'security-test-ingest-token-0123456789abcdef';
 const id = '202611220900000001';

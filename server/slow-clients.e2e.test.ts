@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { seedTempStore, startBuiltServer, type BuiltServer } from './testing';
+import { seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
 
 let dir: string;
 let server: BuiltServer;

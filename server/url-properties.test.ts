@@ -13,7 +13,7 @@ import { articleIdPattern, findSection, sectionSlugPattern, sections } from '../
 import { createStore } from '../src/store';
 import { KioskError } from './errors';
 import { pagePath, withoutTrailingSlash } from './pages';
-import { assertSafeAnswer, rawRequest, seedTempStore, serveTestApp, type TestServer } from './testing';
+import { assertSafeAnswer, rawRequest, seedTempStore, serveTestApp, type TestServer } from '../test/server';
 
 let server: TestServer;
 let dir: string;

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, freePortRange } from '../../server/testing';
+import { freePort, freePortRange } from '../../test/server';
 import { loadConfig } from '../../server/config';
 import { accepts, nginxBinary, startLocalNginx } from '../nginx/local';
 import { admissionOf } from '../nginx/render';

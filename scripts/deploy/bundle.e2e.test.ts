@@ -14,7 +14,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { freePortRange, teasersIn } from '../../server/testing';
+import { freePortRange, teasersIn } from '../../test/server';
 import { bundleEntries } from './bundle';
 import { environmentProperties, loadConfigFiles, optionSettings, root } from './ebextensions';
 

@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { loadConfig } from '../../server/config';
 import { previewPath } from '../../server/preview';
 import { nginxStaticEtag, shellFilePath } from '../../server/shell-file';
-import { freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../../server/testing';
+import { freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../../test/server';
 import { childPids } from '../bench/proc';
 import { startLocalNginx, type LocalNginx } from './local';
 import { admissionOf, root } from './render';

@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { freePort, freePortRange, seedTempStore, startBuiltServer, teasersIn, type BuiltServer } from '../../server/testing';
+import { freePort, freePortRange, seedTempStore, startBuiltServer, teasersIn, type BuiltServer } from '../../test/server';
 import { startLocalNginx, testConfig, writeLocalConfig, type LocalNginx } from './local';
 import { ebConfigPath, root } from './render';
 

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { rawRequest, seedTempStore, serveTestApp, startBuiltServer, type TestServer } from '../testing';
-import { startFlakyNewsroom, type FlakyNewsroom, type NewsroomMode } from './flaky-newsroom';
+import { rawRequest, seedTempStore, serveTestApp, startBuiltServer, type TestServer } from '../../test/server';
+import { startFlakyNewsroom, type FlakyNewsroom, type NewsroomMode } from '../../test/flaky-newsroom';
 
 const timeoutMs = 600;
 /** Generous: the test machine is shared, and this proves "bounded", not "fast". */

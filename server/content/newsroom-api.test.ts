@@ -1,5 +1,5 @@
 // The newsroom-API adapter against a real Kiosk as its newsroom API, through a double that
-// misbehaves on demand (server/content/flaky-newsroom.ts), all on real sockets: the adapter
+// misbehaves on demand (test/flaky-newsroom.ts), all on real sockets: the adapter
 // alone, then the whole site over it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -7,8 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Article, FrontPage } from '../../src/content';
 import { cacheControl } from '../cache-policy';
 import { KioskError } from '../errors';
-import { serveTestApp, serveTestSite, seedTempStore, textOf, type TestServer } from '../testing';
-import { startFlakyNewsroom, type FlakyNewsroom, type NewsroomMode } from './flaky-newsroom';
+import { serveTestApp, serveTestSite, seedTempStore, textOf, type TestServer } from '../../test/server';
+import { startFlakyNewsroom, type FlakyNewsroom, type NewsroomMode } from '../../test/flaky-newsroom';
 import { openNewsroomApi, type NewsroomApiOptions, type NewsroomApiSource } from './newsroom-api';
 import { StaleCache } from './stale-cache';
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
-import { freePort, seedTempStore, startBuiltServer } from '../testing';
+import { freePort, seedTempStore, startBuiltServer } from '../../test/server';
 
 let dir: string;
 let dbPath: string;

@@ -5,9 +5,9 @@ import http from 'node:http';
 import os from 'node:os';
 import { after, before, test } from 'node:test';
 import { GetMetricDataCommand, type Dimension } from '@aws-sdk/client-cloudwatch';
-import { freePort, seedTempStore, startBuiltServer, type BuiltServer } from '../testing';
+import { freePort, seedTempStore, startBuiltServer, type BuiltServer } from '../../test/server';
 import { metricNames } from './cloudwatch';
-import { instanceStatistic, listedMetrics, startMoto, statistic, type Moto } from './moto';
+import { instanceStatistic, listedMetrics, startMoto, statistic, type Moto } from '../../test/moto';
 
 let dir: string;
 let dbPath: string;

@@ -8,12 +8,12 @@ import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Assets } from './assets';
-import { loadConfig } from './config';
-import { createSite } from './site';
-import { seedStore } from './content/seed';
-import type { ArticleWriter, ContentSource } from './content/source';
-import { lazyWriter, openSqliteStore, type SqliteStore } from './content/sqlite';
+import type { Assets } from '../server/assets';
+import { loadConfig } from '../server/config';
+import { createSite } from '../server/site';
+import { seedStore } from '../server/content/seed';
+import type { ArticleWriter, ContentSource } from '../server/content/source';
+import { lazyWriter, openSqliteStore, type SqliteStore } from '../server/content/sqlite';
 
 export async function seedTempStore(published = 600, drafts = 20): Promise<{ dir: string; dbPath: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-test-'));

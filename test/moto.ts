@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CloudWatchClient, GetMetricDataCommand, GetMetricStatisticsCommand, ListMetricsCommand, type Dimension, type Metric, type Statistic } from '@aws-sdk/client-cloudwatch';
-import { freePort } from '../testing';
+import { freePort } from './server';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const motoServerPath = path.join(root, '.venv-moto', 'bin', 'moto_server');

@@ -1,0 +1,22 @@
+// The lint rule that keeps test support out of production code does catch it.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ESLint } from 'eslint';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+async function problems(code: string, file: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: root });
+  const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
+  return result!.messages.map((m) => `${m.ruleId}: ${m.message}`);
+}
+
+test('production code may not import test support or test libraries; tests and tools may', async () => {
+  const importSupport = "import { freePort } from '../test/server';\nexport const port = freePort;\n";
+  assert.match((await problems(importSupport, 'server/example.ts')).join('\n'), /no-restricted-imports: .*test support/i);
+  assert.match((await problems("import { freePort } from '../../test/server';\nexport const p = freePort;\n", 'server/metrics/example.ts')).join('\n'), /no-restricted-imports/);
+  assert.match((await problems("import assert from 'node:assert/strict';\nexport const a = assert;\n", 'src/example.ts')).join('\n'), /Test libraries are for tests/);
+  assert.deepEqual(await problems(importSupport, 'server/example.test.ts'), []);
+  assert.deepEqual(await problems("import { freePort } from '../../test/server';\nexport const p = freePort;\n", 'tools/bench/example.ts'), []);
+});
