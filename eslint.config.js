@@ -25,6 +25,21 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.node } },
   },
   {
+    // Type-aware rules where a dropped promise hides a failure: an async server or tool that
+    // forgets an await answers nothing, or exits before its work is done.
+    files: ['**/*.{ts,tsx}'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        // node:test registers tests with the promise it returns; the runner awaits them.
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite'] }] },
+      ],
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false } }],
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
+  {
     // Production code never leans on test support (test/) or test libraries: a harness edited
     // for a test must not change what is built and shipped.
     files: ['server/**/*.{ts,tsx}', 'src/**/*.{ts,tsx}', 'client/**/*.{ts,tsx}'],

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 // What the build is made from: a change to any of these makes dist/ stale.
-const inputs = ['src', 'server', 'client', 'webpack.config.js', 'tsconfig.json', 'package-lock.json'];
+const inputs = ['src', 'server', 'client', 'webpack.config.js', 'tsconfig.base.json', 'package-lock.json'];
 const outputs = ['dist/client/manifest.json', 'dist/server/index.cjs', 'dist/server/seed-demo.cjs', 'dist/client/shell.html'];
 
 function newestMtime(entry: string): number {

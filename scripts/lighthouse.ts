@@ -114,7 +114,7 @@ async function main(): Promise<number> {
     console.log(`\nlighthouse: wrote ${path.relative(root, file)}`);
     return 0;
   } finally {
-    await chrome.kill();
+    chrome.kill();
     for (const server of servers) await server.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { latestListSize } from '../src/content';
 
-if (typeof window !== 'undefined') {
+if ('window' in globalThis) {
   throw new Error('server/config must never be bundled for the browser');
 }
 

@@ -98,6 +98,8 @@ function readSomaxconn(): number | null {
   }
 }
 
+// throng awaits both functions (lib/throng.js), though its types declare them void.
+/* eslint-disable @typescript-eslint/no-misused-promises */
 throng({
   count: config.webConcurrency,
   worker,
@@ -109,3 +111,4 @@ throng({
   log.error('failed to start', describeError(error));
   process.exit(1);
 });
+/* eslint-enable @typescript-eslint/no-misused-promises */
