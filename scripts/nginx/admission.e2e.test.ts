@@ -12,7 +12,7 @@ import { loadConfig } from '../../server/config';
 import { previewPath } from '../../server/preview';
 import { nginxStaticEtag, shellFilePath } from '../../server/shell-file';
 import { freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../../test/server';
-import { childPids } from '../bench/proc';
+import { childPids } from '../../tools/bench/proc';
 import { startLocalNginx, type LocalNginx } from './local';
 import { admissionOf, root } from './render';
 

@@ -6,12 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { freePort, seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
-import { writeFeed } from './loadtest/feed';
-import { runMaven } from './loadtest/gatling-run';
-import type { RunSummary, StepSummary } from './loadtest/summary';
+import { freePort, seedTempStore, startBuiltServer, type BuiltServer } from '../../test/server';
+import { writeFeed } from './feed';
+import { runMaven } from './gatling-run';
+import type { RunSummary, StepSummary } from './summary';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const minutes = 60_000;
 
 let dir: string;

@@ -1,5 +1,5 @@
 // The load generator, in a process of its own that the orchestrator pins to core 1.
-// Usage (by the orchestrator only): node --import tsx scripts/bench/generator.ts PATHS.json
+// Usage (by the orchestrator only): node --import tsx tools/bench/generator.ts PATHS.json
 import fs from 'node:fs';
 import { ConnectionPool } from './connection-pool';
 import { requestsDue, scheduledTime, StepTally } from './open-loop';

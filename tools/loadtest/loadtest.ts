@@ -4,12 +4,12 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadConfig } from '../server/config';
-import { firstFeedPath, loadtestDir, writeFeed } from './loadtest/feed';
-import { readReport } from './loadtest/gatling-report';
-import { runGatling } from './loadtest/gatling-run';
-import { readOptions, usage, type LoadtestOptions } from './loadtest/options';
-import { renderSummary, summarize } from './loadtest/summary';
+import { loadConfig } from '../../server/config';
+import { firstFeedPath, loadtestDir, writeFeed } from './feed';
+import { readReport } from './gatling-report';
+import { runGatling } from './gatling-run';
+import { readOptions, usage, type LoadtestOptions } from './options';
+import { renderSummary, summarize } from './summary';
 
 const startedMs = performance.now();
 

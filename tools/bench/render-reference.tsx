@@ -4,7 +4,7 @@
 //               as the server sends it by default (SSR_LATEST_ITEMS latest headlines);
 //   renderPage: the whole in-process pipeline (store, data, React, document), as configured
 //               by default, and each server-rendering optimisation on and off.
-// Usage: node --import tsx scripts/bench/render-reference.tsx DB DIST SECONDS ARTICLE_PATHS.json
+// Usage: node --import tsx tools/bench/render-reference.tsx DB DIST SECONDS ARTICLE_PATHS.json
 import fs from 'node:fs';
 import { renderToString } from 'react-dom/server';
 import { loadAssets } from '../../server/assets';

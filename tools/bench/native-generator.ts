@@ -16,7 +16,7 @@ export interface LoadGenerator {
 
 /** Compiles loadgen.c into `outDir` when it is newer than the binary; null with the reason when there is no compiler. */
 export function buildNativeGenerator(root: string, outDir: string): { binary: string } | { error: string } {
-  const source = path.join(root, 'scripts/bench/loadgen.c');
+  const source = path.join(root, 'tools/bench/loadgen.c');
   const binary = path.join(outDir, 'loadgen');
   if (fs.existsSync(binary) && fs.statSync(binary).mtimeMs >= fs.statSync(source).mtimeMs) return { binary };
   fs.mkdirSync(outDir, { recursive: true });

@@ -1,5 +1,5 @@
 // The reference ceiling: node:http answering the shell's bytes with nothing in between.
-// Usage (by the orchestrator only): node --import tsx scripts/bench/bare-server.ts PORT BODY_FILE HEADERS_JSON
+// Usage (by the orchestrator only): node --import tsx tools/bench/bare-server.ts PORT BODY_FILE HEADERS_JSON
 import fs from 'node:fs';
 import http from 'node:http';
 

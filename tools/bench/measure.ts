@@ -48,7 +48,7 @@ export class Generator implements LoadGenerator {
   }
 
   static async start(root: string, pathsFile: string): Promise<Generator> {
-    const child = spawnPinnedWithIpc(root, generatorCore, ['--import', 'tsx', path.join(root, 'scripts/bench/generator.ts'), pathsFile]);
+    const child = spawnPinnedWithIpc(root, generatorCore, ['--import', 'tsx', path.join(root, 'tools/bench/generator.ts'), pathsFile]);
     await new Promise<void>((resolve, reject) => {
       child.once('message', (message: FromGenerator) => (message.type === 'ready' ? resolve() : reject(new Error('generator: unexpected first message'))));
       child.once('exit', (code) => reject(new Error(`generator exited with ${code} before it was ready`)));

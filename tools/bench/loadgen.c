@@ -1,6 +1,6 @@
 /*
  * The bench's native open-loop generator: the same schedule, connection pool and tally as
- * scripts/bench/generator.ts (open-loop.ts, connection-pool.ts, http-response.ts), in C with
+ * tools/bench/generator.ts (open-loop.ts, connection-pool.ts, http-response.ts), in C with
  * epoll, because one core of Node sends at most ~15,000 requests a second and the overload
  * steps through Nginx need more than 25,000. Built on demand by native-generator.ts with the
  * system's C compiler; one process per step.

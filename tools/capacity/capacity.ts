@@ -1,22 +1,22 @@
 // npm run capacity: the Elastic Beanstalk fleet simulated under a traffic profile, with the
 // scaling policy from .ebextensions/. `npm run capacity -- --help` for the flags and the
-// model; the modules are in scripts/capacity/.
+// model; the modules are in tools/capacity/.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readBenchJson, type BenchFigures } from './capacity/bench-input';
-import { renderChart } from './capacity/chart';
-import { InputError, span } from './capacity/duration';
-import { readOptions, usage, type CapacityOptions } from './capacity/options';
-import { readPolicy, type PolicyReading } from './capacity/policy';
-import { parseProfile, parseProfileCsv, type Profile } from './capacity/profile';
-import { parseObjective, recommend } from './capacity/recommend';
-import { benchCheck, describeInputs, rate, recommendationLines, summaryLines, timelineTable, type ReportInputs } from './capacity/report';
-import { simulate } from './capacity/simulate';
-import { minuteRows, summarize } from './capacity/summary';
-import { vcpusOfType, type InstanceCapacity } from './capacity/workload';
+import { readBenchJson, type BenchFigures } from './bench-input';
+import { renderChart } from './chart';
+import { InputError, span } from './duration';
+import { readOptions, usage, type CapacityOptions } from './options';
+import { readPolicy, type PolicyReading } from './policy';
+import { parseProfile, parseProfileCsv, type Profile } from './profile';
+import { parseObjective, recommend } from './recommend';
+import { benchCheck, describeInputs, rate, recommendationLines, summaryLines, timelineTable, type ReportInputs } from './report';
+import { simulate } from './simulate';
+import { minuteRows, summarize } from './summary';
+import { vcpusOfType, type InstanceCapacity } from './workload';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 function newestBench(): string | null {
   const dir = path.join(root, 'bench-results');

@@ -28,8 +28,8 @@ Options:
                             a storm of new connections and with keep-alive clients (default 1,2,5,10,20)
   --keepalive-connections N the keep-alive clients' connections, as a load balancer's pool (default 256)
   --skip-nginx              skip the steps and references through Nginx
-  --generator native|node   the load generator: native (scripts/bench/loadgen.c, built with cc;
-                            the default) or node (scripts/bench/generator.ts, ~15,000 req/s at most)
+  --generator native|node   the load generator: native (tools/bench/loadgen.c, built with cc;
+                            the default) or node (tools/bench/generator.ts, ~15,000 req/s at most)
   --hot-set-multipliers L   breaking-news steps (95% of requests to 10 articles), page cache off
                             and on, as multiples of capacity (default 5)
   --skip-hot-set            skip the breaking-news steps

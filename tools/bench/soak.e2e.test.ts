@@ -11,7 +11,7 @@ import { test } from 'node:test';
 test('three overload runs in a row: heap and RSS within 10% of the first run, capacity held', () => {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-soak-'));
   try {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/bench-soak.ts', '--short', '--no-build', '--out', out], {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'tools/bench/soak.ts', '--short', '--no-build', '--out', out], {
       encoding: 'utf8',
       timeout: 240_000,
     });

@@ -1,15 +1,15 @@
 // npm run bench: Kiosk's article page measured within one run
-// run. `npm run bench -- --help` for the flags; the modules are in scripts/bench/.
+// run. `npm run bench -- --help` for the flags; the modules are in tools/bench/.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
-import { articlePaths, fetchPage, hotSetPaths, seedBenchStore, type PageSample } from './bench/articles';
-import { balanceLayouts, measureBalance } from './bench/balance';
-import { elementsAsShown } from './bench/browser';
-import { renderChart } from './bench/chart';
-import { describeEnvironment, ensureBuild } from './bench/environment';
+import { articlePaths, fetchPage, hotSetPaths, seedBenchStore, type PageSample } from './articles';
+import { balanceLayouts, measureBalance } from './balance';
+import { elementsAsShown } from './browser';
+import { renderChart } from './chart';
+import { describeEnvironment, ensureBuild } from './environment';
 import {
   connectionsExhausted,
   disturbed,
@@ -21,16 +21,16 @@ import {
   settle,
   type StepRecord,
   type StepTiming,
-} from './bench/measure';
-import { readOptions, usage, UsageError, type BenchOptions } from './bench/options';
-import { allowedCpus } from './bench/proc';
-import { buildNativeGenerator, NativeGenerator, type LoadGenerator } from './bench/native-generator';
-import { generatorCore, killChildren, runPinned, serverCore, startBareServer, startKiosk, startKioskBehindNginx, startStaticNginx, type ServerUnderTest } from './bench/processes';
-import { evaluateTargets, flagText, ms, pct, perS, renderMarkdown } from './bench/report';
-import type { BenchResults, FallbackMode, PageFigures, RenderReference, SearchOutcome } from './bench/results';
-import { searchMaxRate } from './bench/search';
+} from './measure';
+import { readOptions, usage, UsageError, type BenchOptions } from './options';
+import { allowedCpus } from './proc';
+import { buildNativeGenerator, NativeGenerator, type LoadGenerator } from './native-generator';
+import { generatorCore, killChildren, runPinned, serverCore, startBareServer, startKiosk, startKioskBehindNginx, startStaticNginx, type ServerUnderTest } from './processes';
+import { evaluateTargets, flagText, ms, pct, perS, renderMarkdown } from './report';
+import type { BenchResults, FallbackMode, PageFigures, RenderReference, SearchOutcome } from './results';
+import { searchMaxRate } from './search';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const startedAt = new Date();
 const startedMs = performance.now();
 
@@ -144,7 +144,7 @@ async function findRate(run: Run, server: ServerUnderTest, name: string, startPe
 
 async function renderReference(run: Run): Promise<RenderReference> {
   progress(`raw renderToString and renderPage, in process on core ${serverCore}, ${run.options.renderSeconds} s each`);
-  const script = path.join(root, 'scripts/bench/render-reference.tsx');
+  const script = path.join(root, 'tools/bench/render-reference.tsx');
   const args = ['--import', 'tsx', script, run.dbPath, path.join(root, 'dist'), String(run.options.renderSeconds), run.pathsFile];
   const render = JSON.parse(await runPinned(root, serverCore, args, { NODE_ENV: 'production' })) as RenderReference;
   progress(`  renderToString ${perS(render.rawRenderPerS)}/s, renderPage ${perS(render.renderPagePerS)}/s`);
@@ -433,7 +433,7 @@ async function prepare(options: BenchOptions): Promise<Run> {
     else results.notes.push(`The native generator could not be built (${built.error}); the Node generator ran the steps, and it sends at most ~15,000 req/s.`);
   }
   const generator = await startGenerator(pathsFile);
-  results.generator = generator.kind === 'native' ? 'native (scripts/bench/loadgen.c, epoll)' : 'Node (scripts/bench/generator.ts)';
+  results.generator = generator.kind === 'native' ? 'native (tools/bench/loadgen.c, epoll)' : 'Node (tools/bench/generator.ts)';
   results.pinning.generator = generator.kind === 'node' ? [allowedCpus(generator.pid)] : [`core ${generatorCore} (taskset per step)`];
   progress(`${paths.length} article pages; ${results.generator} generator on core ${generatorCore}`);
   return { options, generator, startGenerator, dbPath, pathsFile, paths, results };

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const script = path.join(here, '..', 'capacity.ts');
+const script = path.join(here, 'capacity.ts');
 const fixtures = path.join(here, 'fixtures');
 
 function capacity(...args: string[]) {

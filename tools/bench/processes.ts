@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort, freePortRange } from '../../test/server';
 import { loadConfig } from '../../server/config';
-import { accepts, nginxBinary, startLocalNginx } from '../nginx/local';
-import { admissionOf } from '../nginx/render';
+import { accepts, nginxBinary, startLocalNginx } from '../../scripts/nginx/local';
+import { admissionOf } from '../../scripts/nginx/render';
 import { allowedCpus, childPids } from './proc';
 
 export const serverCore = 0;
@@ -226,7 +226,7 @@ export async function startBareServer(root: string, bodyFile: string, headersJso
     root,
     name: 'bare node:http',
     port,
-    command: ['--import', 'tsx', path.join(root, 'scripts/bench/bare-server.ts'), String(port), bodyFile, headersJson],
+    command: ['--import', 'tsx', path.join(root, 'tools/bench/bare-server.ts'), String(port), bodyFile, headersJson],
     core: serverCore,
     env: { NODE_ENV: 'production' },
     ready: (line) => (line.startsWith('bare server listening') ? null : undefined),

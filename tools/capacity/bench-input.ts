@@ -1,5 +1,5 @@
 // Per-core figures from a `npm run bench` result (bench.json, BenchResults in
-// scripts/bench/results.ts): one worker pinned to one core, so per core is per vCPU.
+// tools/bench/results.ts): one worker pinned to one core, so per core is per vCPU.
 import type { BenchResults, FallbackMode } from '../bench/results';
 import { InputError } from './duration';
 

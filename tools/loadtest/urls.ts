@@ -1,8 +1,8 @@
 // npm run loadtest:urls: the Gatling simulations' feed of article URLs, from the content store.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../server/config';
-import { defaultFeedPath, writeFeed } from './loadtest/feed';
+import { loadConfig } from '../../server/config';
+import { defaultFeedPath, writeFeed } from './feed';
 
 const usage = `Usage: npm run loadtest:urls -- [--db PATH] [--out FILE] [--help]
 

@@ -5,10 +5,10 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DescribeAlarmsCommand, GetDashboardCommand, ListDashboardsCommand } from '@aws-sdk/client-cloudwatch';
-import { startMoto, type Moto } from '../test/moto';
-import { freePort } from '../test/server';
+import { startMoto, type Moto } from '../../test/moto';
+import { freePort } from '../../test/server';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 let moto: Moto;
 
 before(async () => {
@@ -28,7 +28,7 @@ interface Run {
 /** The script as an operator runs it, with only the environment given here (none of this process's AWS settings). */
 function cloudwatch(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cloudwatch.ts', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'tools/cloudwatch/cloudwatch.ts', ...args], {
       cwd: root,
       env: {
         PATH: process.env.PATH ?? '',

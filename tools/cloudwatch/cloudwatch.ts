@@ -10,8 +10,8 @@ import {
   type MetricAlarm,
   type PutMetricAlarmInput,
 } from '@aws-sdk/client-cloudwatch';
-import { ConfigError, loadConfig } from '../server/config';
-import { alarmPrefix, alarms, dashboardBody, dashboardName, monitoringDefaults, type MonitoringOptions } from './cloudwatch/monitoring';
+import { ConfigError, loadConfig } from '../../server/config';
+import { alarmPrefix, alarms, dashboardBody, dashboardName, monitoringDefaults, type MonitoringOptions } from './monitoring';
 
 const usage = `Usage: npm run cloudwatch -- setup | teardown | print [options]
 

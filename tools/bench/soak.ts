@@ -6,15 +6,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort } from '../test/server';
-import { articlePaths, seedBenchStore } from './bench/articles';
-import { ensureBuild } from './bench/environment';
-import { Generator, measureStep, passes, settle, type StepRecord, type StepTiming } from './bench/measure';
-import { killChildren, startKiosk, type ServerUnderTest } from './bench/processes';
-import { ms, perS } from './bench/report';
-import { searchMaxRate } from './bench/search';
+import { freePort } from '../../test/server';
+import { articlePaths, seedBenchStore } from './articles';
+import { ensureBuild } from './environment';
+import { Generator, measureStep, passes, settle, type StepRecord, type StepTiming } from './measure';
+import { killChildren, startKiosk, type ServerUnderTest } from './processes';
+import { ms, perS } from './report';
+import { searchMaxRate } from './search';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const usage = `Usage: npm run bench:soak -- [options]
 
