@@ -30,23 +30,40 @@ export interface OptionSetting {
   line: number;
 }
 
+/**
+ * What to do with a file or setting Elastic Beanstalk would not read as meant: the deployment
+ * tests and `npm run bundle` refuse it (the default), the capacity simulator, which reads an
+ * operator's files, warns and skips it.
+ */
+export type Problem = (message: string) => void;
+const refuse: Problem = (message) => {
+  throw new Error(message);
+};
+
+/** Parses one .config file; null when it is empty or, past `problem`, unusable. Invalid YAML always throws. */
+export function parseConfigFile(name: string, text: string, problem: Problem = refuse): ConfigFile | null {
+  const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  if (document.errors.length > 0) throw new Error(`${name}: not valid YAML: ${document.errors[0]!.message.split('\n')[0]}`);
+  // YAML warnings are CloudFormation's short-form tags (!Ref, !GetAtt): the repository's own
+  // files use the long forms, which the deployment tests can evaluate.
+  if (problem === refuse && document.warnings.length > 0) throw new Error(`${name}: ${document.warnings.map((w) => w.message).join('; ')}`);
+  const data: unknown = document.toJS();
+  if (data === null || data === undefined) return null;
+  if (typeof data !== 'object' || Array.isArray(data)) {
+    problem(`${name}: not a YAML map at the top; skipped.`);
+    return null;
+  }
+  return { name, text, document, data: data as Record<string, unknown> };
+}
+
 /** Parses every .ebextensions/*.config in name order (the order Elastic Beanstalk applies them). */
-export function loadConfigFiles(dir = ebextensionsDir): ConfigFile[] {
+export function loadConfigFiles(dir = ebextensionsDir, problem: Problem = refuse): ConfigFile[] {
   return fs
     .readdirSync(dir)
     .filter((name) => name.endsWith('.config'))
     .sort()
-    .map((name) => {
-      const text = fs.readFileSync(path.join(dir, name), 'utf8');
-      const document = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-      const problems = [...document.errors, ...document.warnings];
-      if (problems.length > 0) throw new Error(`.ebextensions/${name}: ${problems.map((p) => p.message).join('; ')}`);
-      const data: unknown = document.toJS();
-      if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-        throw new Error(`.ebextensions/${name}: the top level must be a mapping`);
-      }
-      return { name, text, document, data: data as Record<string, unknown> };
-    });
+    .flatMap((name) => parseConfigFile(`${path.basename(dir)}/${name}`, fs.readFileSync(path.join(dir, name), 'utf8'), problem) ?? [])
+    .map((file) => ({ ...file, name: path.basename(file.name) }));
 }
 
 function lineOf(text: string, offset: number): number {
@@ -55,19 +72,28 @@ function lineOf(text: string, offset: number): number {
 
 /**
  * Every option setting, in either of the two forms Elastic Beanstalk reads: a map of
- * namespace → { option: value }, or a list of { namespace, option_name, value }.
+ * namespace → { option: value }, or a list of { namespace, option_name, value }. A saved
+ * configuration's resource prefix ("AWSEBCloudwatchAlarmHigh.aws:autoscaling:trigger") is
+ * dropped: the option is the same.
  */
-export function optionSettings(files: ConfigFile[]): OptionSetting[] {
+export function optionSettings(files: ConfigFile[], problem: Problem = refuse): OptionSetting[] {
   const settings: OptionSetting[] = [];
+  const plain = (namespace: string) => namespace.replace(/^[A-Za-z0-9]+\.(?=aws:)/, '');
   for (const file of files) {
     const node = file.document.get('option_settings', true);
-    if (node === undefined) continue;
+    if (node === undefined || node === null) continue;
     if (isMap(node)) {
       for (const nsPair of node.items) {
-        const namespace = String(isScalar(nsPair.key) ? nsPair.key.value : nsPair.key);
-        if (!isMap(nsPair.value)) throw new Error(`.ebextensions/${file.name}: ${namespace} must be a mapping of options`);
+        const namespace = plain(String(isScalar(nsPair.key) ? nsPair.key.value : nsPair.key));
+        if (!isMap(nsPair.value)) {
+          problem(`${file.name}: ${namespace} must be a mapping of options; skipped.`);
+          continue;
+        }
         for (const pair of nsPair.value.items) {
-          if (!isScalar(pair.key)) throw new Error(`.ebextensions/${file.name}: an option name in ${namespace} is not a plain name`);
+          if (!isScalar(pair.key)) {
+            problem(`${file.name}: an option name in ${namespace} is not a plain name; skipped.`);
+            continue;
+          }
           settings.push({
             file: file.name,
             namespace,
@@ -79,19 +105,24 @@ export function optionSettings(files: ConfigFile[]): OptionSetting[] {
       }
     } else if (isSeq(node)) {
       for (const item of node.items) {
-        if (!isMap(item)) throw new Error(`.ebextensions/${file.name}: an option_settings entry is not a mapping`);
-        const entry = item.toJSON() as { namespace?: string; option_name?: string; value?: unknown };
-        const nameNode = item.get('option_name', true);
+        const entry = isMap(item) ? (item.toJSON() as { namespace?: unknown; option_name?: unknown; value?: unknown }) : null;
+        // Elastic Beanstalk reads an entry without a namespace as an environment property.
+        if (entry && entry.namespace === undefined) entry.namespace = 'aws:elasticbeanstalk:application:environment';
+        if (!entry || typeof entry.namespace !== 'string' || typeof entry.option_name !== 'string') {
+          problem(`${file.name}: an option_settings entry is not a mapping with namespace and option_name; skipped.`);
+          continue;
+        }
+        const nameNode = isMap(item) ? item.get('option_name', true) : undefined;
         settings.push({
           file: file.name,
-          namespace: String(entry.namespace),
-          option: String(entry.option_name),
+          namespace: plain(entry.namespace),
+          option: entry.option_name,
           value: entry.value,
           line: lineOf(file.text, isScalar(nameNode) ? (nameNode.range?.[0] ?? 0) : 0),
         });
       }
     } else {
-      throw new Error(`.ebextensions/${file.name}: option_settings must be a mapping or a list`);
+      problem(`${file.name}: option_settings is neither a map nor a list; skipped.`);
     }
   }
   return settings;

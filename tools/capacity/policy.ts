@@ -4,7 +4,7 @@
 // commands and the rest of a config file are EB's business, not the trigger's.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseDocument } from 'yaml';
+import { optionSettings, parseConfigFile, type ConfigFile as EbConfigFile } from '../../scripts/deploy/ebextensions';
 import { InputError } from './duration';
 
 export type Statistic = 'Average' | 'Maximum' | 'Minimum';
@@ -116,11 +116,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// Saved configurations write "AWSEBCloudwatchAlarmHigh.aws:autoscaling:trigger"; the option is the same.
-function plainNamespace(namespace: string): string {
-  return namespace.replace(/^[A-Za-z0-9]+\.(?=aws:)/, '');
-}
-
 function key(namespace: string, option: string): string {
   return `${namespace}|${option}`;
 }
@@ -160,36 +155,19 @@ function warnAboutResources(resources: unknown, from: string, warnings: string[]
 
 /**
  * Collects the option settings of EB config files, in the order given (EB applies
- * .ebextensions in alphabetical order of file name; the caller sorts). Both YAML forms:
- * a map of namespace → { option: value }, or a list of { namespace, option_name, value }.
+ * .ebextensions in alphabetical order of file name; the caller sorts), read by the same reader
+ * the deployment tests use, which here warns about what it skips instead of refusing it.
  */
 export function collectSettings(files: ConfigFile[], warnings: string[], settings: Settings = new Map()): Settings {
-  for (const file of files) {
-    const doc = parseDocument(file.text);
-    if (doc.errors.length > 0) throw new InputError(`${file.name}: not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
-    // Warnings are CloudFormation's short-form tags (!Ref, !GetAtt) in Resources: not ours to resolve.
-    const content: unknown = doc.toJS();
-    if (content === null || content === undefined) continue;
-    if (!isRecord(content)) {
-      warnings.push(`${file.name}: not a YAML map at the top; skipped.`);
-      continue;
-    }
-    warnAboutResources(content.Resources, file.name, warnings);
-    const options = content.option_settings;
-    if (Array.isArray(options)) {
-      for (const entry of options) {
-        if (!isRecord(entry) || typeof entry.namespace !== 'string' || typeof entry.option_name !== 'string') continue;
-        record(settings, warnings, plainNamespace(entry.namespace), entry.option_name, entry.value, file.name);
-      }
-    } else if (isRecord(options)) {
-      for (const [namespace, block] of Object.entries(options)) {
-        if (!isRecord(block)) continue;
-        for (const [option, value] of Object.entries(block)) record(settings, warnings, plainNamespace(namespace), option, value, file.name);
-      }
-    } else if (options !== undefined && options !== null) {
-      warnings.push(`${file.name}: option_settings is neither a map nor a list; skipped.`);
-    }
+  const warn = (message: string) => warnings.push(message);
+  let parsed: EbConfigFile[];
+  try {
+    parsed = files.flatMap((file) => parseConfigFile(file.name, file.text, warn) ?? []);
+  } catch (error) {
+    throw new InputError((error as Error).message);
   }
+  for (const file of parsed) warnAboutResources(file.data.Resources, file.name, warnings);
+  for (const s of optionSettings(parsed, warn)) record(settings, warnings, s.namespace, s.option, s.value, s.file);
   return settings;
 }
 
