@@ -1,61 +1,29 @@
 // The overload steps as an SVG: latency (log scale) above, server-rendered share below,
 // both against the offered rate (log scale), fallback on against off.
+import { escapeXml, guideLine, legend, logScale, panelFrame, polyline, svgDocument, type LegendEntry, type Panel } from '../svg';
 import { perS } from './report';
 import type { BenchResults, FallbackMode, OverloadStep } from './results';
 
 const width = 960;
 const left = 80;
 const right = 40;
-const latencyPanel = { top: 70, bottom: 370 };
-const sharePanel = { top: 430, bottom: 590 };
+const latencyPanel: Panel = { left, right: width - right, top: 96, bottom: 370 };
+const sharePanel: Panel = { left, right: width - right, top: 430, bottom: 590 };
 const height = 660;
 const colours: Record<FallbackMode, string> = { on: '#1f6fb4', off: '#c8352b', nginx: '#2a8c3f', 'nginx-keepalive': '#8a5cb8' };
 const modes = ['off', 'on', 'nginx', 'nginx-keepalive'] as const;
 
-function escape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-function logScale(min: number, max: number, from: number, to: number) {
-  const span = Math.log(max) - Math.log(min);
-  return (value: number) => from + ((Math.log(value) - Math.log(min)) / span) * (to - from);
-}
-
-function polyline(points: [number, number][], colour: string, dash: string, strokeWidth: number): string {
-  const drawn = points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
-  if (drawn.length === 0) return '';
-  const path = drawn.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(' ');
-  const dots = drawn.map(([x, y]) => `<circle cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="3" fill="${colour}"/>`).join('');
-  return `<polyline points="${path}" fill="none" stroke="${colour}" stroke-width="${strokeWidth}" stroke-dasharray="${dash}"/>${dots}`;
-}
-
-function guide(y: number, label: string): string {
-  return (
-    `<line x1="${left}" x2="${width - right}" y1="${y}" y2="${y}" stroke="#999" stroke-dasharray="2 4"/>` +
-    `<text x="${width - right - 4}" y="${y - 4}" text-anchor="end" fill="#666">${escape(label)}</text>`
-  );
-}
-
-function axes(top: number, bottom: number, title: string): string {
-  return (
-    `<rect x="${left}" y="${top}" width="${width - left - right}" height="${bottom - top}" fill="none" stroke="#333"/>` +
-    `<text x="${left - 56}" y="${(top + bottom) / 2}" transform="rotate(-90 ${left - 56} ${(top + bottom) / 2})" text-anchor="middle">${escape(title)}</text>`
-  );
-}
-
 function latencyPanelSvg(steps: OverloadStep[], x: (rate: number) => number, maxMs: number): string {
   const y = logScale(1, maxMs, latencyPanel.bottom, latencyPanel.top);
   const clamp = (value: number) => y(Math.min(maxMs, Math.max(1, value)));
-  const parts = [axes(latencyPanel.top, latencyPanel.bottom, 'latency, ms (log)')];
-  for (let tick = 1; tick <= maxMs; tick *= 10) {
-    parts.push(`<line x1="${left - 5}" x2="${left}" y1="${y(tick)}" y2="${y(tick)}" stroke="#333"/>`);
-    parts.push(`<text x="${left - 8}" y="${y(tick) + 4}" text-anchor="end">${perS(tick)}</text>`);
-  }
-  parts.push(guide(y(100), '100 ms: capacity'), guide(y(250), '250 ms'), guide(y(500), '500 ms'));
+  const ticks: [number, string][] = [];
+  for (let tick = 1; tick <= maxMs; tick *= 10) ticks.push([y(tick), perS(tick)]);
+  const parts = [panelFrame(latencyPanel, 'latency, ms (log)', ticks)];
+  parts.push(guideLine(latencyPanel, y(100), '100 ms: capacity'), guideLine(latencyPanel, y(250), '250 ms'), guideLine(latencyPanel, y(500), '500 ms'));
   for (const mode of modes) {
     const series = steps.filter((s) => s.mode === mode);
-    parts.push(polyline(series.map((s) => [x(s.offeredPerS), clamp(s.latencyMs.p50)]), colours[mode], '5 4', 1.5));
-    parts.push(polyline(series.map((s) => [x(s.offeredPerS), clamp(s.latencyMs.p99)]), colours[mode], '', 2.5));
+    parts.push(polyline(series.map((s) => [x(s.offeredPerS), clamp(s.latencyMs.p50)]), { colour: colours[mode], dash: '5 4', width: 1.5, dots: true }));
+    parts.push(polyline(series.map((s) => [x(s.offeredPerS), clamp(s.latencyMs.p99)]), { colour: colours[mode], width: 2.5, dots: true }));
   }
   return parts.join('');
 }
@@ -63,14 +31,10 @@ function latencyPanelSvg(steps: OverloadStep[], x: (rate: number) => number, max
 function sharePanelSvg(steps: OverloadStep[], x: (rate: number) => number): string {
   const { top, bottom } = sharePanel;
   const y = (share: number) => bottom - share * (bottom - top);
-  const parts = [axes(top, bottom, 'server-rendered')];
-  for (const tick of [0, 0.25, 0.5, 0.75, 1]) {
-    parts.push(`<line x1="${left - 5}" x2="${left}" y1="${y(tick)}" y2="${y(tick)}" stroke="#333"/>`);
-    parts.push(`<text x="${left - 8}" y="${y(tick) + 4}" text-anchor="end">${tick * 100}%</text>`);
-  }
+  const parts = [panelFrame(sharePanel, 'server-rendered', [0, 0.25, 0.5, 0.75, 1].map((tick) => [y(tick), `${tick * 100}%`]))];
   for (const mode of modes) {
     const series = steps.filter((s) => s.mode === mode);
-    parts.push(polyline(series.map((s) => [x(s.offeredPerS), y(s.ssrShare)]), colours[mode], '', 2.5));
+    parts.push(polyline(series.map((s) => [x(s.offeredPerS), y(s.ssrShare)]), { colour: colours[mode], width: 2.5, dots: true }));
   }
   return parts.join('');
 }
@@ -102,31 +66,23 @@ function referenceLines(results: BenchResults, x: (rate: number) => number): str
       const at = x(rate).toFixed(1);
       return (
         `<line x1="${at}" x2="${at}" y1="${latencyPanel.top}" y2="${sharePanel.bottom}" stroke="#2a8f4a" stroke-dasharray="6 3"/>` +
-        `<text x="${at}" y="${latencyPanel.bottom - 8 - i * 14}" dx="4" fill="#2a8f4a">${escape(`${label} ${perS(rate)}/s`)}</text>`
+        // Labels near the right edge run leftwards, so they stay inside the picture.
+        `<text x="${at}" y="${latencyPanel.bottom - 8 - i * 14}" ${x(rate) > width * 0.7 ? 'dx="-4" text-anchor="end"' : 'dx="4"'} fill="#2a8f4a">${escapeXml(`${label} ${perS(rate)}/s`)}</text>`
       );
     })
     .join('');
 }
 
-function legend(): string {
-  const entries: [string, string, string][] = [
-    ['fallback on, p99', colours.on, ''],
-    ['fallback on, p50', colours.on, '5 4'],
-    ['fallback off, p99', colours.off, ''],
-    ['fallback off, p50', colours.off, '5 4'],
-    ['Nginx, new conns, p99', colours.nginx, ''],
-    ['Nginx, keep-alive, p99', colours['nginx-keepalive'], ''],
-  ];
-  return entries
-    .map(([label, colour, dash], i) => {
-      const lx = left + 10 + i * 140;
-      return (
-        `<line x1="${lx}" x2="${lx + 30}" y1="52" y2="52" stroke="${colour}" stroke-width="2.5" stroke-dasharray="${dash}"/>` +
-        `<text x="${lx + 36}" y="56">${escape(label)}</text>`
-      );
-    })
-    .join('');
-}
+const legendEntries: LegendEntry[] = [
+  ['direct, fallback on, p99', { colour: colours.on, width: 2.5 }],
+  ['direct, fallback on, p50', { colour: colours.on, dash: '5 4', width: 2.5 }],
+  ['direct, fallback off, p99', { colour: colours.off, width: 2.5 }],
+  ['direct, fallback off, p50', { colour: colours.off, dash: '5 4', width: 2.5 }],
+  ['Nginx, new connections, p99', { colour: colours.nginx, width: 2.5 }],
+  ['Nginx, new connections, p50', { colour: colours.nginx, dash: '5 4', width: 2.5 }],
+  ['Nginx, keep-alive clients, p99', { colour: colours['nginx-keepalive'], width: 2.5 }],
+  ['Nginx, keep-alive clients, p50', { colour: colours['nginx-keepalive'], dash: '5 4', width: 2.5 }],
+];
 
 export function renderChart(results: BenchResults): string {
   const steps = results.steps;
@@ -134,7 +90,7 @@ export function renderChart(results: BenchResults): string {
   const rates = steps.map((s) => s.offeredPerS).filter((r) => r > 0);
   const sample = results.page.sample;
   const title =
-    `Kiosk article page: fallback on vs off, SSR capacity ${perS(results.capacity?.ratePerS)} req/s` +
+    `Kiosk article page: direct and through Nginx, SSR capacity ${perS(results.capacity?.ratePerS)} req/s` +
     (sample ? ` (${sample.elements} elements, ${perS(sample.bytes)} bytes)` : '');
   const subtitle = `${results.environment.cpuModel}, server on core 0, generator on core 1; Node ${results.environment.nodeVersion}; commit ${results.environment.commit}; ${results.startedAt}`;
   const body =
@@ -152,14 +108,5 @@ export function renderChart(results: BenchResults): string {
             `<text x="${(left + width - right) / 2}" y="${height - 8}" text-anchor="middle">offered, req/s (log)</text>`
           );
         })();
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="12">`,
-    `<rect width="${width}" height="${height}" fill="#fff"/>`,
-    `<text x="${left}" y="22" font-size="15" font-weight="bold">${escape(title)}</text>`,
-    `<text x="${left}" y="38" fill="#555">${escape(subtitle)}</text>`,
-    legend(),
-    body,
-    '</svg>',
-    '',
-  ].join('\n');
+  return `${svgDocument(width, height, title, left, [`<text x="${left}" y="46" fill="#555">${escapeXml(subtitle)}</text>`, legend(left + 10, 62, legendEntries.slice(0, 4), 210), legend(left + 10, 80, legendEntries.slice(4), 210), body])}\n`;
 }

@@ -1,6 +1,7 @@
 // The run as an SVG, three panels against time: the fleet (ready, and with booting
 // instances), the traffic (page views at the edge, requests offered at the origin and
 // served there, shed), and the shell's share of pages with the fleet's CPU and thresholds.
+import { legend, niceMax, panelFrame, polyline, svgDocument, type LegendEntry, type LineStyle, type Panel } from '../svg';
 import type { ScalingPolicy } from './policy';
 import type { SimulationResult } from './simulate';
 import { shellShareOf } from './summary';
@@ -8,48 +9,22 @@ import { shellShareOf } from './summary';
 const width = 1000;
 const left = 80;
 const right = 190;
-const panels = { fleet: { top: 60, bottom: 220 }, traffic: { top: 260, bottom: 460 }, share: { top: 500, bottom: 660 } };
 const height = 710;
 const plotRight = width - right;
+const panel = (top: number, bottom: number): Panel => ({ left, right: plotRight, top, bottom });
+const panels = { fleet: panel(60, 220), traffic: panel(260, 460), share: panel(500, 660) };
 
-function escape(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+function line(points: [number, number][], colour: string, dash = '', width = 2): string {
+  return polyline(points, { colour, dash, width });
 }
 
-function niceMax(value: number): number {
-  if (value <= 0) return 1;
-  const magnitude = 10 ** Math.floor(Math.log10(value));
-  return [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10].map((m) => m * magnitude).find((m) => m >= value)!;
+/** Quarter ticks from 0 to `max`. */
+function frame(p: Panel, title: string, max: number, format: (v: number) => string): string {
+  return panelFrame(p, title, [0, 0.25, 0.5, 0.75, 1].map((f) => [p.bottom - f * (p.bottom - p.top), format(max * f)]));
 }
 
-function line(points: [number, number][], colour: string, dash = '', strokeWidth = 2): string {
-  const path = points.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(' ');
-  return `<polyline points="${path}" fill="none" stroke="${colour}" stroke-width="${strokeWidth}" stroke-dasharray="${dash}"/>`;
-}
-
-function frame(top: number, bottom: number, title: string, max: number, format: (v: number) => string): string {
-  const parts = [
-    `<rect x="${left}" y="${top}" width="${plotRight - left}" height="${bottom - top}" fill="none" stroke="#333"/>`,
-    `<text x="${left - 60}" y="${(top + bottom) / 2}" transform="rotate(-90 ${left - 60} ${(top + bottom) / 2})" text-anchor="middle">${escape(title)}</text>`,
-  ];
-  for (const fraction of [0, 0.25, 0.5, 0.75, 1]) {
-    const y = bottom - fraction * (bottom - top);
-    parts.push(`<line x1="${left - 5}" x2="${left}" y1="${y}" y2="${y}" stroke="#333"/>`);
-    parts.push(`<text x="${left - 8}" y="${y + 4}" text-anchor="end">${escape(format(max * fraction))}</text>`);
-  }
-  return parts.join('');
-}
-
-function legend(top: number, entries: [string, string, string][]): string {
-  return entries
-    .map(([label, colour, dash], i) => {
-      const y = top + 14 + i * 20;
-      return (
-        `<line x1="${plotRight + 12}" x2="${plotRight + 40}" y1="${y}" y2="${y}" stroke="${colour}" stroke-width="2" stroke-dasharray="${dash}"/>` +
-        `<text x="${plotRight + 46}" y="${y + 4}">${escape(label)}</text>`
-      );
-    })
-    .join('');
+function key(p: Panel, entries: [string, string, string][]): string {
+  return legend(plotRight + 12, p.top + 14, entries.map(([label, colour, dash]): LegendEntry => [label, { colour, dash } satisfies LineStyle]));
 }
 
 export function renderChart(result: SimulationResult, policy: ScalingPolicy, title: string): string {
@@ -90,28 +65,25 @@ export function renderChart(result: SimulationResult, policy: ScalingPolicy, tit
   const shareY = (v: number) => panels.share.bottom - v * (panels.share.bottom - panels.share.top);
 
   const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
-    `<rect width="${width}" height="${height}" fill="#fff"/>`,
-    `<text x="${left}" y="30" font-size="15" font-weight="bold">${escape(title)}</text>`,
-    frame(panels.fleet.top, panels.fleet.bottom, 'instances', fleetMax, (v) => String(Math.round(v))),
+    frame(panels.fleet, 'instances', fleetMax, (v) => String(Math.round(v))),
     line(steps((s) => s.launched, fleetY), '#999', '5 4'),
     line(steps((s) => s.ready, fleetY), '#1f6fb4', '', 2.5),
-    legend(panels.fleet.top, [
+    key(panels.fleet, [
       ['ready', '#1f6fb4', ''],
       ['ready + booting', '#999', '5 4'],
     ]),
-    frame(panels.traffic.top, panels.traffic.bottom, 'per second', trafficMax, (v) => Math.round(v).toLocaleString('en-US')),
+    frame(panels.traffic, 'per second', trafficMax, (v) => Math.round(v).toLocaleString('en-US')),
     line(steps((s) => s.views, trafficY), '#999'),
     line(steps((s) => s.served, trafficY), '#2a8c3f', '', 3),
     line(steps((s) => s.origin, trafficY), '#e08a1e', '5 4'),
     line(steps((s) => s.shed, trafficY), '#c8352b'),
-    legend(panels.traffic.top, [
+    key(panels.traffic, [
       ['views at the edge', '#999', ''],
       ['offered at origin', '#e08a1e', '5 4'],
       ['served', '#2a8c3f', ''],
       ['shed', '#c8352b', ''],
     ]),
-    frame(panels.share.top, panels.share.bottom, 'share', 1, (v) => `${Math.round(v * 100)}%`),
+    frame(panels.share, 'share', 1, (v) => `${Math.round(v * 100)}%`),
     line(
       [
         [left, shareY(policy.upperThreshold / 100)],
@@ -132,7 +104,7 @@ export function renderChart(result: SimulationResult, policy: ScalingPolicy, tit
     ),
     line(steps((s) => s.cpu, shareY), '#7a4fb0'),
     line(steps((s) => s.shell, shareY), '#c8352b', '', 2.5),
-    legend(panels.share.top, [
+    key(panels.share, [
       ['shell share of pages', '#c8352b', ''],
       ['average CPU', '#7a4fb0', ''],
       [`thresholds ${policy.lowerThreshold}/${policy.upperThreshold}%`, '#666', '2 4'],
@@ -149,6 +121,5 @@ export function renderChart(result: SimulationResult, policy: ScalingPolicy, tit
     parts.push(`<line x1="${ax}" x2="${ax}" y1="${panels.fleet.top}" y2="${panels.share.bottom}" stroke="#1f6fb4" stroke-opacity="0.3"/>`);
     parts.push(`<text x="${ax + 3}" y="${panels.fleet.top + 12}" fill="#1f6fb4">${action.to > action.from ? '+' : ''}${action.to - action.from}</text>`);
   }
-  parts.push('</svg>');
-  return parts.join('\n');
+  return svgDocument(width, height, title, left, parts);
 }
