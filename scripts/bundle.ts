@@ -1,7 +1,7 @@
 // npm run bundle: the Elastic Beanstalk source bundle (docs/deploy.md).
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { readCommandLine } from './cli';
 import { staleBuildReason } from './build-state';
 import { bundleFiles, bundleProblems, formatBytes, summarize, writeZip } from './deploy/bundle';
 import { prepareToServe, root } from './prepare';
@@ -19,23 +19,9 @@ rendering that is stale or disagrees with the environment properties.
   -h, --help    show this help`;
 
 async function main(): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        out: { type: 'string', default: 'bundle/kiosk.zip' },
-        'no-build': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
-  } catch (error) {
-    console.error(`bundle: ${(error as Error).message}\n\n${usage}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(usage);
-    return 0;
-  }
+  const line = readCommandLine({ name: 'bundle', usage, options: { out: { type: 'string', default: 'bundle/kiosk.zip' }, 'no-build': { type: 'boolean', default: false } } });
+  if (!line.ok) return line.exitCode;
+  const { values } = line;
 
   const problems = bundleProblems();
   if (problems.length > 0) {

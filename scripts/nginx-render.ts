@@ -1,7 +1,7 @@
 // npm run nginx:render: writes .platform/nginx/nginx.conf from nginx/kiosk.conf.template.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { readCommandLine } from './cli';
 import { ebConfigPath, renderEbConfig, root } from './nginx/render';
 
 const usage = `Usage: npm run nginx:render [-- --workers N] [-- --check]
@@ -15,19 +15,9 @@ worker (8080, 8081, ...), so render for the environment's WEB_CONCURRENCY.
   -h, --help    show this help`;
 
 function main(): number {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: { workers: { type: 'string', default: '4' }, check: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    }));
-  } catch (error) {
-    console.error(`${(error as Error).message}\n\n${usage}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(usage);
-    return 0;
-  }
+  const line = readCommandLine({ name: 'nginx:render', usage, options: { workers: { type: 'string', default: '4' }, check: { type: 'boolean' } } });
+  if (!line.ok) return line.exitCode;
+  const { values } = line;
   const workers = Number(values.workers);
   if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
     console.error(`--workers must be a whole number from 1 to 64, got "${values.workers}"`);

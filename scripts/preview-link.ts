@@ -1,8 +1,8 @@
 // npm run preview-link -- <id> [--ttl 1h]: prints a signed link to an editor's preview.
-import { parseArgs } from 'node:util';
 import { articleIdPattern } from '../src/sections';
 import { ConfigError, loadConfig } from '../server/config';
 import { previewPath } from '../server/preview';
+import { readCommandLine } from './cli';
 
 const usage = `Usage: npm run preview-link -- <article id> [--ttl 1h] [--site https://www.example]
 
@@ -23,21 +23,9 @@ function parseTtl(raw: string): number {
 }
 
 function main(): number {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      allowPositionals: true,
-      options: { ttl: { type: 'string', default: '1h' }, site: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (error) {
-    console.error(`${(error as Error).message}\n\n${usage}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(usage);
-    return 0;
-  }
+  const line = readCommandLine({ name: 'preview-link', usage, allowPositionals: true, options: { ttl: { type: 'string', default: '1h' }, site: { type: 'string' } } });
+  if (!line.ok) return line.exitCode;
+  const { values, positionals } = line;
   const [id, ...rest] = positionals;
   if (!id || rest.length > 0 || !articleIdPattern.test(id)) {
     console.error(`preview-link: give one article id (18 digits)${id ? `, got "${positionals.join(' ')}"` : ''}\n\n${usage}`);

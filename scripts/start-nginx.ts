@@ -5,8 +5,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../server/config';
+import { readCommandLine } from './cli';
 import { accepts, startLocalNginx, type LocalNginx } from './nginx/local';
 import { admissionOf } from './nginx/render';
 import { askForDemoContent, prepareToServe, root, serverBundle } from './prepare';
@@ -25,24 +25,9 @@ SEED_DEMO_CONTENT is set. Ctrl-C stops Nginx and drains the workers.
   -h, --help   show this help`;
 
 async function main(): Promise<void> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        port: { type: 'string' },
-        'no-build': { type: 'boolean' },
-        'no-seed': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    console.error(`${(error as Error).message}\n\n${usage}`);
-    process.exit(2);
-  }
-  if (values.help) {
-    console.log(usage);
-    return;
-  }
+  const line = readCommandLine({ name: 'start:nginx', usage, options: { port: { type: 'string' }, 'no-build': { type: 'boolean' }, 'no-seed': { type: 'boolean' } } });
+  if (!line.ok) process.exit(line.exitCode);
+  const { values } = line;
   const nginxPort = Number(values.port ?? process.env.PORT ?? 3000);
   if (!Number.isInteger(nginxPort) || nginxPort < 1 || nginxPort > 65_000) {
     console.error(`--port must be a port number, got "${values.port ?? process.env.PORT}"`);

@@ -2,7 +2,7 @@
 // it is empty (the local quick start asks for them: SEED_DEMO_CONTENT=true unless set), then
 // run the cluster in production mode on PORT (default 3000).
 import { spawn } from 'node:child_process';
-import { parseArgs } from 'node:util';
+import { readCommandLine } from './cli';
 import { loadConfig } from '../server/config';
 import { askForDemoContent, prepareToServe, root, serverBundle } from './prepare';
 
@@ -19,19 +19,9 @@ demo content, an empty store is an error. Every setting: docs/configuration.md.
   -h, --help   show this help`;
 
 function main() {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: { 'no-build': { type: 'boolean' }, 'no-seed': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    }));
-  } catch (error) {
-    console.error(`${(error as Error).message}\n\n${usage}`);
-    process.exit(2);
-  }
-  if (values.help) {
-    console.log(usage);
-    return;
-  }
+  const line = readCommandLine({ name: 'start', usage, options: { 'no-build': { type: 'boolean' }, 'no-seed': { type: 'boolean' } } });
+  if (!line.ok) process.exit(line.exitCode);
+  const { values } = line;
 
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' };
   askForDemoContent(env, values['no-seed'] ?? false, 'start');

@@ -1,7 +1,7 @@
 // npm run loadtest:urls: the Gatling simulations' feed of article URLs, from the content store.
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../../server/config';
+import { readCommandLine } from '../../scripts/cli';
 import { defaultFeedPath, writeFeed } from './feed';
 
 const usage = `Usage: npm run loadtest:urls -- [--db PATH] [--out FILE] [--help]
@@ -20,22 +20,9 @@ Exit codes: 0 written, 1 no store or no published article, 2 bad arguments.
 `;
 
 function main(args: string[]): number {
-  let values: { db?: string; out?: string; help: boolean };
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: { db: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
-    }));
-  } catch (error) {
-    console.error(`loadtest:urls: ${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(usage);
-    return 0;
-  }
+  const line = readCommandLine({ name: 'loadtest:urls', usage, args, options: { db: { type: 'string' }, out: { type: 'string' } } });
+  if (!line.ok) return line.exitCode;
+  const { values } = line;
   const db = values.db === undefined ? loadConfig().contentDbPath : path.resolve(values.db);
   const out = path.resolve(values.out ?? defaultFeedPath);
   try {
