@@ -33,7 +33,7 @@ function main() {
   const env = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' };
   const config = loadConfig(env);
 
-  const preparing = prepareToServe({ build: !values['no-build'], seed: !values['no-seed'] && config.contentApiUrl === null, contentDbPath: config.contentDbPath, name: 'start' });
+  const preparing = prepareToServe({ build: !values['no-build'], seed: !values['no-seed'] && config.contentApiUrl === null && config.contentDatabaseUrl === null, contentDbPath: config.contentDbPath, name: 'start' });
   void preparing.then(() => {
     const server = spawn(process.execPath, ['--enable-source-maps', serverBundle], {
       cwd: root,

@@ -58,7 +58,7 @@ async function primary() {
   cluster.schedulingPolicy = config.clusterScheduling === 'none' ? cluster.SCHED_NONE : cluster.SCHED_RR;
   // Fail here, once, rather than in every worker that throng would then revive in a loop.
   loadAssets(config.distDir);
-  if (config.contentApiUrl === null && !fs.existsSync(config.contentDbPath)) {
+  if (config.contentApiUrl === null && config.contentDatabaseUrl === null && !fs.existsSync(config.contentDbPath)) {
     throw new Error(`No content store at ${config.contentDbPath}: run "npm run seed" (npm start does it for you)`);
   }
   if (config.listenMode === 'per-worker') {
@@ -76,7 +76,7 @@ async function primary() {
     somaxconn: readSomaxconn(),
     host: config.host || '*',
     nodeEnv: config.nodeEnv,
-    content: config.contentApiUrl ?? config.contentDbPath,
+    content: config.contentApiUrl ?? (config.contentDatabaseUrl === null ? config.contentDbPath : 'postgresql'),
   });
   cluster.on('exit', (w, code, signal) => {
     if (code !== 0 || signal) log.warn('worker exited', { pid: w.process.pid, code, signal });
