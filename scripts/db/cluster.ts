@@ -92,6 +92,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const user = runAs();
   const temporary = options.dataDir === undefined;
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-pg-'));
+  // The parents stay traversable: as root, the server runs as nobody and must reach its directory.
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (user) fs.chownSync(dataDir, user.uid, user.gid);
   const port = options.port ?? (await freePort());
