@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startCluster, type Cluster } from '../scripts/db/cluster';
+import { openPostgresStore } from './content/postgres';
 import { seedPostgres } from './content/postgres-seed';
 import { generateArticles } from './content/seed';
 import { startBuiltServer, type BuiltServer } from './testing';
@@ -108,4 +109,53 @@ test('PostgreSQL stopped for 4 s under requests: pages or the short 503, never a
   assert.ok(recoveredMs >= 0, 'the workers recovered by themselves');
   assert.ok(recoveredMs < 10_000, `recovered after ${Math.round(recoveredMs)} ms`);
   assert.doesNotMatch(server.output(), /"level":"error"/, 'no request failed as an internal error');
+
+  // The workers' LISTEN connections came back too: a change made now reaches them. Within the
+  // bound a worker keeps while not listening (CONTENT_FRESH_S, 5 s), and within 1 s once listening.
+  const writer = openPostgresStore({ url: cluster.url, poolSize: 1, timeoutMs: 2_000, unlistenedFreshMs: 1_000, staleMs: 0, maxEntries: 1, maxBytes: 1, listen: false });
+  try {
+    const [template] = generateArticles({ published: 1, drafts: 0, seed: 5 });
+    const article = { ...template!, id: '202611222200000001', publishedAt: '2026-11-22T22:00:00.000Z', updatedAt: '2026-11-22T22:00:00.000Z' };
+    await writer.upsert(article);
+    const written = performance.now();
+    let seenMs = -1;
+    while (performance.now() - written < 8_000) {
+      const answers = await Promise.all([0, 1, 2, 3].map(() => fetch(`${server.baseUrl}/api/latest`).then((r) => r.json() as Promise<{ items: { id: string }[] }>)));
+      if (answers.every((a) => a.items[0]?.id === article.id)) {
+        seenMs = performance.now() - written;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    t.diagnostic(`a change after the outage was seen by the workers after ${Math.round(seenMs)} ms`);
+    assert.ok(seenMs >= 0 && seenMs < 6_000, `seen after ${Math.round(seenMs)} ms`);
+  } finally {
+    await writer.end();
+  }
+});
+
+test('PostgreSQL frozen for 3 s (connections open, no answers): every request answered within the deadline, then recovery', { timeout: 60_000 }, async (t) => {
+  for (let round = 0; round < 4; round += 1) await Promise.all(warm.map((p) => ask(p, 'warm')));
+  const frozenCold = published.slice(150, 160).map((a) => `/${a.section}/${a.id}`);
+  cluster.pause();
+  const answers: Answer[] = [];
+  try {
+    const started = performance.now();
+    while (performance.now() - started < 3_000) {
+      answers.push(...(await Promise.all([...warm.slice(0, 3), ...frozenCold.slice(0, 3)].map((p) => ask(p, 'frozen')))));
+    }
+  } finally {
+    cluster.resume();
+  }
+  const slowest = Math.max(...answers.map((a) => a.ms));
+  t.diagnostic(`${answers.length} requests while frozen: ${answers.filter((a) => a.status === 200).length} pages, ${answers.filter((a) => a.status === 503).length} 503s, slowest ${Math.round(slowest)} ms`);
+  assert.deepEqual(answers.filter((a) => a.status !== 200 && a.status !== 503).slice(0, 5), []);
+  assert.ok(slowest < timeoutMs + 1_500, `the slowest answer took ${Math.round(slowest)} ms`);
+  assert.ok(answers.some((a) => a.status === 503) && answers.some((a) => a.status === 200));
+  let recovered = false;
+  for (let i = 0; i < 100 && !recovered; i += 1) {
+    recovered = (await ask(frozenCold[5]!, 'probe')).status === 200;
+    if (!recovered) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.ok(recovered, 'pages nothing stood in for are served again');
 });

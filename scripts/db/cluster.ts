@@ -23,6 +23,10 @@ export interface Cluster {
   stop(): void;
   /** Starts it again on the same port, with the same data. */
   start(): void;
+  /** Freezes the server and its backends (SIGSTOP): a database that accepts connections and never answers. */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT). */
+  resume(): void;
   /** Stops the server and deletes the data directory (unless it was given, for db:up). */
   destroy(): void;
 }
@@ -123,6 +127,36 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   if (fresh) {
     run(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', clusterUser, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', `CREATE DATABASE ${clusterDatabase}`], user);
   }
+  /** The postmaster and its children, by their parent ids in /proc: this cluster's processes only. */
+  function processes(): number[] {
+    const pidFile = path.join(dataDir, 'postmaster.pid');
+    if (!fs.existsSync(pidFile)) return [];
+    const postmaster = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+    const children = fs
+      .readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          // The parent id is the second field after the parenthesised command name.
+          const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+    return [postmaster, ...children];
+  }
+  function signal(name: NodeJS.Signals) {
+    for (const pid of processes()) {
+      try {
+        process.kill(pid, name);
+      } catch {
+        // A backend that ended meanwhile.
+      }
+    }
+  }
+
   const url = `postgres://${clusterUser}@127.0.0.1:${port}/${clusterDatabase}`;
   if (options.migrate) await migrate(url);
   return {
@@ -131,7 +165,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     url,
     start,
     stop,
+    pause: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
     destroy() {
+      signal('SIGCONT');
       try {
         stop();
       } finally {
