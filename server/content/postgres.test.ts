@@ -142,6 +142,29 @@ describe('postgres store', () => {
     assert.ok(ms < 1_000, `seen after ${Math.round(ms)} ms`);
   });
 
+  test('a listener whose connection is killed reconnects by itself, and lets go of what it kept meanwhile', async () => {
+    const reader = open({ unlistenedFreshMs: 200 });
+    await eventually(() => reader.stats().listening, 5_000);
+    await reader.frontPage();
+    const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+    try {
+      const before = reader.stats().generation;
+      await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kiosk-listener'`;
+      await eventually(() => !reader.stats().listening, 2_000);
+      const lostMs = await eventually(() => reader.stats().listening, 5_000);
+      assert.ok(reader.stats().generation > before, 'kept answers are read again after a reconnect: notifications may have been missed');
+      // A change made while it was away is seen too.
+      const [template] = generateArticles({ published: 1, drafts: 0, seed: 11 });
+      const article = { ...template!, id: '202611222300999999', publishedAt: '2026-11-22T23:00:00.000Z', updatedAt: '2026-11-22T23:00:00.000Z' };
+      await open({ listen: false }).upsert(article);
+      await eventually(async () => (await reader.frontPage()).lead.id === article.id, 1_000);
+      await open({ listen: false }).unpublish(article.id, '2026-11-22T23:01:00.000Z');
+      assert.ok(lostMs < 5_000);
+    } finally {
+      await sql.end();
+    }
+  });
+
   test('concurrent readers of one article share one query', async () => {
     const reader = open({ listen: false });
     const id = [...generateArticles(small)][10]!.id;
