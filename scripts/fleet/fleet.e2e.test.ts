@@ -1,86 +1,37 @@
-// Two instances of the built server (each a cluster of two workers) on one throwaway
-// PostgreSQL, behind a health-checking stand-in for the load balancer: a push to instance A is
-// served by instance B within a second and a preview link works on both; under steady load,
-// every process of B is killed (SIGKILL), the failed requests are counted, B comes back and
-// takes traffic again. The short variant of issue 18's fleet failure runs (no Nginx per
-// instance here: the workers share their instance's port).
+// Issue 18's fleet failure runs, short: two instances of the built server (each a cluster of
+// two workers) on one throwaway PostgreSQL, behind a health-checking stand-in for the load
+// balancer (scripts/fleet/run.ts). A push to instance A is served by instance B within a
+// second and a preview link works on both; under steady load every process of B is killed
+// (SIGKILL), failed requests are counted, and B comes back and takes traffic again; then
+// PostgreSQL stops for a few seconds under load: pages or the designed 503, nothing else.
+// `npm run fleet` is the long variant, with a chart.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { previewPath } from '../../server/preview';
-import { seedPostgres } from '../../server/content/postgres-seed';
 import { generateArticles } from '../../server/content/seed';
-import { freePort, startBuiltServer, type BuiltServer } from '../../server/testing';
-import { startCluster, type Cluster } from '../db/cluster';
-import { startFrontProxy, type FrontProxy } from './front-proxy';
+import { previewPath } from '../../server/preview';
+import { fleetPreviewSecret, fleetToken, openLoad, startFleet, type Fleet, type Sample } from './run';
 
-const token = 'ingest-token-for-tests-0123456789abcdef';
-const secret = 'preview-secret-for-tests-0123456789abcdef';
 const seeded = { published: 300, drafts: 5 } as const;
-let database: Cluster;
-let ports: { a: number; b: number };
-let a: BuiltServer;
-let b: BuiltServer;
-let proxy: FrontProxy;
-
-function startInstance(port: number): Promise<BuiltServer> {
-  return startBuiltServer(path.join(os.tmpdir(), 'kiosk-fleet-no-sqlite.sqlite'), {
-    PORT: String(port),
-    WEB_CONCURRENCY: '2',
-    CONTENT_DATABASE_URL: database.url,
-    INGEST_TOKEN: token,
-    PREVIEW_SECRET: secret,
-  });
-}
-
-/** The primary and its workers, found by parent id: every process of the instance. */
-function processesOf(server: BuiltServer): number[] {
-  const primary = server.process.pid!;
-  const children = fs
-    .readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === primary;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-  return [primary, ...children];
-}
+const paths = ['/', '/news', ...[...generateArticles(seeded)].filter((x) => x.status === 'published').slice(0, 20).map((x) => `/${x.section}/${x.id}`)];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+let fleet: Fleet;
 
 before(async () => {
-  database = await startCluster({ migrate: true });
-  await seedPostgres(database.url, seeded);
-  ports = { a: await freePort(), b: await freePort() };
-  [a, b] = await Promise.all([startInstance(ports.a), startInstance(ports.b)]);
-  proxy = await startFrontProxy([
-    { name: 'A', url: a.baseUrl },
-    { name: 'B', url: b.baseUrl },
-  ]);
+  fleet = await startFleet(seeded);
 });
 
 after(async () => {
-  await proxy?.close();
-  await Promise.all([a?.stop(), b?.stop()]);
-  database?.destroy();
+  await fleet?.close();
 });
 
-test('a push to instance A is served by instance B within 1 s, and a preview link works on both', async (t) => {
-  await fetch(`${b.baseUrl}/`);
-  const id = '202611221600000001';
-  const started = performance.now();
-  const pushed = await fetch(`${a.baseUrl}/api/ingest/articles/${id}`, {
+function push(baseUrl: string, id: string, status: 'published' | 'draft', title: string) {
+  return fetch(`${baseUrl}/api/ingest/articles/${id}`, {
     method: 'PUT',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${fleetToken}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({
       section: 'news',
-      status: 'published',
-      title: 'Fleet-wide: the bridge reopens',
+      status,
+      title,
       lead: 'Traffic crosses again from noon.',
       author: 'Kiosk Desk',
       image: { src: '/media/bridge.svg', alt: 'The bridge', caption: 'Noon', credit: 'Kiosk', width: 1200, height: 675 },
@@ -88,10 +39,17 @@ test('a push to instance A is served by instance B within 1 s, and a preview lin
       body: [{ type: 'paragraph', text: 'The bridge reopened at noon.' }],
     }),
   });
-  assert.equal(pushed.status, 201);
+}
+
+test('a push to instance A is served by instance B within 1 s, and a preview link works on both', async (t) => {
+  const a = fleet.instance('A');
+  const b = fleet.instance('B');
+  await Promise.all([0, 1, 2, 3].map(() => fetch(`${b.baseUrl}/`)));
+  const started = performance.now();
+  assert.equal((await push(a.baseUrl, '202611221600000001', 'published', 'Fleet-wide: the bridge reopens')).status, 201);
   let seenMs = -1;
   while (performance.now() - started < 1_000) {
-    // Both of B's workers: the cluster hands requests round robin.
+    // Both of B's workers: its cluster hands requests round robin.
     const pages = await Promise.all([0, 1, 2, 3].map(async () => (await fetch(`${b.baseUrl}/`)).text()));
     if (pages.every((html) => html.includes('Fleet-wide: the bridge reopens'))) {
       seenMs = performance.now() - started;
@@ -102,22 +60,8 @@ test('a push to instance A is served by instance B within 1 s, and a preview lin
   assert.ok(seenMs >= 0, 'B served it within 1 s');
 
   const draftId = '202611221600000002';
-  const draft = await fetch(`${b.baseUrl}/api/ingest/articles/${draftId}`, {
-    method: 'PUT',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      section: 'news',
-      status: 'draft',
-      title: 'Embargoed: the bridge budget',
-      lead: 'Not before Monday.',
-      author: 'Kiosk Desk',
-      image: { src: '/media/bridge.svg', alt: 'The bridge', caption: 'Noon', credit: 'Kiosk', width: 1200, height: 675 },
-      publishedAt: '2026-11-22T16:00:00Z',
-      body: [{ type: 'paragraph', text: 'Figures to follow.' }],
-    }),
-  });
-  assert.equal(draft.status, 201);
-  const link = previewPath(draftId, 600, secret);
+  assert.equal((await push(b.baseUrl, draftId, 'draft', 'Embargoed: the bridge budget')).status, 201);
+  const link = previewPath(draftId, 600, fleetPreviewSecret);
   for (const instance of [a, b]) {
     const response = await fetch(instance.baseUrl + link);
     assert.equal(response.status, 200);
@@ -125,51 +69,26 @@ test('a push to instance A is served by instance B within 1 s, and a preview lin
   }
 });
 
-test('every process of instance B killed under steady load: failures counted, traffic moves to A, B comes back', { timeout: 90_000 }, async (t) => {
-  const paths = ['/', '/news', ...[...generateArticles(seeded)].filter((x) => x.status === 'published').slice(0, 20).map((x) => `/${x.section}/${x.id}`)];
-  interface Sample {
-    atMs: number;
-    ok: boolean;
-    instance: string | null;
-  }
-  const samples: Sample[] = [];
-  const inFlight = new Set<Promise<void>>();
-  let i = 0;
-  // Open loop, 100 requests a second, whatever the answers take.
-  const load = setInterval(() => {
-    const p = paths[i++ % paths.length]!;
-    const sent = performance.now();
-    const request = fetch(proxy.url + p, { signal: AbortSignal.timeout(5_000) })
-      .then(async (response) => {
-        await response.arrayBuffer();
-        samples.push({ atMs: sent, ok: response.status === 200, instance: response.headers.get('x-fleet-instance') });
-      })
-      .catch(() => {
-        samples.push({ atMs: sent, ok: false, instance: null });
-      })
-      .finally(() => inFlight.delete(request));
-    inFlight.add(request);
-  }, 10);
+const failed = (list: Sample[]) => list.filter((s) => s.status !== 200).length;
 
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+test('every process of instance B killed under steady load: failures counted, traffic moves to A, B comes back', { timeout: 90_000 }, async (t) => {
+  const load = openLoad(fleet.proxy.url, paths, 100);
   await sleep(2_000);
   const killedAt = performance.now();
-  for (const pid of processesOf(b)) process.kill(pid, 'SIGKILL');
-  await b.exited;
+  await fleet.kill('B');
   await sleep(4_000);
   const restartedAt = performance.now();
-  b = await startInstance(ports.b);
+  await fleet.restart('B');
   const bUpAt = performance.now();
   await sleep(4_000);
-  clearInterval(load);
-  await Promise.all(inFlight);
+  await load.stop();
 
-  const out = proxy.changes.find((c) => c.target === 'B' && !c.healthy && c.atMs > killedAt);
-  const backIn = proxy.changes.find((c) => c.target === 'B' && c.healthy && c.atMs > restartedAt);
+  const { samples } = load;
+  const out = fleet.proxy.changes.find((c) => c.target === 'B' && !c.healthy && c.atMs > killedAt);
+  const backIn = fleet.proxy.changes.find((c) => c.target === 'B' && c.healthy && c.atMs > restartedAt);
   const during = samples.filter((s) => s.atMs >= killedAt && s.atMs < restartedAt);
   const afterOut = samples.filter((s) => out && s.atMs > out.atMs && s.atMs < restartedAt);
   const afterBack = samples.filter((s) => backIn && s.atMs > backIn.atMs);
-  const failed = (list: Sample[]) => list.filter((s) => !s.ok).length;
   t.diagnostic(
     `${samples.length} requests; during the kill ${failed(during)} of ${during.length} failed; B out of rotation ` +
       `${out ? Math.round(out.atMs - killedAt) : '?'} ms after the kill; B back ${backIn ? Math.round(backIn.atMs - bUpAt) : '?'} ms after it listened; ` +
@@ -182,4 +101,26 @@ test('every process of instance B killed under steady load: failures counted, tr
   assert.ok(backIn, 'B passed its health checks again');
   assert.equal(failed(afterBack), 0);
   assert.ok(afterBack.some((s) => s.instance === 'B'), 'B takes traffic again');
+});
+
+test('PostgreSQL stopped for 4 s under load through the fleet: pages or the designed 503 only, then full recovery', { timeout: 60_000 }, async (t) => {
+  const load = openLoad(fleet.proxy.url, paths, 100);
+  await sleep(2_000);
+  const downAt = performance.now();
+  fleet.database.stop();
+  await sleep(4_000);
+  fleet.database.start();
+  const upAt = performance.now();
+  await sleep(4_000);
+  await load.stop();
+  const { samples } = load;
+  const down = samples.filter((s) => s.atMs >= downAt && s.atMs < upAt);
+  const other = samples.filter((s) => s.status !== 200 && s.status !== 503);
+  const lastFive = samples.filter((s) => s.atMs > upAt + 2_000);
+  t.diagnostic(
+    `${samples.length} requests; while down ${down.filter((s) => s.status === 200).length} pages, ${down.filter((s) => s.status === 503).length} 503s; ` +
+      `other answers ${other.length}; slowest ${Math.round(Math.max(...samples.map((s) => s.ms)))} ms; 2 s after the return ${failed(lastFive)} of ${lastFive.length} not pages`,
+  );
+  assert.equal(other.length, 0, 'no 5xx other than the designed 503, no reset, no timeout');
+  assert.equal(failed(lastFive), 0, 'every page is served again within 2 s of the database\'s return');
 });
