@@ -7,7 +7,7 @@ export const contentChannel = 'kiosk_content';
 const firstRetryMs = 100;
 const maxRetryMs = 5_000;
 /** A LISTEN connection that died without a FIN (a lost route) is found by this ping. */
-const heartbeatMs = 5_000;
+const defaultHeartbeatMs = 5_000;
 
 export interface ContentListener {
   /** True while LISTEN is in force: a change made anywhere reaches onChange within moments. */
@@ -21,6 +21,8 @@ export interface ListenerOptions {
   timeoutMs: number;
   /** A commit changed content; also called when LISTEN is (re)established, since notifications may have been missed. */
   onChange(): void;
+  /** How often the connection is pinged; 5 s unless a test wants it sooner. */
+  heartbeatMs?: number;
   /** The listener was lost (false) or is back (true). */
   onListening?(listening: boolean): void;
 }
@@ -38,25 +40,39 @@ export function listenForChanges(options: ListenerOptions): ContentListener {
   let connecting = false;
   let retryTimer: NodeJS.Timeout | undefined;
 
-  // onnotify is postgres.js's hook for every NOTIFY on this connection; its types leave it out.
-  const sql = postgres(options.url, {
-    max: 1,
-    idle_timeout: 0,
-    max_lifetime: null,
-    connect_timeout: timeoutS,
-    fetch_types: false,
-    onnotice: () => undefined,
-    connection: { application_name: 'kiosk-listener' },
-    onnotify(channel: string) {
-      if (channel === contentChannel) options.onChange();
-    },
-    onclose() {
-      lost(null);
-    },
-  } as postgres.Options<Record<string, never>>);
+  // A postgres.js instance of one connection per attempt: one that was ended cannot be used
+  // again, and a connection that stopped answering must be let go of for a fresh one.
+  let sql: postgres.Sql | null = null;
+
+  function open(): postgres.Sql {
+    // onnotify is postgres.js's hook for every NOTIFY on this connection; its types leave it out.
+    const instance: postgres.Sql = postgres(options.url, {
+      max: 1,
+      idle_timeout: 0,
+      max_lifetime: null,
+      connect_timeout: timeoutS,
+      fetch_types: false,
+      onnotice: () => undefined,
+      connection: { application_name: 'kiosk-listener' },
+      onnotify(channel: string) {
+        if (channel === contentChannel) options.onChange();
+      },
+      onclose() {
+        if (sql === instance) lost(null);
+      },
+    } as postgres.Options<Record<string, never>>);
+    return instance;
+  }
+
+  function drop() {
+    const instance = sql;
+    sql = null;
+    void instance?.end({ timeout: 0 }).catch(() => undefined);
+  }
 
   function lost(error: unknown) {
     if (closed) return;
+    drop();
     if (listening) {
       listening = false;
       log.warn('content listener lost; reconnecting', error ? describeError(error) : {});
@@ -79,15 +95,15 @@ export function listenForChanges(options: ListenerOptions): ContentListener {
   async function connect() {
     if (closed || listening || connecting) return;
     connecting = true;
+    const instance = open();
+    sql = instance;
     try {
-      await withDeadline(sql.unsafe(`LISTEN ${contentChannel}`), options.timeoutMs);
+      await withDeadline(instance.unsafe(`LISTEN ${contentChannel}`), options.timeoutMs);
       connecting = false;
-      if (closed) return;
+      if (closed || sql !== instance) return;
       attempt = 0;
-      if (!listening) {
-        listening = true;
-        options.onListening?.(true);
-      }
+      listening = true;
+      options.onListening?.(true);
       options.onChange();
     } catch (error) {
       connecting = false;
@@ -96,13 +112,12 @@ export function listenForChanges(options: ListenerOptions): ContentListener {
   }
 
   const heartbeat = setInterval(() => {
-    if (!listening || connecting) return;
-    withDeadline(sql.unsafe('SELECT 1'), options.timeoutMs).catch((error: unknown) => {
-      // The connection may still look open: end it, so the next LISTEN gets a new one.
-      void sql.end({ timeout: 0 }).catch(() => undefined);
-      lost(error);
+    const instance = sql;
+    if (!listening || connecting || instance === null) return;
+    withDeadline(instance.unsafe('SELECT 1'), options.timeoutMs).catch((error: unknown) => {
+      if (sql === instance) lost(error);
     });
-  }, heartbeatMs);
+  }, options.heartbeatMs ?? defaultHeartbeatMs);
   heartbeat.unref();
 
   void connect();
@@ -116,7 +131,9 @@ export function listenForChanges(options: ListenerOptions): ContentListener {
       listening = false;
       clearInterval(heartbeat);
       clearTimeout(retryTimer);
-      await sql.end({ timeout: 1 });
+      const instance = sql;
+      sql = null;
+      await instance?.end({ timeout: 1 });
     },
   };
 }

@@ -165,6 +165,26 @@ describe('postgres store', () => {
     }
   });
 
+  test('a listener whose connection stops answering (no FIN) is found by its heartbeat and replaced', async () => {
+    const reader = open({ listenerHeartbeatMs: 200, timeoutMs: 300 });
+    await eventually(() => reader.stats().listening, 5_000);
+    const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+    try {
+      const rows = await sql<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE application_name = 'kiosk-listener' AND backend_start = (
+        SELECT max(backend_start) FROM pg_stat_activity WHERE application_name = 'kiosk-listener')`;
+      const pid = rows[0]!.pid;
+      process.kill(pid, 'SIGSTOP');
+      try {
+        await eventually(() => !reader.stats().listening, 3_000);
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
+      await eventually(() => reader.stats().listening, 5_000);
+    } finally {
+      await sql.end();
+    }
+  });
+
   test('concurrent readers of one article share one query', async () => {
     const reader = open({ listen: false });
     const id = [...generateArticles(small)][10]!.id;

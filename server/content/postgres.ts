@@ -35,6 +35,8 @@ export interface PostgresStoreOptions {
   backoffMs?: number;
   /** Off for one-shot tools (seed, tests of queries) that need no change notifications. */
   listen?: boolean;
+  /** How often the LISTEN connection is pinged (5 s); tests shorten it. */
+  listenerHeartbeatMs?: number;
 }
 
 export function postgresStoreOptions(
@@ -154,7 +156,9 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     generation += 1;
   };
   const listener =
-    options.listen === false ? null : listenForChanges({ url: options.url, timeoutMs: options.timeoutMs, onChange: changed });
+    options.listen === false
+      ? null
+      : listenForChanges({ url: options.url, timeoutMs: options.timeoutMs, heartbeatMs: options.listenerHeartbeatMs, onChange: changed });
   // Without notifications nothing says when content changes: while LISTEN is not in force
   // (starting, or reconnecting after a loss) the generation moves every unlistenedFreshMs, so
   // kept answers and the page cache are at most that much older than a change made meanwhile.
