@@ -142,15 +142,17 @@ export class DatabaseTimeout extends Error {
   override name = 'DatabaseTimeout';
 }
 
-/** A query that answers within `ms` or is cancelled and rejected: a slow database never hangs a request. */
-export function withDeadline<T>(query: Promise<T> & { cancel?: () => unknown }, ms: number): Promise<T> {
+/**
+ * A query that answers within `ms` or is rejected: a slow database never hangs a request. One
+ * still waiting for a connection is taken out of the queue. One already sent is left to the
+ * server's statement_timeout (the same deadline, set on every connection): postgres.js cancels
+ * a running statement over a new connection and drops the promise of that attempt, whose
+ * failure (the database unreachable) would be an unhandled rejection, which ends the worker.
+ */
+export function withDeadline<T>(query: Promise<T> & { cancel?: () => unknown; state?: unknown }, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
-      try {
-        query.cancel?.();
-      } catch {
-        // Cancelling is a courtesy to the server; the caller is answered either way.
-      }
+      if (!query.state) query.cancel?.();
       reject(new DatabaseTimeout(`no answer from the database within ${ms} ms`));
     }, ms);
     query.then(
