@@ -24,12 +24,14 @@ export async function prepareToServe(options: { build: boolean; seed: boolean; c
 
 /**
  * The local commands are the quick start, so they ask for demo content (SEED_DEMO_CONTENT=true)
- * unless the caller set the setting, passed --no-seed or reads a newsroom API; and they say so.
+ * unless the caller set the setting, passed --no-seed or reads a newsroom API or PostgreSQL; and
+ * they say so.
  */
 export function askForDemoContent(env: NodeJS.ProcessEnv, noSeed: boolean, name: string): void {
-  const contentApi = env.CONTENT_API_URL !== undefined && env.CONTENT_API_URL !== '';
+  // The demo seed fills the embedded SQLite store; a newsroom API or PostgreSQL is filled elsewhere.
+  const elsewhere = Boolean(env.CONTENT_API_URL) || Boolean(env.CONTENT_DATABASE_URL);
   if (noSeed) env.SEED_DEMO_CONTENT = 'false';
-  else if (env.SEED_DEMO_CONTENT === undefined && !contentApi) {
+  else if (env.SEED_DEMO_CONTENT === undefined && !elsewhere) {
     env.SEED_DEMO_CONTENT = 'true';
     console.log(`${name}: SEED_DEMO_CONTENT=true (the local quick start): an empty content store is seeded with made-up demo articles; set SEED_DEMO_CONTENT=false or pass --no-seed to start without`);
   }

@@ -1,10 +1,11 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { seedPostgres } from '../server/content/postgres-seed';
 import { defaultDrafts, defaultPublished, seedStore, StoreNotEmptyError } from '../server/content/seed';
 import { loadConfig } from '../server/config';
 
-const usage = `Usage: tsx scripts/seed.ts [--db PATH] [--published N] [--drafts N] [--reset] [--help]
+const usage = `Usage: tsx scripts/seed.ts [--db PATH | --database-url URL] [--published N] [--drafts N] [--reset] [--help]
 
 Fills the embedded content store with sample articles. The same options always write the
 same articles, so screenshots and tests can rely on them.
@@ -12,6 +13,8 @@ same articles, so screenshots and tests can rely on them.
 Options:
   --db PATH        SQLite file to write; its directory is created if missing
                    (default: $CONTENT_DB_PATH, else data/kiosk.sqlite)
+  --database-url URL  seed the PostgreSQL content store at this postgres:// URL instead
+                   (migrated first: npm run db:migrate); the same articles as SQLite gets
   --published N    published articles to write (default: ${defaultPublished})
   --drafts N       drafts to write, never shown on public pages (default: ${defaultDrafts})
   --reset          delete every article already in the store first; without it a store
@@ -25,6 +28,7 @@ class UsageError extends Error {}
 
 interface SeedCommand {
   db: string;
+  databaseUrl: string | null;
   published: number;
   drafts: number;
   reset: boolean;
@@ -38,6 +42,7 @@ function readCommand(args: string[]): SeedCommand {
     allowPositionals: false,
     options: {
       db: { type: 'string' },
+      'database-url': { type: 'string' },
       published: { type: 'string' },
       drafts: { type: 'string' },
       reset: { type: 'boolean', default: false },
@@ -46,11 +51,19 @@ function readCommand(args: string[]): SeedCommand {
   });
   return {
     db: values.db === undefined ? loadConfig().contentDbPath : resolve(values.db),
+    databaseUrl: databaseUrl(values['database-url'], values.db),
     published: count('--published', values.published, defaultPublished, 1),
     drafts: count('--drafts', values.drafts, defaultDrafts, 0),
     reset: values.reset,
     help: values.help,
   };
+}
+
+function databaseUrl(raw: string | undefined, db: string | undefined): string | null {
+  if (raw === undefined) return null;
+  if (db !== undefined) throw new UsageError('--db and --database-url name two stores: give one');
+  if (!/^postgres(ql)?:\/\//.test(raw)) throw new UsageError('--database-url must be a postgres:// URL');
+  return raw;
 }
 
 // The front page needs at least one published article; ids have room for 999,999 in all.
@@ -77,17 +90,23 @@ async function main(args: string[]): Promise<number> {
     return 0;
   }
 
-  console.log(`seed: ${command.db}`);
   try {
     const { published, drafts, reset } = command;
     const log = (line: string) => console.log(line);
+    if (command.databaseUrl !== null) {
+      console.log('seed: the PostgreSQL content store');
+      const { inserted, ms } = await seedPostgres(command.databaseUrl, { published, drafts, reset, log });
+      console.log(`seed: done, ${inserted} articles in ${(ms / 1000).toFixed(2)} s`);
+      return 0;
+    }
+    console.log(`seed: ${command.db}`);
     const { inserted, ms } = await seedStore(command.db, { published, drafts, reset, log });
     const megabytes = (statSync(command.db).size / 1_048_576).toFixed(1);
     console.log(`seed: done, ${inserted} articles in ${(ms / 1000).toFixed(2)} s, ${megabytes} MB on disk`);
     return 0;
   } catch (error) {
     if (error instanceof StoreNotEmptyError) {
-      console.error(`seed: ${command.db} already has ${error.articles} articles; pass --reset to replace them`);
+      console.error(`seed: ${command.databaseUrl === null ? command.db : 'the content database'} already has ${error.articles} articles; pass --reset to replace them`);
     } else {
       console.error('seed: failed', error);
     }

@@ -5,6 +5,9 @@
 #   fonts-dejavu   so pages render with real glyphs in screenshots
 #   build-essential, python3  better-sqlite3 compiles from source when no prebuilt binary can be fetched
 #   nginx          the real Nginx the Nginx tests, `npm run start:nginx` and the bench run (as a user, no service)
+#   postgresql     Debian's PostgreSQL server binaries (/usr/lib/postgresql/N/bin): the PostgreSQL tests and
+#                  `npm run db:up` start throwaway clusters of their own with them (scripts/db/cluster.ts);
+#                  the system service the package sets up is never used
 #   curl, ca-certificates     loadtest/mvnw downloads Maven itself (from Maven Central) with curl
 #   openjdk-17-jdk-headless   Gatling (loadtest/) runs on a JDK; skipped when `java -version`
 #                             already reports 17 or newer, whichever JDK that is
@@ -27,7 +30,7 @@ set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 node_version="$(tr -d ' \n' < "$root/.node-version")"
-packages=(chromium fonts-dejavu-core build-essential python3 python3-venv nginx curl ca-certificates zip unzip)
+packages=(chromium fonts-dejavu-core build-essential python3 python3-venv nginx postgresql curl ca-certificates zip unzip)
 moto_version=5.2.5
 cfn_lint_version=1.58.0
 

@@ -140,3 +140,23 @@ test('metrics: the endpoint override, high resolution, and refusals that name th
   assert.throws(() => loadConfig({ KIOSK_ENV: 'prod env' }), /KIOSK_ENV/);
   assert.throws(() => loadConfig({ PORT: '3000', METRICS_PORT: '3000' }), /METRICS_PORT must differ from PORT/);
 });
+
+test('CONTENT_DATABASE_URL: postgres:// with a host and a database, never echoed; the pool size; not with CONTENT_API_URL', () => {
+  assert.equal(loadConfig({}).contentDatabaseUrl, null);
+  assert.equal(loadConfig({}).contentDbPoolSize, 4);
+  const url = 'postgres://kiosk:s3cret@db.internal:5432/kiosk?sslmode=verify-full';
+  const config = loadConfig({ CONTENT_DATABASE_URL: url, CONTENT_DB_POOL_SIZE: '2', INGEST_TOKEN: 'x'.repeat(32), PREVIEW_SECRET: 'y'.repeat(32) });
+  assert.equal(config.contentDatabaseUrl, url);
+  assert.equal(config.contentDbPoolSize, 2);
+  assert.ok(config.ingestToken !== null && config.previewSecret !== null, 'ingestion and preview work on PostgreSQL');
+  for (const bad of ['http://db.internal/kiosk', 'postgres://db.internal', 'postgres://:s3cret@/kiosk', 'not a url s3cret']) {
+    assert.throws(() => loadConfig({ CONTENT_DATABASE_URL: bad }), (error: Error) => error instanceof ConfigError && !error.message.includes('s3cret'), bad);
+  }
+  assert.throws(() => loadConfig({ CONTENT_DB_POOL_SIZE: '0' }), /CONTENT_DB_POOL_SIZE/);
+  assert.throws(() => loadConfig({ CONTENT_DATABASE_URL: url, CONTENT_API_URL: 'http://127.0.0.1:3001/api' }), /both set/);
+});
+
+test('the demo seed at start fills SQLite only: refused beside PostgreSQL, with the command that seeds it', () => {
+  assert.throws(() => loadConfig({ SEED_DEMO_CONTENT: 'true', CONTENT_DATABASE_URL: 'postgres://kiosk@127.0.0.1:5432/kiosk' }), /npm run seed -- --database-url/);
+});
+

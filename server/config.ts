@@ -38,7 +38,14 @@ export interface Config {
    * shapes: `${contentApiUrl}/front`, …); null: the SQLite store at contentDbPath.
    */
   contentApiUrl: string | null;
-  /** Whole exchange with the newsroom API: connect, headers and body. */
+  /**
+   * The PostgreSQL content store every instance shares (postgres://…), which replaces the
+   * SQLite store when set; null: the SQLite store at contentDbPath (or the newsroom API).
+   */
+  contentDatabaseUrl: string | null;
+  /** Connections of each worker's pool; the LISTEN connection is one more (docs/postgresql.md). */
+  contentDbPoolSize: number;
+  /** Whole exchange with the newsroom API (connect, headers and body), or one database query. */
   contentTimeoutMs: number;
   /** An answer younger than this is used without asking the newsroom API again. */
   contentFreshS: number;
@@ -222,6 +229,21 @@ function contentApiUrl(env: Env): string | null {
   return url.href.replace(/\/+$/, '');
 }
 
+function contentDatabaseUrl(env: Env): string | null {
+  const raw = env.CONTENT_DATABASE_URL;
+  if (raw === undefined || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Never echoed: the URL may carry a password.
+    throw new ConfigError('CONTENT_DATABASE_URL must be a postgres://user:password@host:port/database URL');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new ConfigError(`CONTENT_DATABASE_URL must be postgres:// or postgresql://, got ${url.protocol}`);
+  if (url.hostname === '' || url.pathname.length <= 1) throw new ConfigError('CONTENT_DATABASE_URL must name a host and a database');
+  return raw;
+}
+
 function clusterScheduling(env: Env): Config['clusterScheduling'] {
   const raw = env.CLUSTER_SCHEDULING ?? 'rr';
   if (raw === 'none' || raw === 'rr') return raw;
@@ -322,6 +344,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     pageCacheTtlMs: integer(env, 'PAGE_CACHE_TTL_MS', 0, 0, 60_000),
     pageCacheMaxBytes: integer(env, 'PAGE_CACHE_MAX_MB', 64, 1, 4_096) * 1024 * 1024,
     contentApiUrl: contentApiUrl(env),
+    contentDatabaseUrl: contentDatabaseUrl(env),
+    contentDbPoolSize: integer(env, 'CONTENT_DB_POOL_SIZE', 4, 1, 100),
     contentTimeoutMs: integer(env, 'CONTENT_TIMEOUT_MS', 1_500, 50, 60_000),
     contentFreshS: integer(env, 'CONTENT_FRESH_S', 5, 0, 3_600),
     contentStaleS: integer(env, 'CONTENT_STALE_S', 86_400, 0, 7 * 86_400),
@@ -329,6 +353,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     contentCacheMb: integer(env, 'CONTENT_CACHE_MB', 32, 1, 4_096),
     metrics: metricsConfig(env, environment, port),
   };
+  if (config.contentApiUrl !== null && config.contentDatabaseUrl !== null) {
+    throw new ConfigError('CONTENT_API_URL and CONTENT_DATABASE_URL are both set: content comes from one place. Unset one');
+  }
   // Both features read or write the SQLite store, which is not consulted when content comes
   // from the newsroom API: a push would vanish, a preview would find no draft.
   if (config.contentApiUrl !== null && config.ingestToken !== null) {
@@ -336,6 +363,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   }
   if (config.contentApiUrl !== null && config.seedDemoContent) {
     throw new ConfigError('SEED_DEMO_CONTENT=true and CONTENT_API_URL are both set: the demo seed fills the SQLite store, which is not read when content comes from the newsroom API. Unset one');
+  }
+  if (config.contentDatabaseUrl !== null && config.seedDemoContent) {
+    throw new ConfigError('SEED_DEMO_CONTENT=true and CONTENT_DATABASE_URL are both set: the demo seed at start fills the SQLite store, which is not read when content comes from PostgreSQL; seed PostgreSQL once with "npm run seed -- --database-url URL". Unset one');
   }
   if (config.contentApiUrl !== null && config.previewSecret !== null) {
     throw new ConfigError('PREVIEW_SECRET and CONTENT_API_URL are both set: previews need drafts, which the newsroom API (Kiosk\'s /api shapes) does not serve. Unset one, or set PREVIEW_ENABLED=false');

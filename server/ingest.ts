@@ -58,10 +58,10 @@ export function ingestRouter(token: string | null, writer: () => ArticleWriter):
   });
   router.use(express.json({ limit: ingestMaxBodyBytes, strict: true, type: 'application/json' }));
 
-  router.put('/articles/:id', (req, res) => {
+  router.put('/articles/:id', async (req, res) => {
     const id = articleId(req);
     const article = parseIngestedArticle(id, req.body, new Date());
-    const outcome = writer().upsert(article);
+    const outcome = await writer().upsert(article);
     log.info('article ingested', { id, outcome, status: article.status });
     res.status(outcome === 'created' ? 201 : 200).json({
       id,
@@ -72,10 +72,10 @@ export function ingestRouter(token: string | null, writer: () => ArticleWriter):
     });
   });
 
-  router.delete('/articles/:id', (req, res) => {
+  router.delete('/articles/:id', async (req, res) => {
     const id = articleId(req);
     const updatedAt = new Date().toISOString();
-    if (!writer().unpublish(id, updatedAt)) throw new KioskError('notFound', `There is no article ${id}.`);
+    if (!(await writer().unpublish(id, updatedAt))) throw new KioskError('notFound', `There is no article ${id}.`);
     log.info('article unpublished', { id });
     res.json({ id, outcome: 'unpublished', status: 'draft', updatedAt });
   });

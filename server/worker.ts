@@ -1,7 +1,8 @@
 import http from 'node:http';
 import net from 'node:net';
-import type { ContentSource } from './content/source';
+import type { ArticleWriter, ContentSource } from './content/source';
 import { newsroomApiOptions, openNewsroomApi } from './content/newsroom-api';
+import { openPostgresStore, postgresStoreOptions } from './content/postgres';
 import { lazyWriter, openSqliteStore } from './content/sqlite';
 import { loadAssets, type Assets } from './assets';
 import type { Config } from './config';
@@ -52,7 +53,7 @@ export async function startWorker(
 ): Promise<RunningWorker> {
   const content = deps.content ?? openContentSource(config);
   const assets = deps.assets ?? loadAssets(config.distDir);
-  const writer = lazyWriter(config.contentDbPath);
+  const writer = contentWriter(config, content);
   const site = createSite({ config, content, assets, writer: writer.get });
 
   const server = http.createServer();
@@ -123,10 +124,24 @@ export async function startWorker(
   return { server, content, metrics: site.metrics, cloudwatch, drain };
 }
 
-/** The newsroom API when CONTENT_API_URL is set, else the SQLite store. */
+/** The newsroom API when CONTENT_API_URL is set, PostgreSQL when CONTENT_DATABASE_URL is, else the SQLite store. */
 function openContentSource(config: Readonly<Config>): ContentSource {
+  if (config.contentDatabaseUrl !== null) return openPostgresStore(postgresStoreOptions({ ...config, contentDatabaseUrl: config.contentDatabaseUrl }));
   if (config.contentApiUrl === null) return openSqliteStore(config.contentDbPath, { readonly: true });
   return openNewsroomApi(newsroomApiOptions({ ...config, contentApiUrl: config.contentApiUrl }));
+}
+
+/** PostgreSQL writes through the pool the worker reads with; SQLite through a connection of its own, opened on first use. */
+function contentWriter(config: Readonly<Config>, content: ContentSource): { get(): ArticleWriter; close(): void } {
+  if (config.contentDatabaseUrl === null) return lazyWriter(config.contentDbPath);
+  const writer = content as ContentSource & Partial<ArticleWriter>;
+  return {
+    get() {
+      if (!writer.upsert || !writer.unpublish) throw new Error('this content source takes no writes');
+      return writer as ArticleWriter;
+    },
+    close: () => undefined,
+  };
 }
 
 function listenOnce(server: http.Server, target: ListenTarget, backlog: number): Promise<void> {

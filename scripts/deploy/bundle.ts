@@ -1,7 +1,8 @@
 // The Elastic Beanstalk source bundle: exactly what an instance needs and nothing else. The
 // platform installs the runtime dependencies itself from package.json and package-lock.json,
 // so the bundle carries the build (dist/), the package files, the Procfile and the platform
-// configuration (.ebextensions/, .platform/): no sources, tests, node_modules or content store.
+// configuration (.ebextensions/, .platform/) and the database migrations (migrations/, which a
+// leader-only container command applies): no sources, tests, node_modules or content store.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { ebConfigPath, renderEbConfig } from '../nginx/render';
 import { disagreements, environmentProperties, loadConfigFiles, optionSettings } from './ebextensions';
 
 /** Top-level entries of the bundle, files or directories, relative to the repository root. */
-export const bundleEntries = ['Procfile', 'package.json', 'package-lock.json', '.ebextensions', '.platform', 'dist'] as const;
+export const bundleEntries = ['Procfile', 'package.json', 'package-lock.json', '.ebextensions', '.platform', 'dist', 'migrations'] as const;
 
 export interface BundleFile {
   /** Relative to the repository root, with forward slashes: the path inside the zip. */

@@ -14,10 +14,13 @@ export interface ContentSource extends ContentClient {
   close(): void;
 }
 
-/** The CMS's writes. Each commit moves SQLite's data_version, so every worker's lists refresh. */
+/**
+ * The CMS's writes. Each commit moves SQLite's data_version, or notifies every PostgreSQL
+ * listener, so every worker's lists refresh. SQLite answers at once, PostgreSQL with a promise.
+ */
 export interface ArticleWriter {
-  upsert(article: Article): 'created' | 'updated';
+  upsert(article: Article): 'created' | 'updated' | Promise<'created' | 'updated'>;
   /** false when there is no such article. */
-  unpublish(id: string, updatedAt: string): boolean;
+  unpublish(id: string, updatedAt: string): boolean | Promise<boolean>;
   close(): void;
 }

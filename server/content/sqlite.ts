@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
-import type { Article, Block, FrontPage, Headline, Image, SectionPage, Teaser } from '../../src/content';
+import type { Article, FrontPage, Headline, SectionPage } from '../../src/content';
 import { clampPageSize, latestListSize, sectionPageSize } from '../../src/content';
 import { assertCursor } from '../../src/api-paths';
 import { isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import { deepFreeze } from './freeze';
+import { toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
 import type { ArticleWriter, ContentSource } from './source';
 
 export interface SqliteStore extends ContentSource {
@@ -70,24 +71,6 @@ const upsertSql = `${insertSql}
     updated_at = excluded.updated_at, body = excluded.body, status = excluded.status`;
 
 const frontPageTeasersPerSection = 3;
-
-type HeadlineRow = Pick<TeaserRow, 'id' | 'section' | 'title' | 'published_at'>;
-
-interface TeaserRow {
-  id: string;
-  section: string;
-  title: string;
-  lead: string;
-  image: string;
-  published_at: string;
-}
-
-interface ArticleRow extends TeaserRow {
-  author: string;
-  updated_at: string;
-  body: string;
-  status: Article['status'];
-}
 
 interface CountRow {
   n: number;
@@ -259,48 +242,6 @@ function createStore(db: Database.Database, path: string): SqliteStore {
   }
 }
 
-
-function toHeadline(row: HeadlineRow): Headline {
-  return { id: row.id, section: row.section as SectionSlug, title: row.title, publishedAt: row.published_at };
-}
-
-// Built field by field so a Teaser carries exactly the Teaser keys (the API sends these as is).
-function toTeaser(row: TeaserRow): Teaser {
-  return {
-    id: row.id,
-    section: row.section as SectionSlug,
-    title: row.title,
-    lead: row.lead,
-    image: JSON.parse(row.image) as Image,
-    publishedAt: row.published_at,
-  };
-}
-
-function toArticle(row: ArticleRow): Article {
-  return {
-    ...toTeaser(row),
-    author: row.author,
-    updatedAt: row.updated_at,
-    body: JSON.parse(row.body) as Block[],
-    status: row.status,
-  };
-}
-
-function toRow(article: Article): ArticleRow {
-  const { src, alt, caption, credit, width, height } = article.image;
-  return {
-    id: article.id,
-    section: article.section,
-    title: article.title,
-    lead: article.lead,
-    image: JSON.stringify({ src, alt, caption, credit, width, height } satisfies Image),
-    published_at: article.publishedAt,
-    author: article.author,
-    updated_at: article.updatedAt,
-    body: JSON.stringify(article.body),
-    status: article.status,
-  };
-}
 
 /** A writer that opens its own read-write connection on first use: most workers never write. */
 export function lazyWriter(path: string): { get(): ArticleWriter; close(): void } {

@@ -9,9 +9,12 @@ import { openSqliteStore } from './sqlite';
 const howToFill =
   'fill it with the CMS (ingestion) or a copy of the newsroom store; for a demo, set SEED_DEMO_CONTENT=true (seeds made-up articles at start) or run "npm run seed"';
 
-/** Why the content store cannot serve, or null when it can (or is not used: CONTENT_API_URL). */
-export function contentStoreProblem(config: Pick<Config, 'contentDbPath' | 'contentApiUrl'>): string | null {
-  if (config.contentApiUrl !== null) return null;
+/**
+ * Why the SQLite store cannot serve, or null when it can or is not used (CONTENT_API_URL, or
+ * CONTENT_DATABASE_URL, whose schema `npm run db:migrate` makes and whose content the CMS fills).
+ */
+export function contentStoreProblem(config: Pick<Config, 'contentDbPath' | 'contentApiUrl' | 'contentDatabaseUrl'>): string | null {
+  if (config.contentApiUrl !== null || config.contentDatabaseUrl !== null) return null;
   const { contentDbPath } = config;
   if (!fs.existsSync(contentDbPath)) return `No content store at ${contentDbPath}: ${howToFill}.`;
   let published: number;

@@ -1,0 +1,169 @@
+import postgres from 'postgres';
+import { describeError, log } from '../log';
+
+/** The channel the articles trigger notifies (migrations/…_articles.sql). */
+export const contentChannel = 'kiosk_content';
+
+const firstRetryMs = 100;
+const maxRetryMs = 5_000;
+/** A LISTEN connection that died without a FIN (a lost route) is found by this ping. */
+const defaultHeartbeatMs = 5_000;
+
+export interface ContentListener {
+  /** True while LISTEN is in force: a change made anywhere reaches onChange within moments. */
+  readonly listening: boolean;
+  close(): Promise<void>;
+}
+
+export interface ListenerOptions {
+  url: string;
+  /** Connect, LISTEN and each heartbeat; past it the connection counts as lost. */
+  timeoutMs: number;
+  /** A commit changed content; also called when LISTEN is (re)established, since notifications may have been missed. */
+  onChange(): void;
+  /** How often the connection is pinged; 5 s unless a test wants it sooner. */
+  heartbeatMs?: number;
+  /** The listener was lost (false) or is back (true). */
+  onListening?(listening: boolean): void;
+}
+
+/**
+ * One connection per worker, outside the pool, that LISTENs for content changes. When it is
+ * lost it reconnects with exponential backoff (100 ms doubling to 5 s, jittered), and a
+ * heartbeat finds connections that died silently.
+ */
+export function listenForChanges(options: ListenerOptions): ContentListener {
+  const timeoutS = Math.max(1, Math.ceil(options.timeoutMs / 1000));
+  let listening = false;
+  let closed = false;
+  let attempt = 0;
+  let connecting = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+
+  // A postgres.js instance of one connection per attempt: one that was ended cannot be used
+  // again, and a connection that stopped answering must be let go of for a fresh one.
+  let sql: postgres.Sql | null = null;
+
+  function open(): postgres.Sql {
+    // onnotify is postgres.js's hook for every NOTIFY on this connection; its types leave it out.
+    const instance: postgres.Sql = postgres(options.url, {
+      max: 1,
+      idle_timeout: 0,
+      max_lifetime: null,
+      connect_timeout: timeoutS,
+      fetch_types: false,
+      onnotice: () => undefined,
+      connection: { application_name: 'kiosk-listener' },
+      onnotify(channel: string) {
+        if (channel === contentChannel) options.onChange();
+      },
+      onclose() {
+        if (sql === instance) lost(null);
+      },
+    } as postgres.Options<Record<string, never>>);
+    return instance;
+  }
+
+  function drop() {
+    const instance = sql;
+    sql = null;
+    void instance?.end({ timeout: 0 }).catch(() => undefined);
+  }
+
+  function lost(error: unknown) {
+    if (closed) return;
+    drop();
+    if (listening) {
+      listening = false;
+      log.warn('content listener lost; reconnecting', error ? describeError(error) : {});
+      options.onListening?.(false);
+    }
+    if (!connecting) schedule();
+  }
+
+  function schedule() {
+    if (closed || retryTimer !== undefined) return;
+    const delay = Math.min(maxRetryMs, firstRetryMs * 2 ** attempt) * (0.5 + Math.random() / 2);
+    attempt += 1;
+    retryTimer = setTimeout(() => {
+      retryTimer = undefined;
+      void connect();
+    }, delay);
+    retryTimer.unref();
+  }
+
+  async function connect() {
+    if (closed || listening || connecting) return;
+    connecting = true;
+    const instance = open();
+    sql = instance;
+    try {
+      await withDeadline(instance.unsafe(`LISTEN ${contentChannel}`), options.timeoutMs);
+      connecting = false;
+      if (closed || sql !== instance) return;
+      attempt = 0;
+      listening = true;
+      options.onListening?.(true);
+      options.onChange();
+    } catch (error) {
+      connecting = false;
+      lost(error);
+    }
+  }
+
+  const heartbeat = setInterval(() => {
+    const instance = sql;
+    if (!listening || connecting || instance === null) return;
+    withDeadline(instance.unsafe('SELECT 1'), options.timeoutMs).catch((error: unknown) => {
+      if (sql === instance) lost(error);
+    });
+  }, options.heartbeatMs ?? defaultHeartbeatMs);
+  heartbeat.unref();
+
+  void connect();
+
+  return {
+    get listening() {
+      return listening;
+    },
+    async close() {
+      closed = true;
+      listening = false;
+      clearInterval(heartbeat);
+      clearTimeout(retryTimer);
+      const instance = sql;
+      sql = null;
+      await instance?.end({ timeout: 1 });
+    },
+  };
+}
+
+export class DatabaseTimeout extends Error {
+  override name = 'DatabaseTimeout';
+}
+
+/**
+ * A query that answers within `ms` or is rejected: a slow database never hangs a request. One
+ * still waiting for a connection is taken out of the queue. One already sent is left to the
+ * server's statement_timeout (the same deadline, set on every connection): postgres.js cancels
+ * a running statement over a new connection and drops the promise of that attempt, whose
+ * failure (the database unreachable) would be an unhandled rejection, which ends the worker.
+ */
+export function withDeadline<T>(query: Promise<T> & { cancel?: () => unknown; state?: unknown }, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      if (!query.state) query.cancel?.();
+      reject(new DatabaseTimeout(`no answer from the database within ${ms} ms`));
+    }, ms);
+    query.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}

@@ -1,0 +1,46 @@
+import { performance } from 'node:perf_hooks';
+import type { Article } from '../../src/content';
+import { openPostgresStore } from './postgres';
+import { defaultDrafts, defaultPublished, defaultSeed, generateArticles, StoreNotEmptyError, type SeedOptions } from './seed';
+
+const batchSize = 1_000;
+
+/**
+ * The SQLite seed's articles (the same generator, the same options), written into PostgreSQL
+ * in transactions of 1,000. Opt-in only (`npm run seed -- --database-url URL`): a fleet's
+ * database holds the newsroom's work, and no instance seeds it by itself.
+ */
+export async function seedPostgres(url: string, options: SeedOptions = {}): Promise<{ inserted: number; ms: number }> {
+  const { published = defaultPublished, drafts = defaultDrafts, seed = defaultSeed, reset = false, log = () => undefined } = options;
+  const started = performance.now();
+  const store = openPostgresStore({
+    url,
+    poolSize: 1,
+    timeoutMs: 60_000,
+    unlistenedFreshMs: 1_000,
+    staleMs: 0,
+    maxEntries: 1,
+    maxBytes: 1,
+    listen: false,
+  });
+  try {
+    const existing = await store.countAll();
+    if (existing > 0 && !reset) throw new StoreNotEmptyError('the content database', existing);
+    if (existing > 0) log(`seed: reset, deleted ${await store.deleteAll()} articles`);
+    const total = published + drafts;
+    let inserted = 0;
+    let batch: Article[] = [];
+    for (const article of generateArticles({ published, drafts, seed })) {
+      batch.push(article);
+      if (batch.length < batchSize && inserted + batch.length < total) continue;
+      inserted += await store.insertMany(batch);
+      batch = [];
+      log(`seed: ${inserted}/${total} articles (${Math.floor((inserted * 100) / total)}%)`);
+    }
+    const ms = Math.round(performance.now() - started);
+    log(`seed: wrote ${inserted} articles (${published} published, ${drafts} drafts) in ${ms} ms`);
+    return { inserted, ms };
+  } finally {
+    await store.end();
+  }
+}

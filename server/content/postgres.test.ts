@@ -1,0 +1,196 @@
+// The PostgreSQL store against a throwaway cluster of its own (scripts/db/cluster.ts): the
+// contract the SQLite store meets, index-only plans, writes in transactions, and a change made
+// through one store's connection seen by another within a second through NOTIFY.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import postgres from 'postgres';
+import { startCluster, type Cluster } from '../../scripts/db/cluster';
+import { migrate } from '../../scripts/db/migrate';
+import { openPostgresStore, queries, type PostgresStore, type PostgresStoreOptions } from './postgres';
+import { seedPostgres } from './postgres-seed';
+import { generateArticles, StoreNotEmptyError } from './seed';
+import { describeStoreContract } from '../../test/store-contract';
+
+const small = { published: 600, drafts: 20 } as const;
+let cluster: Cluster;
+let store: PostgresStore;
+const opened: PostgresStore[] = [];
+
+function open(overrides: Partial<PostgresStoreOptions> = {}): PostgresStore {
+  const s = openPostgresStore({
+    url: cluster.url,
+    poolSize: 2,
+    timeoutMs: 2_000,
+    unlistenedFreshMs: 1_000,
+    staleMs: 60_000,
+    maxEntries: 1_000,
+    maxBytes: 16 * 1024 * 1024,
+    ...overrides,
+  });
+  opened.push(s);
+  return s;
+}
+
+async function eventually(check: () => boolean | Promise<boolean>, withinMs: number): Promise<number> {
+  const started = performance.now();
+  while (!(await check())) {
+    if (performance.now() - started > withinMs) assert.fail(`not within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return performance.now() - started;
+}
+
+before(async () => {
+  cluster = await startCluster({ migrate: true });
+  await seedPostgres(cluster.url, small);
+  store = open({ listen: false });
+});
+
+after(async () => {
+  await Promise.all(opened.map((s) => s.end()));
+  cluster?.destroy();
+});
+
+describe('postgres store', () => {
+  describeStoreContract(() => store, small);
+
+  test('migrating again applies nothing; seeding a store with articles is refused', async () => {
+    assert.deepEqual(await migrate(cluster.url), []);
+    await assert.rejects(seedPostgres(cluster.url, { published: 1, drafts: 0 }), StoreNotEmptyError);
+  });
+
+  test('rows are byte for byte the articles written', async () => {
+    const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+    try {
+      const [row] = await sql`SELECT image::text AS image, body::text AS body FROM articles ORDER BY id DESC LIMIT 1`;
+      const newest = generateArticles(small).next().value!;
+      assert.equal(row?.body, JSON.stringify(newest.body));
+      assert.deepEqual(JSON.parse(row?.image as string), newest.image);
+    } finally {
+      await sql.end();
+    }
+  });
+
+  test('every query is answered from an index, without sorting', async () => {
+    const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+    try {
+      await sql`ANALYZE articles`;
+      const params: Record<keyof typeof queries, unknown[]> = {
+        headlines: [15],
+        latest: [15],
+        frontPageSections: ['news,sport', '202611212100010200', 3],
+        sectionFirstPage: ['news', 21],
+        sectionNextPage: ['news', '202611212100010200', 21],
+        publishedArticle: ['202611212100010200'],
+        anyArticle: ['202611212100010200'],
+        countPublished: [],
+        countAll: [],
+      };
+      for (const [name, text] of Object.entries(queries) as [keyof typeof queries, string][]) {
+        // A small table is cheaper to scan; what matters is that an index can answer at scale.
+        const plan = await sql.begin(async (tx) => {
+          await tx`SET LOCAL enable_seqscan = off`;
+          return tx.unsafe<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${text}`, params[name] as never[]);
+        });
+        const lines = plan.map((row) => row['QUERY PLAN']).join('\n');
+        assert.doesNotMatch(lines, /Seq Scan/, `${name} scans the whole table:\n${lines}`);
+        if (name !== 'frontPageSections') assert.doesNotMatch(lines, /\bSort\b/, `${name} sorts:\n${lines}`);
+        assert.match(lines, /Index/, `${name}:\n${lines}`);
+      }
+    } finally {
+      await sql.end();
+    }
+  });
+
+  test('upsert and unpublish: created, updated, unpublished, each seen at once by the writer', async () => {
+    const writer = open({ listen: false });
+    const [template] = generateArticles({ published: 1, drafts: 0, seed: 99 });
+    const article = { ...template!, id: '202611222000999999', publishedAt: '2026-11-22T20:00:00.000Z', updatedAt: '2026-11-22T20:00:00.000Z' };
+    assert.equal((await writer.frontPage()).lead.id !== article.id, true);
+    const before = writer.stats().generation;
+    assert.equal(await writer.upsert(article), 'created');
+    assert.ok(writer.stats().generation > before);
+    assert.equal((await writer.frontPage()).lead.id, article.id);
+    assert.equal(await writer.upsert({ ...article, title: `${article.title} (updated)` }), 'updated');
+    assert.equal((await writer.article(article.id))?.title, `${article.title} (updated)`);
+    assert.equal(await writer.unpublish(article.id, '2026-11-22T20:05:00.000Z'), true);
+    assert.equal(await writer.article(article.id), null);
+    assert.equal((await writer.articleAnyStatus(article.id))?.status, 'draft');
+    assert.equal(await writer.unpublish('202611222000999998', '2026-11-22T20:05:00.000Z'), false);
+    assert.notEqual((await writer.frontPage()).lead.id, article.id);
+  });
+
+  test('a change through one store is seen by another within 1 s (NOTIFY), and nothing is read twice meanwhile', async () => {
+    const reader = open();
+    const writer = open({ listen: false });
+    await eventually(() => reader.stats().listening, 5_000);
+    const [template] = generateArticles({ published: 1, drafts: 0, seed: 7 });
+    const article = { ...template!, id: '202611222100999999', publishedAt: '2026-11-22T21:00:00.000Z', updatedAt: '2026-11-22T21:00:00.000Z' };
+    await reader.frontPage();
+    await reader.latest();
+    const queriesBefore = reader.stats().queries;
+    for (let i = 0; i < 20; i += 1) {
+      await reader.frontPage();
+      await reader.latest();
+    }
+    assert.equal(reader.stats().queries, queriesBefore, 'kept answers are not read again');
+    await writer.upsert(article);
+    const ms = await eventually(async () => (await reader.frontPage()).lead.id === article.id, 1_000);
+    assert.ok((await reader.latest()).some((h) => h.id === article.id));
+    await writer.unpublish(article.id, '2026-11-22T21:01:00.000Z');
+    await eventually(async () => (await reader.frontPage()).lead.id !== article.id, 1_000);
+    assert.ok(ms < 1_000, `seen after ${Math.round(ms)} ms`);
+  });
+
+  test('a listener whose connection is killed reconnects by itself, and lets go of what it kept meanwhile', async () => {
+    const reader = open({ unlistenedFreshMs: 200 });
+    await eventually(() => reader.stats().listening, 5_000);
+    await reader.frontPage();
+    const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+    try {
+      const before = reader.stats().generation;
+      await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kiosk-listener'`;
+      await eventually(() => !reader.stats().listening, 2_000);
+      const lostMs = await eventually(() => reader.stats().listening, 5_000);
+      assert.ok(reader.stats().generation > before, 'kept answers are read again after a reconnect: notifications may have been missed');
+      // A change made while it was away is seen too.
+      const [template] = generateArticles({ published: 1, drafts: 0, seed: 11 });
+      const article = { ...template!, id: '202611222300999999', publishedAt: '2026-11-22T23:00:00.000Z', updatedAt: '2026-11-22T23:00:00.000Z' };
+      await open({ listen: false }).upsert(article);
+      await eventually(async () => (await reader.frontPage()).lead.id === article.id, 1_000);
+      await open({ listen: false }).unpublish(article.id, '2026-11-22T23:01:00.000Z');
+      assert.ok(lostMs < 5_000);
+    } finally {
+      await sql.end();
+    }
+  });
+
+  test('a listener whose connection stops answering (no FIN) is found by its heartbeat and replaced', async () => {
+    const reader = open({ listenerHeartbeatMs: 200, timeoutMs: 300 });
+    await eventually(() => reader.stats().listening, 5_000);
+    const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+    try {
+      const rows = await sql<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE application_name = 'kiosk-listener' AND backend_start = (
+        SELECT max(backend_start) FROM pg_stat_activity WHERE application_name = 'kiosk-listener')`;
+      const pid = rows[0]!.pid;
+      process.kill(pid, 'SIGSTOP');
+      try {
+        await eventually(() => !reader.stats().listening, 3_000);
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
+      await eventually(() => reader.stats().listening, 5_000);
+    } finally {
+      await sql.end();
+    }
+  });
+
+  test('concurrent readers of one article share one query', async () => {
+    const reader = open({ listen: false });
+    const id = [...generateArticles(small)][10]!.id;
+    const before = reader.stats().queries;
+    const answers = await Promise.all(Array.from({ length: 50 }, () => reader.article(id)));
+    assert.equal(reader.stats().queries - before, 1);
+    assert.ok(answers.every((a) => a?.id === id));
+  });
+});

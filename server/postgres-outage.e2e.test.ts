@@ -1,0 +1,161 @@
+// The database must not be the spike's victim: the built server (two workers) on a throwaway
+// PostgreSQL, under steady requests, while PostgreSQL stops for a few seconds and comes back.
+// Every answer is a page (kept answers, stale within CONTENT_STALE_S) or the short 503 with
+// Retry-After, none a 500, none hung; and the workers recover by themselves.
+import assert from 'node:assert/strict';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { startCluster, type Cluster } from '../scripts/db/cluster';
+import { openPostgresStore } from './content/postgres';
+import { seedPostgres } from './content/postgres-seed';
+import { generateArticles } from './content/seed';
+import { startBuiltServer, type BuiltServer } from '../test/server';
+
+const seeded = { published: 300, drafts: 5 } as const;
+const timeoutMs = 1_000;
+/** Nothing may take longer than this: the query deadline plus rendering, with room for a busy machine. */
+const hungMs = 5_000;
+let cluster: Cluster;
+let server: BuiltServer;
+
+const published = [...generateArticles(seeded)].filter((a) => a.status === 'published');
+const warm = ['/', '/news', '/sport', ...published.slice(0, 10).map((a) => `/${a.section}/${a.id}`), '/api/front', '/api/latest'];
+// Never read before the outage: nothing kept can stand in for these.
+const cold = published.slice(100, 110).map((a) => `/${a.section}/${a.id}`);
+
+before(async () => {
+  cluster = await startCluster({ migrate: true });
+  await seedPostgres(cluster.url, seeded);
+  server = await startBuiltServer(path.join(os.tmpdir(), 'kiosk-no-sqlite-here.sqlite'), {
+    CONTENT_DATABASE_URL: cluster.url,
+    CONTENT_TIMEOUT_MS: String(timeoutMs),
+    WEB_CONCURRENCY: '2',
+  });
+});
+
+after(async () => {
+  await server?.stop();
+  cluster?.destroy();
+});
+
+interface Answer {
+  path: string;
+  status: number | 'hung' | 'error';
+  ms: number;
+  retryAfter: string | null;
+  phase: string;
+}
+
+async function ask(p: string, phase: string): Promise<Answer> {
+  const started = performance.now();
+  try {
+    const response = await fetch(server.baseUrl + p, { signal: AbortSignal.timeout(hungMs) });
+    await response.arrayBuffer();
+    return { path: p, status: response.status, ms: performance.now() - started, retryAfter: response.headers.get('retry-after'), phase };
+  } catch (error) {
+    const status = (error as Error).name === 'TimeoutError' ? 'hung' : 'error';
+    return { path: p, status, ms: performance.now() - started, retryAfter: null, phase };
+  }
+}
+
+test('PostgreSQL stopped for 4 s under requests: pages or the short 503, never a 500 or a hang; recovery without a restart', { timeout: 90_000 }, async (t) => {
+  // Every worker reads the warm pages once (least busy first: a few rounds reach both).
+  for (let round = 0; round < 4; round += 1) await Promise.all(warm.map((p) => ask(p, 'warm')));
+
+  const answers: Answer[] = [];
+  let phase = 'before';
+  let running = true;
+  const clients = Array.from({ length: 4 }, async (_, c) => {
+    for (let i = c; running; i += 1) {
+      const paths = i % 5 === 4 && phase !== 'before' ? cold : warm;
+      answers.push(await ask(paths[i % paths.length]!, phase));
+    }
+  });
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  phase = 'down';
+  cluster.stop();
+  await new Promise((resolve) => setTimeout(resolve, 4_000));
+  phase = 'restarting';
+  cluster.start();
+  const back = performance.now();
+  phase = 'after';
+  // Recovery: a page never read before is served again, without restarting anything.
+  let recoveredMs = -1;
+  while (performance.now() - back < 15_000) {
+    const probe = await ask(cold[0]!, 'probe');
+    if (probe.status === 200) {
+      recoveredMs = performance.now() - back;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  running = false;
+  await Promise.all(clients);
+
+  const count = (phaseName: string, status: Answer['status']) => answers.filter((a) => a.phase === phaseName && a.status === status).length;
+  t.diagnostic(
+    `${answers.length} requests; down: ${count('down', 200)} pages, ${count('down', 503)} 503s; after: ${count('after', 200)} pages; ` +
+      `recovered ${Math.round(recoveredMs)} ms after the database returned; slowest ${Math.round(Math.max(...answers.map((a) => a.ms)))} ms`,
+  );
+  const bad = answers.filter((a) => ![200, 503].includes(a.status as number));
+  assert.deepEqual(bad.slice(0, 5), [], `${bad.length} answers were neither a page nor the 503`);
+  for (const a of answers.filter((x) => x.status === 503)) assert.equal(a.retryAfter, '5', `${a.path}: the 503 says when to retry`);
+  assert.ok(count('before', 200) > 0 && count('after', 200) > 0);
+  assert.ok(count('down', 200) > 0, 'kept pages were served while the database was down');
+  assert.ok(count('down', 503) > 0, 'pages nothing could stand in for were the short 503');
+  assert.equal(count('before', 503), 0);
+  assert.ok(recoveredMs >= 0, 'the workers recovered by themselves');
+  assert.ok(recoveredMs < 10_000, `recovered after ${Math.round(recoveredMs)} ms`);
+  assert.doesNotMatch(server.output(), /"level":"error"/, 'no request failed as an internal error');
+
+  // The workers' LISTEN connections came back too: a change made now reaches them. Within the
+  // bound a worker keeps while not listening (CONTENT_FRESH_S, 5 s), and within 1 s once listening.
+  const writer = openPostgresStore({ url: cluster.url, poolSize: 1, timeoutMs: 2_000, unlistenedFreshMs: 1_000, staleMs: 0, maxEntries: 1, maxBytes: 1, listen: false });
+  try {
+    const [template] = generateArticles({ published: 1, drafts: 0, seed: 5 });
+    const article = { ...template!, id: '202611222200000001', publishedAt: '2026-11-22T22:00:00.000Z', updatedAt: '2026-11-22T22:00:00.000Z' };
+    await writer.upsert(article);
+    const written = performance.now();
+    let seenMs = -1;
+    while (performance.now() - written < 8_000) {
+      const answers = await Promise.all([0, 1, 2, 3].map(() => fetch(`${server.baseUrl}/api/latest`).then((r) => r.json() as Promise<{ items: { id: string }[] }>)));
+      if (answers.every((a) => a.items[0]?.id === article.id)) {
+        seenMs = performance.now() - written;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    t.diagnostic(`a change after the outage was seen by the workers after ${Math.round(seenMs)} ms`);
+    assert.ok(seenMs >= 0 && seenMs < 6_000, `seen after ${Math.round(seenMs)} ms`);
+  } finally {
+    await writer.end();
+  }
+});
+
+test('PostgreSQL frozen for 3 s (connections open, no answers): every request answered within the deadline, then recovery', { timeout: 60_000 }, async (t) => {
+  for (let round = 0; round < 4; round += 1) await Promise.all(warm.map((p) => ask(p, 'warm')));
+  const frozenCold = published.slice(150, 160).map((a) => `/${a.section}/${a.id}`);
+  cluster.pause();
+  const answers: Answer[] = [];
+  try {
+    const started = performance.now();
+    while (performance.now() - started < 3_000) {
+      answers.push(...(await Promise.all([...warm.slice(0, 3), ...frozenCold.slice(0, 3)].map((p) => ask(p, 'frozen')))));
+    }
+  } finally {
+    cluster.resume();
+  }
+  const slowest = Math.max(...answers.map((a) => a.ms));
+  t.diagnostic(`${answers.length} requests while frozen: ${answers.filter((a) => a.status === 200).length} pages, ${answers.filter((a) => a.status === 503).length} 503s, slowest ${Math.round(slowest)} ms`);
+  assert.deepEqual(answers.filter((a) => a.status !== 200 && a.status !== 503).slice(0, 5), []);
+  assert.ok(slowest < timeoutMs + 1_500, `the slowest answer took ${Math.round(slowest)} ms`);
+  assert.ok(answers.some((a) => a.status === 503) && answers.some((a) => a.status === 200));
+  let recovered = false;
+  for (let i = 0; i < 100 && !recovered; i += 1) {
+    recovered = (await ask(frozenCold[5]!, 'probe')).status === 200;
+    if (!recovered) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.ok(recovered, 'pages nothing stood in for are served again');
+});

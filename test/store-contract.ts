@@ -1,0 +1,166 @@
+// What every SQL content store answers, checked against the seed's own articles: counts,
+// the front page, section pages and their cursors, page sizes, drafts, the latest list. The
+// SQLite and PostgreSQL tests both run it, so the two stores cannot drift apart.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Teaser } from '../src/content';
+import { maxSectionPageSize, sectionPageSize } from '../src/content';
+import { sections, type SectionSlug } from '../src/sections';
+import { generateArticles, type GenerateOptions } from '../server/content/seed';
+import type { ContentSource } from '../server/content/source';
+
+export type ContractStore = ContentSource & { countAll(): number | Promise<number> };
+
+const teaserKeys = ['id', 'image', 'lead', 'publishedAt', 'section', 'title'];
+const articleKeys = [...teaserKeys, 'author', 'body', 'status', 'updatedAt'].sort();
+const imageKeys = ['alt', 'caption', 'credit', 'height', 'src', 'width'];
+
+function keysOf(value: object): string[] {
+  return Object.keys(value).sort();
+}
+
+function assertNewestFirst(ids: string[]): void {
+  for (let i = 1; i < ids.length; i += 1) assert.ok(ids[i - 1]! > ids[i]!, `${ids[i - 1]} before ${ids[i]}`);
+}
+
+/** Registers the contract's tests for a store seeded with `seeded` (at most 1000 articles, so sport fits a page). */
+export function describeStoreContract(store: () => ContractStore, seeded: GenerateOptions): void {
+  const generated = [...generateArticles(seeded)];
+  const published = generated.filter((a) => a.status === 'published');
+  const drafts = generated.filter((a) => a.status === 'draft');
+  const publishedIds = new Set(published.map((a) => a.id));
+
+  function assertTeaser(teaser: Teaser): void {
+    assert.deepEqual(keysOf(teaser), teaserKeys);
+    assert.deepEqual(keysOf(teaser.image), imageKeys);
+    assert.ok(publishedIds.has(teaser.id), `${teaser.id} is a published article`);
+  }
+
+  /** Follows nextCursor to the end; returns the pages in order. */
+  async function walkSection(slug: SectionSlug, limit: number): Promise<Teaser[][]> {
+    const pages: Teaser[][] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await store().section(slug, { cursor, limit });
+      assert.ok(page, `section ${slug} exists`);
+      pages.push(page.items);
+      if (page.nextCursor === null) return pages;
+      assert.equal(page.nextCursor, page.items.at(-1)?.id, 'the cursor is the last item on the page');
+      cursor = page.nextCursor;
+    }
+  }
+
+  test('counts published articles only', async () => {
+    assert.equal(await store().count(), published.length);
+    assert.equal(await store().countAll(), generated.length);
+  });
+
+  test('has published articles in every section', async () => {
+    for (const { slug } of sections) {
+      const page = await store().section(slug);
+      assert.ok(page && page.items.length > 0, `${slug} has articles`);
+    }
+  });
+
+  test('front page: newest lead, then 3 per section in section order, no repeats', async () => {
+    const front = await store().frontPage();
+    assert.equal(front.lead.id, published[0]?.id);
+    assertTeaser(front.lead);
+    assert.deepEqual(
+      front.sections.map((s) => s.section),
+      sections.map((s) => s.slug),
+    );
+    const ids = [front.lead.id];
+    for (const { section, teasers } of front.sections) {
+      assert.equal(teasers.length, 3, `${section} has 3 teasers`);
+      const expected = published.filter((a) => a.section === section && a.id !== front.lead.id).slice(0, 3);
+      assert.deepEqual(
+        teasers.map((t) => t.id),
+        expected.map((a) => a.id),
+      );
+      for (const teaser of teasers) {
+        assertTeaser(teaser);
+        assert.equal(teaser.section, section);
+      }
+      ids.push(...teasers.map((t) => t.id));
+    }
+    assert.equal(ids.length, 37);
+    assert.equal(new Set(ids).size, ids.length);
+  });
+
+  test('section pages: cursor pagination covers the section exactly once, newest first', async () => {
+    for (const { slug } of sections) {
+      const expected = published.filter((a) => a.section === slug).map((a) => a.id);
+      const pages = await walkSection(slug, 7);
+      const ids = pages.flat().map((t) => t.id);
+      assert.deepEqual(ids, expected, `${slug} pages concatenate to the whole section`);
+      assertNewestFirst(ids);
+      assert.ok(pages.slice(0, -1).every((p) => p.length === 7));
+      pages.flat().forEach(assertTeaser);
+    }
+  });
+
+  test('a page that ends exactly at the last article has no next cursor', async () => {
+    const size = published.filter((a) => a.section === 'sport').length;
+    assert.ok(size <= maxSectionPageSize, 'sport fits one page of the small seed');
+    const page = await store().section('sport', { limit: size });
+    assert.equal(page?.items.length, size);
+    assert.equal(page?.nextCursor, null);
+  });
+
+  test('section page size: default, clamped to 1..max', async () => {
+    const sizeOf = async (limit?: number) => (await store().section('news', { limit }))?.items.length;
+    assert.equal(await sizeOf(), sectionPageSize);
+    assert.equal(await sizeOf(0), 1);
+    assert.equal(await sizeOf(-5), 1);
+    assert.equal(await sizeOf(2.7), 2);
+    assert.equal(await sizeOf(Number.NaN), sectionPageSize);
+    assert.equal(await sizeOf(1000), maxSectionPageSize);
+    assert.equal(await sizeOf(Number.POSITIVE_INFINITY), maxSectionPageSize);
+  });
+
+  test('unknown section is null; a malformed cursor is a RangeError', async () => {
+    assert.equal(await store().section('weather' as SectionSlug), null);
+    await assert.rejects(store().section('news', { cursor: 'abc' }), RangeError);
+    await assert.rejects(store().section('news', { cursor: '1 OR 1=1' }), RangeError);
+    const beyond = await store().section('news', { cursor: '000000000000000000' });
+    assert.deepEqual(beyond, { section: 'news', items: [], nextCursor: null });
+  });
+
+  test('article: published only, with exactly the Article fields', async () => {
+    const sample = published[42]!;
+    const article = await store().article(sample.id);
+    assert.deepEqual(article, sample);
+    assert.deepEqual(keysOf(article), articleKeys);
+    assert.equal(await store().article('999999999999999999'), null);
+    assert.equal(await store().article('not-an-id'), null);
+  });
+
+  test('drafts stay off every public listing but are there for preview', async () => {
+    const draftIds = new Set(drafts.map((a) => a.id));
+    const front = await store().frontPage();
+    const listed = [front.lead, ...front.sections.flatMap((s) => s.teasers), ...(await store().latest(maxSectionPageSize))];
+    for (const { slug } of sections) listed.push(...(await walkSection(slug, maxSectionPageSize)).flat());
+    assert.equal(listed.filter((t) => draftIds.has(t.id)).length, 0);
+    for (const draft of drafts) {
+      assert.equal(await store().article(draft.id), null);
+      assert.deepEqual(await store().articleAnyStatus(draft.id), draft);
+    }
+    assert.deepEqual(await store().articleAnyStatus(published[0]!.id), published[0]);
+  });
+
+  test('latest: newest published across sections, clamped', async () => {
+    const latest = await store().latest();
+    assert.deepEqual(
+      latest.map((t) => t.id),
+      published.slice(0, 15).map((a) => a.id),
+    );
+    for (const headline of latest) {
+      assert.deepEqual(keysOf(headline), ['id', 'publishedAt', 'section', 'title']);
+      assert.ok(publishedIds.has(headline.id));
+    }
+    assert.equal((await store().latest(3)).length, 3);
+    assert.equal((await store().latest(0)).length, 1);
+    assert.equal((await store().latest(10_000)).length, maxSectionPageSize);
+  });
+}
