@@ -36,8 +36,6 @@ export interface NginxParams {
   upstreamKeepaliveTimeoutS: number;
   /** Nginx's listen backlog (capped by the kernel's net.core.somaxconn). */
   listenBacklog: number;
-  /** Negative raises Nginx above the Node workers it shares cores with; needs root. */
-  workerPriority: number;
   /** One line per fallback answer, for the primary process to count. */
   fallbackLog: string;
   /** The admission limits and shell settings, from the same settings Node reads. */
@@ -76,7 +74,6 @@ export function ebParams(workers = 4, basePort = 8080, admission = ebAdmission()
     upstreamKeepalive: 16,
     upstreamKeepaliveTimeoutS: 60,
     listenBacklog: ebListenBacklog,
-    workerPriority: -10,
     fallbackLog: '/var/log/kiosk/nginx-fallback.log',
     admission,
   };
@@ -112,8 +109,6 @@ export function localParams(
     upstreamKeepaliveTimeoutS: options.upstreamKeepaliveTimeoutS ?? 60,
     // The kernel caps it at net.core.somaxconn, which a local run leaves as the machine has it.
     listenBacklog: ebListenBacklog,
-    // Only root may raise a priority; an unprivileged Nginx would log an alert and run at 0.
-    workerPriority: process.getuid?.() === 0 ? -10 : 0,
     fallbackLog: options.fallbackLog ?? path.join(prefix, 'fallback.log'),
     admission: options.admission ?? admissionOf(loadConfig()),
   };
@@ -191,7 +186,6 @@ function values(params: NginxParams): Record<string, string> {
     shed_retry_after_s: String(admission.shedRetryAfterS),
     api_busy_body: quoted(JSON.stringify({ error: { code: errors.unavailable.code, message: errors.unavailable.message } })),
     listen_backlog: String(params.listenBacklog),
-    worker_priority: String(params.workerPriority),
     fallback_log: params.fallbackLog,
     upstream_keepalive_timeout: `${params.upstreamKeepaliveTimeoutS}s`,
     listen: params.listen,

@@ -450,9 +450,10 @@ async function measureAll(run: Run): Promise<void> {
     run.results.reference.render = await renderReference(run);
     await bareReference(run, await shellReference(run));
   }
-  const capacity = await fallbackOff(run);
+  if (run.options.capacity !== null) run.results.notes.push(`Capacity given (--capacity ${run.options.capacity}), not measured: no direct steps in this run.`);
+  const capacity = run.options.capacity ?? (await fallbackOff(run));
   if (capacity === 0) return;
-  await fallbackOn(run, capacity);
+  if (run.options.capacity === null) await fallbackOn(run, capacity);
   if (!run.options.skipHotSet) await hotSet(run, capacity);
   if (!run.options.skipNginx) {
     await throughNginx(run, capacity);

@@ -24,6 +24,8 @@ Options:
                             fails as a timeout (default 5000)
   --quick                   a smoke run: short steps and a coarse search (3 to 4 minutes)
   --skip-reference          skip the render, bare node:http and shell-path references
+  --capacity R              take R req/s as the SSR capacity: no search, no direct steps (a
+                            quick look at the steps through Nginx; not a record)
   --nginx-multipliers LIST  steps through Nginx (fallback on), as multiples of capacity, each with
                             a storm of new connections and with keep-alive clients (default 1,2,5,10,20)
   --keepalive-connections N the keep-alive clients' connections, as a load balancer's pool (default 256)
@@ -60,6 +62,8 @@ export interface BenchOptions {
   searchPrecision: number;
   quick: boolean;
   skipReference: boolean;
+  /** Given capacity: skip the search and the direct steps. */
+  capacity: number | null;
   serverEnv: Record<string, string>;
   outDir: string;
   build: boolean;
@@ -118,6 +122,7 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
       'timeout-ms': { type: 'string' },
       quick: { type: 'boolean', default: false },
       'skip-reference': { type: 'boolean', default: false },
+      capacity: { type: 'string' },
       'nginx-multipliers': { type: 'string' },
       'keepalive-connections': { type: 'string' },
       generator: { type: 'string' },
@@ -155,6 +160,7 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
     searchPrecision: quick ? 1.2 : 1.05,
     quick,
     skipReference: values['skip-reference'],
+    capacity: values.capacity === undefined ? null : positive('--capacity', values.capacity, 0),
     serverEnv: environment(values['server-env']),
     outDir: path.resolve(root, values.out ?? path.join('bench-results', timestamp(now))),
     build: !values['no-build'],

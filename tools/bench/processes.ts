@@ -71,6 +71,8 @@ interface StartOptions {
   port: number;
   /** The core to pin to; null leaves the process to the scheduler (the balance measurement). */
   core: number | null;
+  /** How many "listening" lines mean the server is up (a Kiosk cluster: one per worker). */
+  listeners?: number;
 }
 
 /** Starts a pinned server and waits for the line that says it listens; `ready` returns its worker pid, if any. */
@@ -80,10 +82,12 @@ async function startServer(options: StartOptions): Promise<ServerUnderTest> {
   let output = '';
   const workers: number[] = [];
   let listening = false;
+  let heard = 0;
   const onLine = (line: string) => {
     const worker = options.ready(line);
     if (worker === undefined) return;
-    listening = true;
+    // Every worker, not the first: workers that start together may log in any order.
+    listening = ++heard >= (options.listeners ?? 1);
     if (worker !== null) workers.push(worker);
   };
   let partial = '';
@@ -168,6 +172,7 @@ export async function startKiosk(
       ...env,
     },
     ready: workerListening,
+    listeners: Number(env.WEB_CONCURRENCY ?? '1'),
   });
 }
 
@@ -264,7 +269,6 @@ export async function startStaticNginx(file: string, core: number): Promise<Serv
   fs.mkdirSync(path.join(prefix, 'tmp'), { recursive: true });
   const conf = [
     'worker_processes 1;',
-    `worker_priority ${process.getuid?.() === 0 ? -10 : 0};`,
     'daemon off;',
     `pid ${prefix}/nginx.pid;`,
     `error_log ${prefix}/error.log warn;`,
