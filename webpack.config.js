@@ -17,27 +17,21 @@ const publicPath = '/assets/';
 class ManifestPlugin {
   apply(compiler) {
     compiler.hooks.thisCompilation.tap('KioskManifest', (compilation) => {
-      compilation.hooks.processAssets.tap(
-        { name: 'KioskManifest', stage: webpack.Compilation.PROCESS_ASSETS_STAGE_REPORT },
-        () => {
-          const [entrypoint, ...others] = compilation.entrypoints.values();
-          if (!entrypoint || others.length > 0) throw new Error('the client build must have exactly one entry');
-          const files = entrypoint.getFiles();
-          const manifest = {
-            mode: compiler.options.mode,
-            // Changes every build, so webpack rewrites the file even when no asset changed:
-            // scripts/build-state.ts reads its time as the build's.
-            builtAt: new Date().toISOString(),
-            publicPath,
-            scripts: files.filter((f) => f.endsWith('.js')),
-            styles: files.filter((f) => f.endsWith('.css')),
-          };
-          compilation.emitAsset(
-            '../manifest.json',
-            new webpack.sources.RawSource(`${JSON.stringify(manifest, null, 2)}\n`),
-          );
-        },
-      );
+      compilation.hooks.processAssets.tap({ name: 'KioskManifest', stage: webpack.Compilation.PROCESS_ASSETS_STAGE_REPORT }, () => {
+        const [entrypoint, ...others] = compilation.entrypoints.values();
+        if (!entrypoint || others.length > 0) throw new Error('the client build must have exactly one entry');
+        const files = entrypoint.getFiles();
+        const manifest = {
+          mode: compiler.options.mode,
+          // Changes every build, so webpack rewrites the file even when no asset changed:
+          // scripts/build-state.ts reads its time as the build's.
+          builtAt: new Date().toISOString(),
+          publicPath,
+          scripts: files.filter((f) => f.endsWith('.js')),
+          styles: files.filter((f) => f.endsWith('.css')),
+        };
+        compilation.emitAsset('../manifest.json', new webpack.sources.RawSource(`${JSON.stringify(manifest, null, 2)}\n`));
+      });
     });
   }
 }
@@ -49,16 +43,13 @@ class ManifestPlugin {
 class PrecompressPlugin {
   apply(compiler) {
     compiler.hooks.thisCompilation.tap('KioskPrecompress', (compilation) => {
-      compilation.hooks.processAssets.tap(
-        { name: 'KioskPrecompress', stage: webpack.Compilation.PROCESS_ASSETS_STAGE_OPTIMIZE_TRANSFER },
-        (assets) => {
-          for (const [name, source] of Object.entries(assets)) {
-            if (!/\.(js|css|svg|map)$/.test(name)) continue;
-            const gzipped = zlib.gzipSync(source.buffer(), { level: 9 });
-            compilation.emitAsset(`${name}.gz`, new webpack.sources.RawSource(gzipped), { compressed: true });
-          }
-        },
-      );
+      compilation.hooks.processAssets.tap({ name: 'KioskPrecompress', stage: webpack.Compilation.PROCESS_ASSETS_STAGE_OPTIMIZE_TRANSFER }, (assets) => {
+        for (const [name, source] of Object.entries(assets)) {
+          if (!/\.(js|css|svg|map)$/.test(name)) continue;
+          const gzipped = zlib.gzipSync(source.buffer(), { level: 9 });
+          compilation.emitAsset(`${name}.gz`, new webpack.sources.RawSource(gzipped), { compressed: true });
+        }
+      });
     });
   }
 }

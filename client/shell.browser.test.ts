@@ -70,7 +70,10 @@ describe('rendering from the shell', () => {
     assert.equal(await page.textContent('h1'), 'Page not found');
     assert.equal(await page.title(), 'Page not found — Kiosk');
     // The API's 404 for the unknown article is expected; nothing else may complain.
-    assert.deepEqual(problems.filter((p) => !p.includes('404')), []);
+    assert.deepEqual(
+      problems.filter((p) => !p.includes('404')),
+      [],
+    );
   });
 
   test('in-browser navigation works on from a shell-rendered page', async () => {

@@ -19,7 +19,11 @@ rendering that is stale or disagrees with the environment properties.
   -h, --help    show this help`;
 
 async function main(): Promise<number> {
-  const line = readCommandLine({ name: 'bundle', usage, options: { out: { type: 'string', default: 'bundle/kiosk.zip' }, 'no-build': { type: 'boolean', default: false } } });
+  const line = readCommandLine({
+    name: 'bundle',
+    usage,
+    options: { out: { type: 'string', default: 'bundle/kiosk.zip' }, 'no-build': { type: 'boolean', default: false } },
+  });
   if (!line.ok) return line.exitCode;
   const { values } = line;
 
@@ -39,7 +43,9 @@ async function main(): Promise<number> {
   const files = bundleFiles(root);
   writeZip(root, files, out);
   const unpacked = files.reduce((sum, f) => sum + f.bytes, 0);
-  console.log(`bundle: wrote ${path.relative(process.cwd(), out) || out}: ${formatBytes(fs.statSync(out).size)}, ${files.length} files (${formatBytes(unpacked)} unpacked)`);
+  console.log(
+    `bundle: wrote ${path.relative(process.cwd(), out) || out}: ${formatBytes(fs.statSync(out).size)}, ${files.length} files (${formatBytes(unpacked)} unpacked)`,
+  );
   for (const line of summarize(files)) console.log(line);
   console.log('bundle: deploy it with "eb deploy" (deploy: artifact in .elasticbeanstalk/config.yml) or upload it in the console');
   return 0;

@@ -4,7 +4,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
-type Parsed<T extends Options, P extends boolean> = ReturnType<typeof parseArgs<{ options: T & { help: { type: 'boolean'; short: 'h' } }; allowPositionals: P; strict: true }>>;
+type Parsed<T extends Options, P extends boolean> = ReturnType<
+  typeof parseArgs<{ options: T & { help: { type: 'boolean'; short: 'h' } }; allowPositionals: P; strict: true }>
+>;
 
 export interface CommandLine<T extends Options, P extends boolean> {
   /** The command's name, as its messages start ("bundle: ..."). */

@@ -21,7 +21,13 @@ Needs a build (npm run build) and Debian's PostgreSQL server binaries. About 70 
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
-  options: { rate: { type: 'string' }, 'outage-s': { type: 'string' }, workers: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  options: {
+    rate: { type: 'string' },
+    'outage-s': { type: 'string' },
+    workers: { type: 'string' },
+    out: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
   strict: true,
 });
 if (values.help) {
@@ -41,7 +47,15 @@ const outageS = number(values['outage-s'], 30, 'outage-s');
 const workers = number(values.workers, 2, 'workers');
 const out = path.resolve(values.out ?? path.join(root, 'bench-results', `fleet-${new Date().toISOString().replace(/[:.]/g, '-')}`));
 const seeded = { published: 2_000, drafts: 20 };
-const paths = ['/', '/news', '/sport', ...[...generateArticles(seeded)].filter((a) => a.status === 'published').slice(0, 200).map((a) => `/${a.section}/${a.id}`)];
+const paths = [
+  '/',
+  '/news',
+  '/sport',
+  ...[...generateArticles(seeded)]
+    .filter((a) => a.status === 'published')
+    .slice(0, 200)
+    .map((a) => `/${a.section}/${a.id}`),
+];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const fleet = await startFleet({ workers, ...seeded });

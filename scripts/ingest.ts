@@ -110,7 +110,9 @@ async function main(): Promise<number> {
     return 1;
   }
   const b = answer.body;
-  console.log(`ingest: ${id} ${String(b.outcome)} (${String(b.status)}), updated ${String(b.updatedAt)}${b.path ? `; public address ${base}${String(b.path)}` : ''}`);
+  console.log(
+    `ingest: ${id} ${String(b.outcome)} (${String(b.status)}), updated ${String(b.updatedAt)}${b.path ? `; public address ${base}${String(b.path)}` : ''}`,
+  );
   return 0;
 }
 

@@ -33,7 +33,8 @@ export function askForDemoContent(env: NodeJS.ProcessEnv, noSeed: boolean, name:
   if (noSeed) env.SEED_DEMO_CONTENT = 'false';
   else if (env.SEED_DEMO_CONTENT === undefined && !elsewhere) {
     env.SEED_DEMO_CONTENT = 'true';
-    console.log(`${name}: SEED_DEMO_CONTENT=true (the local quick start): an empty content store is seeded with made-up demo articles; set SEED_DEMO_CONTENT=false or pass --no-seed to start without`);
+    console.log(
+      `${name}: SEED_DEMO_CONTENT=true (the local quick start): an empty content store is seeded with made-up demo articles; set SEED_DEMO_CONTENT=false or pass --no-seed to start without`,
+    );
   }
 }
-

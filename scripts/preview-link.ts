@@ -23,7 +23,12 @@ function parseTtl(raw: string): number {
 }
 
 function main(): number {
-  const line = readCommandLine({ name: 'preview-link', usage, allowPositionals: true, options: { ttl: { type: 'string', default: '1h' }, site: { type: 'string' } } });
+  const line = readCommandLine({
+    name: 'preview-link',
+    usage,
+    allowPositionals: true,
+    options: { ttl: { type: 'string', default: '1h' }, site: { type: 'string' } },
+  });
   if (!line.ok) return line.exitCode;
   const { values, positionals } = line;
   const [id, ...rest] = positionals;

@@ -106,7 +106,9 @@ async function main(args: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof StoreNotEmptyError) {
-      console.error(`seed: ${command.databaseUrl === null ? command.db : 'the content database'} already has ${error.articles} articles; pass --reset to replace them`);
+      console.error(
+        `seed: ${command.databaseUrl === null ? command.db : 'the content database'} already has ${error.articles} articles; pass --reset to replace them`,
+      );
     } else {
       console.error('seed: failed', error);
     }

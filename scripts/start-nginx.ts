@@ -25,7 +25,11 @@ SEED_DEMO_CONTENT is set. Ctrl-C stops Nginx and drains the workers.
   -h, --help   show this help`;
 
 async function main(): Promise<void> {
-  const line = readCommandLine({ name: 'start:nginx', usage, options: { port: { type: 'string' }, 'no-build': { type: 'boolean' }, 'no-seed': { type: 'boolean' } } });
+  const line = readCommandLine({
+    name: 'start:nginx',
+    usage,
+    options: { port: { type: 'string' }, 'no-build': { type: 'boolean' }, 'no-seed': { type: 'boolean' } },
+  });
   if (!line.ok) process.exit(line.exitCode);
   const { values } = line;
   const nginxPort = Number(values.port ?? process.env.PORT ?? 3000);

@@ -66,7 +66,7 @@ describe('server-rendered pages', () => {
     const state = stateOf(html) as { articles: Record<string, Article>; latest: { items: { id: string }[] }; frontPage: { page: unknown } };
     assert.deepEqual(Object.keys(state.articles), [article.id]);
     assert.equal(state.articles[article.id]!.title, article.title);
-    assert.equal(state.latest.items.length, 5, "SSR_LATEST_ITEMS: the browser completes the list");
+    assert.equal(state.latest.items.length, 5, 'SSR_LATEST_ITEMS: the browser completes the list');
     assert.equal(state.frontPage.page, null, 'a fresh store per request');
   });
 

@@ -88,12 +88,31 @@ describe('bad input over a real socket', () => {
   });
 
   test('unknown sections and articles, and ids of the wrong shape, are 404 pages and 4xx JSON', async () => {
-    for (const target of ['/weather', '/Sport', '/sport/209912312359000000', '/news/1', '/news/abc', `/news/${'1'.repeat(19)}`, '/news/a/b', '/-', '/news/-1']) {
+    for (const target of [
+      '/weather',
+      '/Sport',
+      '/sport/209912312359000000',
+      '/news/1',
+      '/news/abc',
+      `/news/${'1'.repeat(19)}`,
+      '/news/a/b',
+      '/-',
+      '/news/-1',
+    ]) {
       await expectStatus('GET', target, 404);
     }
     await expectStatus('GET', '/api/sections/weather', 404);
     await expectStatus('GET', '/api/articles/209912312359000000', 404);
-    for (const target of ['/api/articles/1', '/api/articles/20991231235900000x', '/api/articles/-209912312359000000', '/api/sections/NEWS', '/api/sections/news?cursor=1', '/api/sections/news?limit=-1', '/api/latest?limit=1e3', '/api/latest?limit=0x10']) {
+    for (const target of [
+      '/api/articles/1',
+      '/api/articles/20991231235900000x',
+      '/api/articles/-209912312359000000',
+      '/api/sections/NEWS',
+      '/api/sections/news?cursor=1',
+      '/api/sections/news?limit=-1',
+      '/api/latest?limit=1e3',
+      '/api/latest?limit=0x10',
+    ]) {
       await expectStatus('GET', target, 400);
     }
   });
@@ -138,7 +157,14 @@ describe('bad input over a real socket', () => {
   });
 
   test('open redirect: a trailing-slash redirect never points off the site', async () => {
-    for (const target of ['//evil.example/', '///evil.example/', '/\\evil.example/', '/\\/evil.example/', 'http://evil.example/', 'https://evil.example/sport/']) {
+    for (const target of [
+      '//evil.example/',
+      '///evil.example/',
+      '/\\evil.example/',
+      '/\\/evil.example/',
+      'http://evil.example/',
+      'https://evil.example/sport/',
+    ]) {
       const res = await expectStatus('GET', target, [301, 400, 404]);
       const location = res.headers.location;
       if (location !== undefined) assert.match(location, /^\/(?![/\\])/, `${target} redirected to ${location}`);
@@ -153,7 +179,12 @@ describe('bad input over a real socket', () => {
   });
 
   test('API 405s without Allow: a write to the API says what it allows', async () => {
-    for (const [method, target] of [['POST', '/api/front'], ['DELETE', '/api/articles/209912312359000000'], ['PUT', '/api/'], ['PATCH', '/api/nothing']]) {
+    for (const [method, target] of [
+      ['POST', '/api/front'],
+      ['DELETE', '/api/articles/209912312359000000'],
+      ['PUT', '/api/'],
+      ['PATCH', '/api/nothing'],
+    ]) {
       const res = await expectStatus(method!, target!, 405);
       assert.equal(res.headers.allow, 'GET, HEAD', `${method} ${target}`);
       assert.match(res.headers['content-type'] ?? '', /^application\/json/);

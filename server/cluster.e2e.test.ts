@@ -110,9 +110,15 @@ async function drainUnderLoad(signalEveryProcess: boolean) {
   assert.ok(before >= 50, `load was running (${before} requests before SIGTERM)`);
   console.log(`after SIGTERM: ${completed.length - before} answered, unserved: ${unserved.join(' ') || 'none'}`);
   assert.deepEqual(failures, [], 'no response was cut off');
-  assert.ok(unserved.every((c) => c === 'ECONNREFUSED' || c === 'ECONNRESET'), unserved.join());
+  assert.ok(
+    unserved.every((c) => c === 'ECONNREFUSED' || c === 'ECONNRESET'),
+    unserved.join(),
+  );
   assert.ok(completed.length > before, 'requests in flight at SIGTERM were answered');
-  assert.ok(completed.every((s) => s === 200), 'every answered request was a 200');
+  assert.ok(
+    completed.every((s) => s === 200),
+    'every answered request was a 200',
+  );
   assert.equal(code, 0);
   assert.ok(Date.now() - started < 5_000, 'drained well inside the grace period');
   assert.match(server.output(), /"draining"/);
@@ -123,7 +129,11 @@ async function drainUnderLoad(signalEveryProcess: boolean) {
     .split('\n')
     .filter((line) => line.includes('"worker exited"'))
     .map((line) => (JSON.parse(line) as { pid: number }).pid);
-  assert.deepEqual(exitedBySignal.filter((pid) => servingWorkers.includes(pid)), [], 'no serving worker died of a signal');
+  assert.deepEqual(
+    exitedBySignal.filter((pid) => servingWorkers.includes(pid)),
+    [],
+    'no serving worker died of a signal',
+  );
 }
 
 test('SIGTERM under load: requests in flight finish, new connections are refused, exit 0', () => drainUnderLoad(false));

@@ -150,13 +150,19 @@ test('CONTENT_DATABASE_URL: postgres:// with a host and a database, never echoed
   assert.equal(config.contentDbPoolSize, 2);
   assert.ok(config.ingestToken !== null && config.previewSecret !== null, 'ingestion and preview work on PostgreSQL');
   for (const bad of ['http://db.internal/kiosk', 'postgres://db.internal', 'postgres://:s3cret@/kiosk', 'not a url s3cret']) {
-    assert.throws(() => loadConfig({ CONTENT_DATABASE_URL: bad }), (error: Error) => error instanceof ConfigError && !error.message.includes('s3cret'), bad);
+    assert.throws(
+      () => loadConfig({ CONTENT_DATABASE_URL: bad }),
+      (error: Error) => error instanceof ConfigError && !error.message.includes('s3cret'),
+      bad,
+    );
   }
   assert.throws(() => loadConfig({ CONTENT_DB_POOL_SIZE: '0' }), /CONTENT_DB_POOL_SIZE/);
   assert.throws(() => loadConfig({ CONTENT_DATABASE_URL: url, CONTENT_API_URL: 'http://127.0.0.1:3001/api' }), /both set/);
 });
 
 test('the demo seed at start fills SQLite only: refused beside PostgreSQL, with the command that seeds it', () => {
-  assert.throws(() => loadConfig({ SEED_DEMO_CONTENT: 'true', CONTENT_DATABASE_URL: 'postgres://kiosk@127.0.0.1:5432/kiosk' }), /npm run seed -- --database-url/);
+  assert.throws(
+    () => loadConfig({ SEED_DEMO_CONTENT: 'true', CONTENT_DATABASE_URL: 'postgres://kiosk@127.0.0.1:5432/kiosk' }),
+    /npm run seed -- --database-url/,
+  );
 });
-

@@ -239,7 +239,8 @@ function contentDatabaseUrl(env: Env): string | null {
     // Never echoed: the URL may carry a password.
     throw new ConfigError('CONTENT_DATABASE_URL must be a postgres://user:password@host:port/database URL');
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new ConfigError(`CONTENT_DATABASE_URL must be postgres:// or postgresql://, got ${url.protocol}`);
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw new ConfigError(`CONTENT_DATABASE_URL must be postgres:// or postgresql://, got ${url.protocol}`);
   if (url.hostname === '' || url.pathname.length <= 1) throw new ConfigError('CONTENT_DATABASE_URL must name a host and a database');
   return raw;
 }
@@ -292,7 +293,13 @@ function metricsConfig(env: Env, nodeEnv: Config['nodeEnv'], port: number): Metr
     });
   }
   return Object.freeze({
-    namespace: pattern(env, 'METRICS_NAMESPACE', 'Kiosk', /^(?!AWS\/)[A-Za-z0-9._\-/#:]{1,255}$/, 'up to 255 letters, digits or . _ - / # : and not start with AWS/'),
+    namespace: pattern(
+      env,
+      'METRICS_NAMESPACE',
+      'Kiosk',
+      /^(?!AWS\/)[A-Za-z0-9._\-/#:]{1,255}$/,
+      'up to 255 letters, digits or . _ - / # : and not start with AWS/',
+    ),
     environment: pattern(env, 'KIOSK_ENV', nodeEnv, /^[A-Za-z0-9._-]{1,64}$/, 'up to 64 letters, digits or . _ -'),
     port: metricsPort,
     cloudwatch,
@@ -359,16 +366,24 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   // Both features read or write the SQLite store, which is not consulted when content comes
   // from the newsroom API: a push would vanish, a preview would find no draft.
   if (config.contentApiUrl !== null && config.ingestToken !== null) {
-    throw new ConfigError('INGEST_TOKEN and CONTENT_API_URL are both set: ingestion writes to the SQLite store, which is not read when content comes from the newsroom API (the newsroom ingests there). Unset one, or set INGEST_ENABLED=false');
+    throw new ConfigError(
+      'INGEST_TOKEN and CONTENT_API_URL are both set: ingestion writes to the SQLite store, which is not read when content comes from the newsroom API (the newsroom ingests there). Unset one, or set INGEST_ENABLED=false',
+    );
   }
   if (config.contentApiUrl !== null && config.seedDemoContent) {
-    throw new ConfigError('SEED_DEMO_CONTENT=true and CONTENT_API_URL are both set: the demo seed fills the SQLite store, which is not read when content comes from the newsroom API. Unset one');
+    throw new ConfigError(
+      'SEED_DEMO_CONTENT=true and CONTENT_API_URL are both set: the demo seed fills the SQLite store, which is not read when content comes from the newsroom API. Unset one',
+    );
   }
   if (config.contentDatabaseUrl !== null && config.seedDemoContent) {
-    throw new ConfigError('SEED_DEMO_CONTENT=true and CONTENT_DATABASE_URL are both set: the demo seed at start fills the SQLite store, which is not read when content comes from PostgreSQL; seed PostgreSQL once with "npm run seed -- --database-url URL". Unset one');
+    throw new ConfigError(
+      'SEED_DEMO_CONTENT=true and CONTENT_DATABASE_URL are both set: the demo seed at start fills the SQLite store, which is not read when content comes from PostgreSQL; seed PostgreSQL once with "npm run seed -- --database-url URL". Unset one',
+    );
   }
   if (config.contentApiUrl !== null && config.previewSecret !== null) {
-    throw new ConfigError('PREVIEW_SECRET and CONTENT_API_URL are both set: previews need drafts, which the newsroom API (Kiosk\'s /api shapes) does not serve. Unset one, or set PREVIEW_ENABLED=false');
+    throw new ConfigError(
+      "PREVIEW_SECRET and CONTENT_API_URL are both set: previews need drafts, which the newsroom API (Kiosk's /api shapes) does not serve. Unset one, or set PREVIEW_ENABLED=false",
+    );
   }
   return Object.freeze(config);
 }

@@ -56,12 +56,9 @@ export interface DocumentParts {
 export function renderDocument({ head, siteUrl, assets, body, state, mode, banner, nonce }: DocumentParts): string {
   const styles = assets.styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('');
   const nonceAttribute = nonce === undefined ? '' : ` nonce="${escapeHtml(nonce)}"`;
-  const scripts = mode
-    ? assets.scripts.map((src) => `<script defer src="${escapeHtml(src)}"${nonceAttribute}></script>`).join('')
-    : '';
+  const scripts = mode ? assets.scripts.map((src) => `<script defer src="${escapeHtml(src)}"${nonceAttribute}></script>`).join('') : '';
   const modeAttribute = mode ? ` ${renderModeAttribute}="${mode}"` : '';
-  const stateScript =
-    state === undefined ? '' : `<script id="${stateElementId}" type="application/json"${nonceAttribute}>${serializeState(state)}</script>`;
+  const stateScript = state === undefined ? '' : `<script id="${stateElementId}" type="application/json"${nonceAttribute}>${serializeState(state)}</script>`;
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +

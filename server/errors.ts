@@ -17,7 +17,12 @@ export const errors = {
   // The newsroom API failed and no recent copy was at hand: short-lived, so a CDN serves its
   // stale copy meanwhile (stale-if-error) and readers get the page back within seconds.
   // Its Cache-Control lets a CDN keep it as long as its Retry-After.
-  contentUnavailable: { status: 503, code: 'content_unavailable', message: 'The news could not be fetched just now. Please try again in a few seconds.', retryAfterS: 5 },
+  contentUnavailable: {
+    status: 503,
+    code: 'content_unavailable',
+    message: 'The news could not be fetched just now. Please try again in a few seconds.',
+    retryAfterS: 5,
+  },
 } as const;
 
 export type ErrorKind = keyof typeof errors;

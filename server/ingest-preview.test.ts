@@ -130,7 +130,10 @@ describe('ingestion', () => {
     assert.equal(page.status, 200);
     assert.match(textOf(await page.text()), /Bridge opens to traffic/);
     const latest = (await (await get('/api/latest')).json()) as { items: { id: string }[] };
-    assert.ok(latest.items.some((item) => item.id === id), 'the cached latest list moved on');
+    assert.ok(
+      latest.items.some((item) => item.id === id),
+      'the cached latest list moved on',
+    );
 
     const updated = await put(id, article({ title: 'Bridge opens to traffic, two lanes only' }));
     assert.equal(updated.status, 200);

@@ -72,9 +72,7 @@ function request(url: string, options: http.RequestOptions = {}): Promise<Answer
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, mode: res.headers['x-render-mode'] as string | undefined, headers: res.headers, body }),
-      );
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, mode: res.headers['x-render-mode'] as string | undefined, headers: res.headers, body }));
     });
     req.on('error', reject);
     req.end();
@@ -174,7 +172,10 @@ describe('the overload guard', () => {
       assert.equal(fourth.mode, 'shell');
       gated.open();
       const answers = await Promise.all(held);
-      assert.deepEqual(answers.map((a) => `${a.status} ${a.mode}`), ['200 ssr', '200 ssr', '200 ssr']);
+      assert.deepEqual(
+        answers.map((a) => `${a.status} ${a.mode}`),
+        ['200 ssr', '200 ssr', '200 ssr'],
+      );
       await until(() => worker.metrics.inFlight === 0, 'in-flight back to 0');
       assert.equal((await request(`${base}/`)).mode, 'ssr');
     } finally {
@@ -187,7 +188,10 @@ describe('the overload guard', () => {
     try {
       // The burst comes from another process, as it would in life: a client on this event
       // loop would hand the server its requests a few at a time.
-      const modes = await burst(articlePaths.slice(0, 50).map((p) => base + p), 500);
+      const modes = await burst(
+        articlePaths.slice(0, 50).map((p) => base + p),
+        500,
+      );
       console.log(`burst of 500: ${JSON.stringify(modes)}, in-flight max ${worker.metrics.inFlightMax}`);
       assert.ok((modes['200 ssr'] ?? 0) > 0, `some server-rendered: ${JSON.stringify(modes)}`);
       assert.ok((modes['200 shell'] ?? 0) > 0, `some shells: ${JSON.stringify(modes)}`);
@@ -235,7 +239,10 @@ describe('the overload guard', () => {
       assert.ok(shed.body.length < 100);
       assert.equal(worker.metrics.count.shed, 1);
       gated.open();
-      assert.deepEqual((await Promise.all(held)).map((a) => a.status), [200, 200]);
+      assert.deepEqual(
+        (await Promise.all(held)).map((a) => a.status),
+        [200, 200],
+      );
     } finally {
       await stop(worker);
     }
@@ -269,7 +276,10 @@ describe('the overload guard', () => {
       await until(() => worker.metrics.inFlight === 2, 'two crawler requests in flight');
       assert.equal((await request(`${base}/`, { headers: googlebot })).mode, 'shell', 'bounded: the third gets the shell');
       gated.open();
-      assert.deepEqual((await Promise.all(held)).map((a) => a.mode), ['ssr', 'ssr']);
+      assert.deepEqual(
+        (await Promise.all(held)).map((a) => a.mode),
+        ['ssr', 'ssr'],
+      );
     } finally {
       await stop(worker);
     }

@@ -15,10 +15,7 @@ import { serveShell, type Shell } from './shell';
 
 export type RequestKind = 'page' | 'api' | 'other';
 
-export type OverloadLimits = Pick<
-  Config,
-  'ssrQueueLimit' | 'crawlerQueueLimit' | 'shedQueueLimit' | 'shedRetryAfterS' | 'ssrMaxEventLoopDelayMs'
->;
+export type OverloadLimits = Pick<Config, 'ssrQueueLimit' | 'crawlerQueueLimit' | 'shedQueueLimit' | 'shedRetryAfterS' | 'ssrMaxEventLoopDelayMs'>;
 
 // Search engines that must keep getting server-rendered pages through a spike. Matching is
 // cheap to fake, so it only raises the limit to CRAWLER_QUEUE_LIMIT; it never bypasses the guard.

@@ -112,7 +112,16 @@ test('PostgreSQL stopped for 4 s under requests: pages or the short 503, never a
 
   // The workers' LISTEN connections came back too: a change made now reaches them. Within the
   // bound a worker keeps while not listening (CONTENT_FRESH_S, 5 s), and within 1 s once listening.
-  const writer = openPostgresStore({ url: cluster.url, poolSize: 1, timeoutMs: 2_000, unlistenedFreshMs: 1_000, staleMs: 0, maxEntries: 1, maxBytes: 1, listen: false });
+  const writer = openPostgresStore({
+    url: cluster.url,
+    poolSize: 1,
+    timeoutMs: 2_000,
+    unlistenedFreshMs: 1_000,
+    staleMs: 0,
+    maxEntries: 1,
+    maxBytes: 1,
+    listen: false,
+  });
   try {
     const [template] = generateArticles({ published: 1, drafts: 0, seed: 5 });
     const article = { ...template!, id: '202611222200000001', publishedAt: '2026-11-22T22:00:00.000Z', updatedAt: '2026-11-22T22:00:00.000Z' };
@@ -120,7 +129,9 @@ test('PostgreSQL stopped for 4 s under requests: pages or the short 503, never a
     const written = performance.now();
     let seenMs = -1;
     while (performance.now() - written < 8_000) {
-      const answers = await Promise.all([0, 1, 2, 3].map(() => fetch(`${server.baseUrl}/api/latest`).then((r) => r.json() as Promise<{ items: { id: string }[] }>)));
+      const answers = await Promise.all(
+        [0, 1, 2, 3].map(() => fetch(`${server.baseUrl}/api/latest`).then((r) => r.json() as Promise<{ items: { id: string }[] }>)),
+      );
       if (answers.every((a) => a.items[0]?.id === article.id)) {
         seenMs = performance.now() - written;
         break;
@@ -148,7 +159,9 @@ test('PostgreSQL frozen for 3 s (connections open, no answers): every request an
     cluster.resume();
   }
   const slowest = Math.max(...answers.map((a) => a.ms));
-  t.diagnostic(`${answers.length} requests while frozen: ${answers.filter((a) => a.status === 200).length} pages, ${answers.filter((a) => a.status === 503).length} 503s, slowest ${Math.round(slowest)} ms`);
+  t.diagnostic(
+    `${answers.length} requests while frozen: ${answers.filter((a) => a.status === 200).length} pages, ${answers.filter((a) => a.status === 503).length} 503s, slowest ${Math.round(slowest)} ms`,
+  );
   assert.deepEqual(answers.filter((a) => a.status !== 200 && a.status !== 503).slice(0, 5), []);
   assert.ok(slowest < timeoutMs + 1_500, `the slowest answer took ${Math.round(slowest)} ms`);
   assert.ok(answers.some((a) => a.status === 503) && answers.some((a) => a.status === 200));

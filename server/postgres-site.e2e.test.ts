@@ -75,7 +75,7 @@ function put(site: Site, body: unknown) {
 }
 
 describe('the site on PostgreSQL, two workers', () => {
-  test('a push through worker A is on worker B\'s front page within 1 s; unpublishing too', async () => {
+  test("a push through worker A is on worker B's front page within 1 s; unpublishing too", async () => {
     // B has its front page kept before the push: only the notification can tell it.
     assert.equal((await fetch(`${b.baseUrl}/`)).status, 200);
     const response = await put(a, pushed);
@@ -109,13 +109,16 @@ describe('the site on PostgreSQL, two workers', () => {
     async function perView(concurrency: number): Promise<number> {
       // A change elsewhere empties what the worker keeps: every round starts cold.
       await seedPostgres(cluster.url, { ...seeded, reset: true });
-      await until(async () => (await (await fetch(`${a.baseUrl}/api/latest`)).json() as { items: unknown[] }).items.length > 0, 2_000);
+      await until(async () => ((await (await fetch(`${a.baseUrl}/api/latest`)).json()) as { items: unknown[] }).items.length > 0, 2_000);
       const before = a.content.stats().queries;
       let views = 0;
       for (let round = 0; round < 3; round += 1) {
         const requests = paths.flatMap((p) => Array.from({ length: concurrency }, () => p));
         const statuses = await Promise.all(requests.map(async (p) => (await fetch(a.baseUrl + p)).status));
-        assert.ok(statuses.every((s) => s === 200), statuses.join());
+        assert.ok(
+          statuses.every((s) => s === 200),
+          statuses.join(),
+        );
         views += requests.length;
       }
       return (a.content.stats().queries - before) / views;

@@ -61,7 +61,12 @@ test('the server renders SSR_LATEST_ITEMS latest headlines and says so in the st
 test('the page cache: fresh hits, expiry by time, by content version, and a memory bound that evicts the oldest', () => {
   let now = 0;
   let version = 1;
-  const cache = new PageCache(1_000, 100_000, () => version, () => now);
+  const cache = new PageCache(
+    1_000,
+    100_000,
+    () => version,
+    () => now,
+  );
   const page = (n: number) => ({ html: 'x'.repeat(n), headers: {}, nonce: 'n' });
   cache.set('/a', page(10_000));
   assert.ok(cache.get('/a'));

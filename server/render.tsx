@@ -113,11 +113,7 @@ function renderApp(store: AppStore, result: PageResult, chrome: Chrome | null): 
  * An error page inside the site's chrome, without the client bundle (nothing to hydrate).
  * If even that fails, a plain-text answer: an error page must never throw.
  */
-export function renderErrorPage(
-  status: number,
-  message: string,
-  deps: Pick<RenderDeps, 'assets' | 'siteUrl'>,
-): { html: string; contentType: string } {
+export function renderErrorPage(status: number, message: string, deps: Pick<RenderDeps, 'assets' | 'siteUrl'>): { html: string; contentType: string } {
   try {
     const body = renderToString(
       <Layout>

@@ -56,7 +56,10 @@ test('hostile titles and bodies render as text: no tag, handler or line separato
     assert.doesNotMatch(html, /<script>alert|<img src=x|<svg onload|<\/SCRIPT>|<b>bold/, path);
     // The only script elements are the bundle's and the state's.
     const scripts = [...outsideState.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
-    assert.ok(scripts.every((tag) => / src="\/assets\//.test(tag)), `${path}: ${scripts.join(' ')}`);
+    assert.ok(
+      scripts.every((tag) => / src="\/assets\//.test(tag)),
+      `${path}: ${scripts.join(' ')}`,
+    );
     assert.doesNotMatch(outsideState, /href="javascript:/i);
   }
   const article = await (await fetch(`${server.baseUrl}/tech/${id}`)).text();

@@ -51,7 +51,9 @@ test('2,000 idle and trickling connections do not keep a reader from a page', as
     const started = performance.now();
     const answers = await Promise.all(
       Array.from({ length: 50 }, async (_, i) => {
-        const res = await fetch(`${server.baseUrl}/${items[i % items.length]!.section}/${items[i % items.length]!.id}`, { signal: AbortSignal.timeout(60_000) });
+        const res = await fetch(`${server.baseUrl}/${items[i % items.length]!.section}/${items[i % items.length]!.id}`, {
+          signal: AbortSignal.timeout(60_000),
+        });
         await res.arrayBuffer();
         return { status: res.status, ms: performance.now() - started };
       }),

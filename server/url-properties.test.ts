@@ -37,15 +37,60 @@ const percentByte = fc.tuple(hexDigit, hexDigit).map(([a, b]) => `%${a}${b}`);
 /** Pieces that mean something to a router, a file server or a decoder. */
 const pathToken = fc.constantFrom(
   ...sections.slice(0, 3).map((s) => s.slug),
-  'weather', 'Sport', 'api', 'assets', 'media', 'preview', 'healthz', 'favicon.svg', unknownId, '1',
-  '..', '.', '', '%2e%2e', '%2E', '%2F', '%5C', '\\', '%00', '%0d%0a', '%', '%Z', '%E0%A4', '%C3%A9', '%ED%A0%80',
-  '%F0%9F%92%A9', '~', ';', ':', '@', '!', '$', "'", '(', ')', '*', '+', ',', '=', '&', '%20', '%3F', '%23',
+  'weather',
+  'Sport',
+  'api',
+  'assets',
+  'media',
+  'preview',
+  'healthz',
+  'favicon.svg',
+  unknownId,
+  '1',
+  '..',
+  '.',
+  '',
+  '%2e%2e',
+  '%2E',
+  '%2F',
+  '%5C',
+  '\\',
+  '%00',
+  '%0d%0a',
+  '%',
+  '%Z',
+  '%E0%A4',
+  '%C3%A9',
+  '%ED%A0%80',
+  '%F0%9F%92%A9',
+  '~',
+  ';',
+  ':',
+  '@',
+  '!',
+  '$',
+  "'",
+  '(',
+  ')',
+  '*',
+  '+',
+  ',',
+  '=',
+  '&',
+  '%20',
+  '%3F',
+  '%23',
 );
 /** Arbitrary code units: unicode, lone surrogates, C0 and C1 controls. */
 const anyText = fc.string({ unit: 'binary', maxLength: 8 });
 
 function segmentOf(known: fc.Arbitrary<string>): fc.Arbitrary<string> {
-  return fc.array(fc.oneof({ weight: 3, arbitrary: pathToken }, { weight: 1, arbitrary: percentByte }, { weight: 1, arbitrary: anyText }, { weight: 2, arbitrary: known }), { maxLength: 3 }).map((parts) => parts.join(''));
+  return fc
+    .array(
+      fc.oneof({ weight: 3, arbitrary: pathToken }, { weight: 1, arbitrary: percentByte }, { weight: 1, arbitrary: anyText }, { weight: 2, arbitrary: known }),
+      { maxLength: 3 },
+    )
+    .map((parts) => parts.join(''));
 }
 
 /**
@@ -93,10 +138,16 @@ describe('page addresses, in process', () => {
 
   test('the trailing-slash redirect always stays on the site', () => {
     fc.assert(
-      fc.property(fc.oneof(pagePathArbitrary, fc.string({ unit: 'binary', maxLength: 12 }).map((s) => `/${s}/`)), (path) => {
-        const location = withoutTrailingSlash(path);
-        if (location !== null) assert.match(location, /^\/(?![/\\])/);
-      }),
+      fc.property(
+        fc.oneof(
+          pagePathArbitrary,
+          fc.string({ unit: 'binary', maxLength: 12 }).map((s) => `/${s}/`),
+        ),
+        (path) => {
+          const location = withoutTrailingSlash(path);
+          if (location !== null) assert.match(location, /^\/(?![/\\])/);
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
@@ -143,7 +194,10 @@ describe('addresses over a real socket', () => {
 
   test('other methods on any path: 405 with Allow, or 400 for an address even the router cannot read', async () => {
     const methods = fc.constantFrom('POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'PROPFIND', 'MKCOL');
-    const paths = fc.oneof(pagePathArbitrary, pagePathArbitrary.map((p) => `/api${p}`));
+    const paths = fc.oneof(
+      pagePathArbitrary,
+      pagePathArbitrary.map((p) => `/api${p}`),
+    );
     await fc.assert(
       fc.asyncProperty(methods, paths, fc.boolean(), async (method, path, raw) => {
         const target = onTheWire(path, raw);
@@ -189,7 +243,9 @@ describe('addresses over a real socket', () => {
   }
 
   test('the API answers any id, slug, cursor and limit as its rules say, always as JSON', async () => {
-    const apiSegment = segmentOf(fc.constantFrom(...articleIds, 'news', 'sport', 'weather', 'NEWS', 'a-b')).map((s) => onTheWire(s, false).replaceAll('/', '%2F'));
+    const apiSegment = segmentOf(fc.constantFrom(...articleIds, 'news', 'sport', 'weather', 'NEWS', 'a-b')).map((s) =>
+      onTheWire(s, false).replaceAll('/', '%2F'),
+    );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('articles', 'sections', 'latest'), apiSegment, query, async (kind, segment, rawQuery) => {
         const path = kind === 'latest' ? '/api/latest' : `/api/${kind}/${segment}`;

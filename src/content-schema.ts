@@ -79,7 +79,12 @@ function schemasFor(profile: Profile) {
       );
 
   const dimensionMessage = ingest ? `must be a whole number from 1 to ${limits.imageSide}` : 'must be a whole number of pixels';
-  const dimension = v.pipe(v.number(dimensionMessage), v.integer(dimensionMessage), v.minValue(1, dimensionMessage), v.maxValue(limits.imageSide, dimensionMessage));
+  const dimension = v.pipe(
+    v.number(dimensionMessage),
+    v.integer(dimensionMessage),
+    v.minValue(1, dimensionMessage),
+    v.maxValue(limits.imageSide, dimensionMessage),
+  );
 
   /** A list of at most `max` (and, where given, at least `min`) items. */
   const list = <T extends v.GenericSchema>(item: T, max: number, options: { min?: number; notArray?: string; count?: string } = {}) => {
@@ -195,7 +200,13 @@ export function describeIssue(issue: v.BaseIssue<unknown>, root: string, prefix 
 }
 
 /** Parses against `schema`, or throws `toError` of the first problem's sentence. */
-export function parseWith<S extends v.GenericSchema>(schema: S, input: unknown, root: string, toError: (message: string) => Error, prefix = false): v.InferOutput<S> {
+export function parseWith<S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+  root: string,
+  toError: (message: string) => Error,
+  prefix = false,
+): v.InferOutput<S> {
   const result = v.safeParse(schema, input, { abortEarly: true });
   if (result.success) return result.output;
   throw toError(describeIssue(result.issues[0], root, prefix));

@@ -24,9 +24,7 @@ export function recordProblems(page: Page): string[] {
 
 /** Resolves once the client has announced a finished in-browser navigation. */
 export function nextNavigation(page: Page): Promise<void> {
-  return page.evaluate(
-    () => new Promise<void>((resolve) => window.addEventListener('kiosk:navigated', () => resolve(), { once: true })),
-  );
+  return page.evaluate(() => new Promise<void>((resolve) => window.addEventListener('kiosk:navigated', () => resolve(), { once: true })));
 }
 
 export async function latestArticlePath(baseUrl: string, index = 0): Promise<string> {

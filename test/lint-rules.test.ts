@@ -22,8 +22,14 @@ async function problems(code: string, file: string): Promise<string[]> {
 test('production code may not import test support or test libraries; tests and tools may', async () => {
   const importSupport = "import { freePort } from '../test/server';\nexport const port = freePort;\n";
   assert.match((await problems(importSupport, 'server/example.ts')).join('\n'), /no-restricted-imports: .*test support/i);
-  assert.match((await problems("import { freePort } from '../../test/server';\nexport const p = freePort;\n", 'server/metrics/example.ts')).join('\n'), /no-restricted-imports/);
-  assert.match((await problems("import assert from 'node:assert/strict';\nexport const a = assert;\n", 'src/example.ts')).join('\n'), /Test libraries are for tests/);
+  assert.match(
+    (await problems("import { freePort } from '../../test/server';\nexport const p = freePort;\n", 'server/metrics/example.ts')).join('\n'),
+    /no-restricted-imports/,
+  );
+  assert.match(
+    (await problems("import assert from 'node:assert/strict';\nexport const a = assert;\n", 'src/example.ts')).join('\n'),
+    /Test libraries are for tests/,
+  );
   assert.deepEqual(await problems(importSupport, 'server/example.test.ts'), []);
   assert.deepEqual(await problems("import { freePort } from '../../test/server';\nexport const p = freePort;\n", 'tools/bench/example.ts'), []);
 });

@@ -4,7 +4,15 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CloudWatchClient, GetMetricDataCommand, GetMetricStatisticsCommand, ListMetricsCommand, type Dimension, type Metric, type Statistic } from '@aws-sdk/client-cloudwatch';
+import {
+  CloudWatchClient,
+  GetMetricDataCommand,
+  GetMetricStatisticsCommand,
+  ListMetricsCommand,
+  type Dimension,
+  type Metric,
+  type Statistic,
+} from '@aws-sdk/client-cloudwatch';
 import { freePort } from './server';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -82,12 +90,20 @@ export async function startMoto(): Promise<Moto> {
  * dimensions exactly as CloudWatch does; moto's GetMetricStatistics also counts any datum
  * whose dimensions include the ones asked for, so [Environment] would count every datum twice.
  */
-export async function statistic(client: CloudWatchClient, namespace: string, metricName: string, dimensions: Dimension[], stat: Statistic): Promise<number | undefined> {
+export async function statistic(
+  client: CloudWatchClient,
+  namespace: string,
+  metricName: string,
+  dimensions: Dimension[],
+  stat: Statistic,
+): Promise<number | undefined> {
   const { MetricDataResults = [] } = await client.send(
     new GetMetricDataCommand({
       StartTime: new Date(Date.now() - 2 * 3_600_000),
       EndTime: new Date(Date.now() + 600_000),
-      MetricDataQueries: [{ Id: 'q', MetricStat: { Metric: { Namespace: namespace, MetricName: metricName, Dimensions: dimensions }, Period: 3_600, Stat: stat } }],
+      MetricDataQueries: [
+        { Id: 'q', MetricStat: { Metric: { Namespace: namespace, MetricName: metricName, Dimensions: dimensions }, Period: 3_600, Stat: stat } },
+      ],
     }),
   );
   const values = MetricDataResults[0]?.Values ?? [];
@@ -99,7 +115,13 @@ export async function statistic(client: CloudWatchClient, namespace: string, met
 }
 
 /** GetMetricStatistics, for the per-instance series only (see statistic()). */
-export async function instanceStatistic(client: CloudWatchClient, namespace: string, metricName: string, dimensions: Dimension[], stat: Statistic): Promise<number | undefined> {
+export async function instanceStatistic(
+  client: CloudWatchClient,
+  namespace: string,
+  metricName: string,
+  dimensions: Dimension[],
+  stat: Statistic,
+): Promise<number | undefined> {
   const { Datapoints = [] } = await client.send(
     new GetMetricStatisticsCommand({
       Namespace: namespace,
@@ -125,7 +147,10 @@ export async function listedMetrics(client: CloudWatchClient, namespace: string)
   do {
     const page = await client.send(new ListMetricsCommand({ Namespace: namespace, NextToken }));
     for (const m of page.Metrics ?? ([] as Metric[])) {
-      const dims = (m.Dimensions ?? []).map((d) => `${d.Name}=${d.Value}`).sort().join(',');
+      const dims = (m.Dimensions ?? [])
+        .map((d) => `${d.Name}=${d.Value}`)
+        .sort()
+        .join(',');
       if (!seen.has(m.MetricName!)) seen.set(m.MetricName!, new Set());
       seen.get(m.MetricName!)!.add(dims);
     }

@@ -34,11 +34,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function serveTestApp(
-  dbPath: string,
-  distDir = path.join(os.tmpdir(), 'kiosk-no-dist'),
-  env: Record<string, string> = {},
-): Promise<TestServer> {
+export async function serveTestApp(dbPath: string, distDir = path.join(os.tmpdir(), 'kiosk-no-dist'), env: Record<string, string> = {}): Promise<TestServer> {
   const content = openSqliteStore(dbPath, { readonly: true });
   const writer = lazyWriter(dbPath);
   const served = await serveTestSite(content, env, { distDir, writer: writer.get });
@@ -59,9 +55,11 @@ export async function serveTestSite<C extends ContentSource>(
   options: { distDir?: string; writer?: () => ArticleWriter } = {},
 ): Promise<{ baseUrl: string; content: C; close(): Promise<void> }> {
   const config = { ...loadConfig({ SITE_URL: 'https://kiosk.example', ...env }), distDir: options.distDir ?? path.join(os.tmpdir(), 'kiosk-no-dist') };
-  const writer = options.writer ?? (() => {
-    throw new Error('this test site has no writer');
-  });
+  const writer =
+    options.writer ??
+    (() => {
+      throw new Error('this test site has no writer');
+    });
   const site = createSite({ config, content, assets: testAssets, writer });
   const server = http.createServer(site.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

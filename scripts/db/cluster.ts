@@ -125,7 +125,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
 
   start();
   if (fresh) {
-    run(path.join(bin, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', clusterUser, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', `CREATE DATABASE ${clusterDatabase}`], user);
+    run(
+      path.join(bin, 'psql'),
+      ['-h', '127.0.0.1', '-p', String(port), '-U', clusterUser, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', `CREATE DATABASE ${clusterDatabase}`],
+      user,
+    );
   }
   /** The postmaster and its children, by their parent ids in /proc: this cluster's processes only. */
   function processes(): number[] {

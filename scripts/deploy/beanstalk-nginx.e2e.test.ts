@@ -82,7 +82,7 @@ test('nginx -t passes on .platform/nginx/nginx.conf in the instance layout', { s
   assert.match(result.output, /test is successful/);
 });
 
-test('the rendering stands alone: pulling in the platform\'s generated files would break it', { skip }, () => {
+test("the rendering stands alone: pulling in the platform's generated files would break it", { skip }, () => {
   const committed = fs.readFileSync(ebConfigPath, 'utf8');
   // It defines its own location / and healthd logging; the platform's would duplicate them.
   assert.doesNotMatch(committed, /^\s*include\s+conf\.d/m);

@@ -55,7 +55,6 @@ function get(url: string): Promise<{ status: number; headers: http.IncomingHttpH
   });
 }
 
-
 function filesUnder(relative: string): string[] {
   const full = path.join(root, relative);
   if (fs.statSync(full).isFile()) return [relative];
@@ -86,80 +85,84 @@ test('npm run bundle writes exactly what the instance needs', { timeout: 120_000
   }
 });
 
-test('unzipped, installed without devDependencies and started as the Procfile says: no store is an error naming SEED_DEMO_CONTENT; with it, it seeds and serves an article', { timeout: 900_000 }, async () => {
-  assert.ok(fs.existsSync(zip), 'the bundle test ran first');
-  fs.mkdirSync(app);
-  run('unzip', ['-q', zip, '-d', app], dir, 60_000);
+test(
+  'unzipped, installed without devDependencies and started as the Procfile says: no store is an error naming SEED_DEMO_CONTENT; with it, it seeds and serves an article',
+  { timeout: 900_000 },
+  async () => {
+    assert.ok(fs.existsSync(zip), 'the bundle test ran first');
+    fs.mkdirSync(app);
+    run('unzip', ['-q', zip, '-d', app], dir, 60_000);
 
-  // What the platform does with package.json and the lock file, devDependencies left out.
-  run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], app, 840_000);
-  for (const runtime of ['express', 'react', 'throng', 'better-sqlite3']) {
-    assert.ok(fs.existsSync(path.join(app, 'node_modules', runtime, 'package.json')), `${runtime} is installed`);
-  }
-  for (const tool of ['webpack', 'tsx', 'typescript', 'eslint', 'yaml']) {
-    assert.ok(!fs.existsSync(path.join(app, 'node_modules', tool)), `${tool} is a devDependency and must not be installed`);
-  }
+    // What the platform does with package.json and the lock file, devDependencies left out.
+    run('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], app, 840_000);
+    for (const runtime of ['express', 'react', 'throng', 'better-sqlite3']) {
+      assert.ok(fs.existsSync(path.join(app, 'node_modules', runtime, 'package.json')), `${runtime} is installed`);
+    }
+    for (const tool of ['webpack', 'tsx', 'typescript', 'eslint', 'yaml']) {
+      assert.ok(!fs.existsSync(path.join(app, 'node_modules', tool)), `${tool} is a devDependency and must not be installed`);
+    }
 
-  const [procfileLine] = fs.readFileSync(path.join(app, 'Procfile'), 'utf8').split('\n');
-  const command = /^web:\s*(.+)$/.exec(procfileLine ?? '')?.[1];
-  assert.ok(command, 'a web process in the Procfile');
+    const [procfileLine] = fs.readFileSync(path.join(app, 'Procfile'), 'utf8').split('\n');
+    const command = /^web:\s*(.+)$/.exec(procfileLine ?? '')?.[1];
+    assert.ok(command, 'a web process in the Procfile');
 
-  const workers = 2;
-  const firstPort = await freePortRange(workers);
-  const dbPath = path.join(dir, 'var-app-data', 'kiosk.sqlite');
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: process.env.HOME ?? dir,
-    ...environmentProperties(optionSettings(loadConfigFiles())),
-    // This machine's stand-ins for the instance's paths and ports; two workers, not four, on
-    // a shared machine.
-    PORT: String(firstPort),
-    WEB_CONCURRENCY: String(workers),
-    CONTENT_DB_PATH: dbPath,
-    DIST_DIR: path.join(app, 'dist'),
-    SITE_URL: `http://127.0.0.1:${firstPort}`,
-  };
-  assert.equal(env.LISTEN_MODE, 'per-worker');
-  assert.equal(env.NODE_ENV, 'production');
-  assert.ok(!fs.existsSync(dbPath));
+    const workers = 2;
+    const firstPort = await freePortRange(workers);
+    const dbPath = path.join(dir, 'var-app-data', 'kiosk.sqlite');
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? dir,
+      ...environmentProperties(optionSettings(loadConfigFiles())),
+      // This machine's stand-ins for the instance's paths and ports; two workers, not four, on
+      // a shared machine.
+      PORT: String(firstPort),
+      WEB_CONCURRENCY: String(workers),
+      CONTENT_DB_PATH: dbPath,
+      DIST_DIR: path.join(app, 'dist'),
+      SITE_URL: `http://127.0.0.1:${firstPort}`,
+    };
+    assert.equal(env.LISTEN_MODE, 'per-worker');
+    assert.equal(env.NODE_ENV, 'production');
+    assert.ok(!fs.existsSync(dbPath));
 
-  assert.equal(env.SEED_DEMO_CONTENT, undefined, 'the deployed environment asks for no made-up news');
+    assert.equal(env.SEED_DEMO_CONTENT, undefined, 'the deployed environment asks for no made-up news');
 
-  // As the platform runs a Procfile line: through sh, in the application's directory.
-  const refused = spawnSync('/bin/sh', ['-c', command], { cwd: app, env, encoding: 'utf8', timeout: 60_000 });
-  assert.notEqual(refused.status, 0, 'the cluster must not start on an empty store');
-  assert.match(refused.stdout + refused.stderr, /No content store at .*SEED_DEMO_CONTENT=true/);
-  assert.ok(!fs.existsSync(dbPath), 'nothing was seeded');
+    // As the platform runs a Procfile line: through sh, in the application's directory.
+    const refused = spawnSync('/bin/sh', ['-c', command], { cwd: app, env, encoding: 'utf8', timeout: 60_000 });
+    assert.notEqual(refused.status, 0, 'the cluster must not start on an empty store');
+    assert.match(refused.stdout + refused.stderr, /No content store at .*SEED_DEMO_CONTENT=true/);
+    assert.ok(!fs.existsSync(dbPath), 'nothing was seeded');
 
-  env.SEED_DEMO_CONTENT = 'true';
-  web = spawn('/bin/sh', ['-c', command], { cwd: app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  web.stdout!.on('data', (chunk: Buffer) => (webOutput += chunk.toString()));
-  web.stderr!.on('data', (chunk: Buffer) => (webOutput += chunk.toString()));
-  const deadline = Date.now() + 120_000;
-  while ((webOutput.match(/"worker listening"/g)?.length ?? 0) < workers) {
-    assert.equal(web.exitCode, null, `the web process exited:\n${webOutput}`);
-    assert.ok(Date.now() < deadline, `the cluster did not start within 120 s:\n${webOutput}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.match(webOutput, /"message":"content store seeded with demo articles \(SEED_DEMO_CONTENT=true\)".*"articles":10200/);
-  assert.ok(fs.existsSync(dbPath));
+    env.SEED_DEMO_CONTENT = 'true';
+    web = spawn('/bin/sh', ['-c', command], { cwd: app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    web.stdout!.on('data', (chunk: Buffer) => (webOutput += chunk.toString()));
+    web.stderr!.on('data', (chunk: Buffer) => (webOutput += chunk.toString()));
+    const deadline = Date.now() + 120_000;
+    while ((webOutput.match(/"worker listening"/g)?.length ?? 0) < workers) {
+      assert.equal(web.exitCode, null, `the web process exited:\n${webOutput}`);
+      assert.ok(Date.now() < deadline, `the cluster did not start within 120 s:\n${webOutput}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.match(webOutput, /"message":"content store seeded with demo articles \(SEED_DEMO_CONTENT=true\)".*"articles":10200/);
+    assert.ok(fs.existsSync(dbPath));
 
-  for (let slot = 0; slot < workers; slot++) {
-    const base = `http://127.0.0.1:${firstPort + slot}`;
-    const front = await get(`${base}/api/front`);
-    assert.equal(front.status, 200, front.body);
-    const [teaser] = teasersIn(JSON.parse(front.body));
-    assert.ok(teaser, 'the front page lists articles');
-    const article = await get(`${base}/${teaser.section}/${teaser.id}`);
-    assert.equal(article.status, 200, article.body.slice(0, 500));
-    assert.equal(article.headers['x-render-mode'], 'ssr');
-    assert.match(article.headers['content-type'] ?? '', /text\/html/);
-    assert.match(article.body, /data-render-mode="ssr"/);
-    assert.match(article.body, /\/assets\/[\w.-]+\.js/);
-  }
+    for (let slot = 0; slot < workers; slot++) {
+      const base = `http://127.0.0.1:${firstPort + slot}`;
+      const front = await get(`${base}/api/front`);
+      assert.equal(front.status, 200, front.body);
+      const [teaser] = teasersIn(JSON.parse(front.body));
+      assert.ok(teaser, 'the front page lists articles');
+      const article = await get(`${base}/${teaser.section}/${teaser.id}`);
+      assert.equal(article.status, 200, article.body.slice(0, 500));
+      assert.equal(article.headers['x-render-mode'], 'ssr');
+      assert.match(article.headers['content-type'] ?? '', /text\/html/);
+      assert.match(article.body, /data-render-mode="ssr"/);
+      assert.match(article.body, /\/assets\/[\w.-]+\.js/);
+    }
 
-  // SIGTERM, as the platform stops the web process: the cluster drains and exits cleanly.
-  const exited = new Promise<number | null>((resolve) => web!.once('exit', (code) => resolve(code)));
-  process.kill(-web.pid!, 'SIGTERM');
-  assert.equal(await exited, 0, webOutput);
-});
+    // SIGTERM, as the platform stops the web process: the cluster drains and exits cleanly.
+    const exited = new Promise<number | null>((resolve) => web!.once('exit', (code) => resolve(code)));
+    process.kill(-web.pid!, 'SIGTERM');
+    assert.equal(await exited, 0, webOutput);
+  },
+);

@@ -89,5 +89,7 @@ export function summarize(files: BundleFile[]): string[] {
     groups.set(group, entry);
   }
   const width = Math.max(...[...groups.keys()].map((g) => g.length));
-  return [...groups].map(([group, { files: count, bytes }]) => `  ${group.padEnd(width)}  ${String(count).padStart(4)} files  ${formatBytes(bytes).padStart(9)}`);
+  return [...groups].map(
+    ([group, { files: count, bytes }]) => `  ${group.padEnd(width)}  ${String(count).padStart(4)} files  ${formatBytes(bytes).padStart(9)}`,
+  );
 }

@@ -133,7 +133,10 @@ test('/metrics never leaves the edge: a viewer-request function answers 404, as 
   assert.equal(fn.FunctionConfig.Runtime, 'cloudfront-js-2.0');
   assert.equal(fn.AutoPublish, true);
   // The function's own code, run on a CloudFront viewer-request event.
-  const handler = new Function(`${fn.FunctionCode}\nreturn handler;`)() as (event: unknown) => { statusCode: number; headers: Record<string, { value: string }> };
+  const handler = new Function(`${fn.FunctionCode}\nreturn handler;`)() as (event: unknown) => {
+    statusCode: number;
+    headers: Record<string, { value: string }>;
+  };
   const answer = handler({ version: '1.0', request: { method: 'GET', uri: '/metrics', headers: {}, querystring: {} } });
   assert.equal(answer.statusCode, 404);
   assert.equal(answer.headers['cache-control']?.value, 'private, no-store');

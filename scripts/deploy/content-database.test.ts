@@ -70,7 +70,10 @@ test('every pool the fleet can open fits max_connections: (MaxSize + the additio
   const maxConnections = Number((template.Resources.ParameterGroup?.Properties.Parameters as Record<string, string>).max_connections);
   const needed = instances * workers * perWorker + reserved;
   assert.equal(instances * workers * perWorker, 520, 'docs/postgresql.md quotes this figure');
-  assert.ok(needed <= maxConnections, `${instances} instances x ${workers} workers x ${perWorker} connections + ${reserved} = ${needed} > max_connections ${maxConnections}`);
+  assert.ok(
+    needed <= maxConnections,
+    `${instances} instances x ${workers} workers x ${perWorker} connections + ${reserved} = ${needed} > max_connections ${maxConnections}`,
+  );
 });
 
 test('one migration command: package.json, the leader-only container command and the migrate module agree', () => {
@@ -79,7 +82,9 @@ test('one migration command: package.json, the leader-only container command and
   assert.ok(script.includes(`--migrations-dir ${path.relative(root, migrationsDir)}`), script);
   assert.ok(script.includes(`--migrations-table ${migrationsTable}`), script);
   assert.ok(script.includes(`--database-url-var ${databaseUrlVariable}`), script);
-  const commands = files.flatMap((f) => Object.entries((f.data.container_commands ?? {}) as Record<string, { command: string; leader_only?: boolean; test?: string }>));
+  const commands = files.flatMap((f) =>
+    Object.entries((f.data.container_commands ?? {}) as Record<string, { command: string; leader_only?: boolean; test?: string }>),
+  );
   const migrate = commands.filter(([, c]) => c.command.includes('db:migrate'));
   assert.equal(migrate.length, 1);
   assert.equal(migrate[0]![1].command, 'npm run db:migrate');

@@ -32,12 +32,30 @@ import {
 const knownOptions: Record<string, readonly string[] | 'any'> = {
   'aws:autoscaling:asg': ['Availability Zones', 'Cooldown', 'Custom Availability Zones', 'MinSize', 'MaxSize'],
   'aws:autoscaling:launchconfiguration': [
-    'DisableIMDSv1', 'EC2KeyName', 'IamInstanceProfile', 'ImageId', 'InstanceType', 'MonitoringInterval', 'SecurityGroups',
-    'SSHSourceRestriction', 'BlockDeviceMappings', 'RootVolumeType', 'RootVolumeSize', 'RootVolumeIOPS',
+    'DisableIMDSv1',
+    'EC2KeyName',
+    'IamInstanceProfile',
+    'ImageId',
+    'InstanceType',
+    'MonitoringInterval',
+    'SecurityGroups',
+    'SSHSourceRestriction',
+    'BlockDeviceMappings',
+    'RootVolumeType',
+    'RootVolumeSize',
+    'RootVolumeIOPS',
   ],
   'aws:autoscaling:trigger': [
-    'BreachDuration', 'LowerBreachScaleIncrement', 'LowerThreshold', 'MeasureName', 'Period', 'EvaluationPeriods', 'Statistic',
-    'Unit', 'UpperBreachScaleIncrement', 'UpperThreshold',
+    'BreachDuration',
+    'LowerBreachScaleIncrement',
+    'LowerThreshold',
+    'MeasureName',
+    'Period',
+    'EvaluationPeriods',
+    'Statistic',
+    'Unit',
+    'UpperBreachScaleIncrement',
+    'UpperThreshold',
   ],
   'aws:autoscaling:updatepolicy:rollingupdate': ['MaxBatchSize', 'MinInstancesInService', 'RollingUpdateEnabled', 'RollingUpdateType', 'PauseTime', 'Timeout'],
   'aws:ec2:instances': ['EnableSpot', 'InstanceTypes', 'SpotFleetOnDemandBase', 'SpotFleetOnDemandAboveBasePercentage', 'SpotMaxPrice'],
@@ -48,8 +66,18 @@ const knownOptions: Record<string, readonly string[] | 'any'> = {
   'aws:elasticbeanstalk:command': ['DeploymentPolicy', 'Timeout', 'BatchSizeType', 'BatchSize', 'IgnoreHealthCheck'],
   'aws:elasticbeanstalk:environment': ['EnvironmentType', 'ServiceRole', 'LoadBalancerType'],
   'aws:elasticbeanstalk:environment:process:default': [
-    'DeregistrationDelay', 'HealthCheckInterval', 'HealthCheckPath', 'HealthCheckTimeout', 'HealthyThresholdCount', 'MatcherHTTPCode',
-    'Port', 'Protocol', 'StickinessEnabled', 'StickinessLBCookieDuration', 'StickinessType', 'UnhealthyThresholdCount',
+    'DeregistrationDelay',
+    'HealthCheckInterval',
+    'HealthCheckPath',
+    'HealthCheckTimeout',
+    'HealthyThresholdCount',
+    'MatcherHTTPCode',
+    'Port',
+    'Protocol',
+    'StickinessEnabled',
+    'StickinessLBCookieDuration',
+    'StickinessType',
+    'UnhealthyThresholdCount',
   ],
   'aws:elasticbeanstalk:environment:proxy': ['ProxyServer'],
   'aws:elasticbeanstalk:healthreporting:system': ['SystemType', 'ConfigDocument', 'HealthCheckSuccessThreshold'],
@@ -61,8 +89,18 @@ const validValues: Record<string, readonly (string | number | boolean)[]> = {
   'aws:autoscaling:asg/Availability Zones': ['Any', 'Any 1', 'Any 2', 'Any 3'],
   'aws:autoscaling:launchconfiguration/MonitoringInterval': ['1 minute', '5 minute'],
   'aws:autoscaling:trigger/MeasureName': [
-    'CPUUtilization', 'NetworkIn', 'NetworkOut', 'DiskWriteOps', 'DiskReadBytes', 'DiskReadOps', 'DiskWriteBytes', 'Latency',
-    'RequestCount', 'HealthyHostCount', 'UnhealthyHostCount', 'TargetResponseTime',
+    'CPUUtilization',
+    'NetworkIn',
+    'NetworkOut',
+    'DiskWriteOps',
+    'DiskReadBytes',
+    'DiskReadOps',
+    'DiskWriteBytes',
+    'Latency',
+    'RequestCount',
+    'HealthyHostCount',
+    'UnhealthyHostCount',
+    'TargetResponseTime',
   ],
   'aws:autoscaling:trigger/Statistic': ['Minimum', 'Maximum', 'Sum', 'Average'],
   'aws:autoscaling:trigger/Unit': ['Seconds', 'Percent', 'Bytes', 'Bits', 'Count', 'Bytes/Second', 'Bits/Second', 'Count/Second', 'None'],
@@ -81,28 +119,71 @@ const validValues: Record<string, readonly (string | number | boolean)[]> = {
 /** The metrics enhanced health can publish ("Publishing Amazon CloudWatch custom metrics"). */
 const healthMetrics = {
   Environment: [
-    'ApplicationRequestsTotal', 'ApplicationRequests5xx', 'ApplicationRequests4xx', 'ApplicationRequests3xx', 'ApplicationRequests2xx',
-    'ApplicationLatencyP10', 'ApplicationLatencyP50', 'ApplicationLatencyP75', 'ApplicationLatencyP85', 'ApplicationLatencyP90',
-    'ApplicationLatencyP95', 'ApplicationLatencyP99', 'ApplicationLatencyP99.9', 'InstancesSevere', 'InstancesDegraded',
-    'InstancesWarning', 'InstancesInfo', 'InstancesOk', 'InstancesPending', 'InstancesUnknown', 'InstancesNoData',
+    'ApplicationRequestsTotal',
+    'ApplicationRequests5xx',
+    'ApplicationRequests4xx',
+    'ApplicationRequests3xx',
+    'ApplicationRequests2xx',
+    'ApplicationLatencyP10',
+    'ApplicationLatencyP50',
+    'ApplicationLatencyP75',
+    'ApplicationLatencyP85',
+    'ApplicationLatencyP90',
+    'ApplicationLatencyP95',
+    'ApplicationLatencyP99',
+    'ApplicationLatencyP99.9',
+    'InstancesSevere',
+    'InstancesDegraded',
+    'InstancesWarning',
+    'InstancesInfo',
+    'InstancesOk',
+    'InstancesPending',
+    'InstancesUnknown',
+    'InstancesNoData',
   ],
   Instance: [
-    'ApplicationRequestsTotal', 'ApplicationRequests5xx', 'ApplicationRequests4xx', 'ApplicationRequests3xx', 'ApplicationRequests2xx',
-    'ApplicationLatencyP10', 'ApplicationLatencyP50', 'ApplicationLatencyP75', 'ApplicationLatencyP85', 'ApplicationLatencyP90',
-    'ApplicationLatencyP95', 'ApplicationLatencyP99', 'ApplicationLatencyP99.9', 'LoadAverage1min', 'LoadAverage5min',
-    'InstanceHealth', 'RootFilesystemUtil', 'CPUIrq', 'CPUUser', 'CPUIdle', 'CPUSystem', 'CPUSoftirq', 'CPUIowait', 'CPUNice',
+    'ApplicationRequestsTotal',
+    'ApplicationRequests5xx',
+    'ApplicationRequests4xx',
+    'ApplicationRequests3xx',
+    'ApplicationRequests2xx',
+    'ApplicationLatencyP10',
+    'ApplicationLatencyP50',
+    'ApplicationLatencyP75',
+    'ApplicationLatencyP85',
+    'ApplicationLatencyP90',
+    'ApplicationLatencyP95',
+    'ApplicationLatencyP99',
+    'ApplicationLatencyP99.9',
+    'LoadAverage1min',
+    'LoadAverage5min',
+    'InstanceHealth',
+    'RootFilesystemUtil',
+    'CPUIrq',
+    'CPUUser',
+    'CPUIdle',
+    'CPUSystem',
+    'CPUSoftirq',
+    'CPUIowait',
+    'CPUNice',
   ],
 } as const;
 
 /** vCPUs of the instance types this configuration may name: one Node worker each. */
 const vcpus: Record<string, number> = {
-  'c5.large': 2, 'c5.xlarge': 4, 'c5.2xlarge': 8, 'c5.4xlarge': 16,
-  'c6i.large': 2, 'c6i.xlarge': 4, 'c6i.2xlarge': 8, 'c7i.large': 2, 'c7i.xlarge': 4, 'c7i.2xlarge': 8,
+  'c5.large': 2,
+  'c5.xlarge': 4,
+  'c5.2xlarge': 8,
+  'c5.4xlarge': 16,
+  'c6i.large': 2,
+  'c6i.xlarge': 4,
+  'c6i.2xlarge': 8,
+  'c7i.large': 2,
+  'c7i.xlarge': 4,
+  'c7i.2xlarge': 8,
 };
 
-const topLevelKeys = new Set([
-  'option_settings', 'Resources', 'files', 'commands', 'container_commands', 'packages', 'groups', 'users', 'sources', 'services',
-]);
+const topLevelKeys = new Set(['option_settings', 'Resources', 'files', 'commands', 'container_commands', 'packages', 'groups', 'users', 'sources', 'services']);
 
 const files = loadConfigFiles();
 const settings = optionSettings(files);
@@ -112,7 +193,11 @@ const value = (namespace: string, option: string) => settingValue(settings, name
 test('every .ebextensions file is a YAML .config with only the keys Elastic Beanstalk reads', () => {
   const names = fs.readdirSync(path.join(root, '.ebextensions'));
   assert.ok(files.length >= 5, `found ${files.length} config files`);
-  assert.deepEqual(names.filter((n) => !n.endsWith('.config')), [], 'Elastic Beanstalk reads only *.config here');
+  assert.deepEqual(
+    names.filter((n) => !n.endsWith('.config')),
+    [],
+    'Elastic Beanstalk reads only *.config here',
+  );
   for (const file of files) {
     for (const key of Object.keys(file.data)) assert.ok(topLevelKeys.has(key), `${file.name}: unknown top-level key "${key}"`);
     // Short-form intrinsics (!Ref, !GetAtt) are CloudFormation YAML, not ebextensions YAML.
@@ -228,7 +313,10 @@ test('a drift between the two is caught, whichever side moved', () => {
   assert.match(disagreements({ ...env, DIST_DIR: '/srv/dist' }, renderEbConfig()).join('\n'), /DIST_DIR/);
   assert.match(disagreements({ ...env, KEEP_ALIVE_TIMEOUT_MS: '30000' }, renderEbConfig()).join('\n'), /502/);
   // Admission: Nginx's caps are rendered from these; eb setenv alone would split the two.
-  assert.match(disagreements({ ...env, SSR_QUEUE_LIMIT: '20' }, renderEbConfig()).join('\n'), /SSR_QUEUE_LIMIT is 20 but Nginx's kiosk_pages caps its workers at 15/);
+  assert.match(
+    disagreements({ ...env, SSR_QUEUE_LIMIT: '20' }, renderEbConfig()).join('\n'),
+    /SSR_QUEUE_LIMIT is 20 but Nginx's kiosk_pages caps its workers at 15/,
+  );
   assert.match(disagreements({ ...env, API_QUEUE_LIMIT: '10' }, renderEbConfig()).join('\n'), /API_QUEUE_LIMIT is 10/);
   assert.match(disagreements({ ...env, CRAWLER_QUEUE_LIMIT: '40' }, renderEbConfig()).join('\n'), /kiosk_crawlers/);
   assert.match(disagreements({ ...env, SHELL_S_MAXAGE_S: '5' }, renderEbConfig()).join('\n'), /s-maxage=2/);

@@ -12,7 +12,14 @@ import { previewPath } from '../../server/preview';
 import { fleetPreviewSecret, fleetToken, openLoad, startFleet, type Fleet, type Sample } from './run';
 
 const seeded = { published: 300, drafts: 5 } as const;
-const paths = ['/', '/news', ...[...generateArticles(seeded)].filter((x) => x.status === 'published').slice(0, 20).map((x) => `/${x.section}/${x.id}`)];
+const paths = [
+  '/',
+  '/news',
+  ...[...generateArticles(seeded)]
+    .filter((x) => x.status === 'published')
+    .slice(0, 20)
+    .map((x) => `/${x.section}/${x.id}`),
+];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let fleet: Fleet;
 
@@ -100,7 +107,10 @@ test('every process of instance B killed under steady load: failures counted, tr
   assert.ok(afterOut.every((s) => s.instance === 'A'));
   assert.ok(backIn, 'B passed its health checks again');
   assert.equal(failed(afterBack), 0);
-  assert.ok(afterBack.some((s) => s.instance === 'B'), 'B takes traffic again');
+  assert.ok(
+    afterBack.some((s) => s.instance === 'B'),
+    'B takes traffic again',
+  );
 });
 
 test('PostgreSQL stopped for 4 s under load through the fleet: pages or the designed 503 only, then full recovery', { timeout: 60_000 }, async (t) => {
@@ -122,5 +132,5 @@ test('PostgreSQL stopped for 4 s under load through the fleet: pages or the desi
       `other answers ${other.length}; slowest ${Math.round(Math.max(...samples.map((s) => s.ms)))} ms; 2 s after the return ${failed(lastFive)} of ${lastFive.length} not pages`,
   );
   assert.equal(other.length, 0, 'no 5xx other than the designed 503, no reset, no timeout');
-  assert.equal(failed(lastFive), 0, 'every page is served again within 2 s of the database\'s return');
+  assert.equal(failed(lastFive), 0, "every page is served again within 2 s of the database's return");
 });

@@ -158,7 +158,8 @@ export function chartSvg(seconds: Second[], events: { second: number; label: str
   const max = Math.max(10, ...seconds.map((s) => s.requests));
   const x = (second: number) => left + (second / Math.max(1, seconds.length)) * (width - left - 20);
   const y = (value: number) => bottom - (value / max) * (bottom - top);
-  const line = (value: (s: Second) => number) => seconds.map((s, i) => `${i === 0 ? 'M' : 'L'}${x(s.second + 0.5).toFixed(1)},${y(value(s)).toFixed(1)}`).join(' ');
+  const line = (value: (s: Second) => number) =>
+    seconds.map((s, i) => `${i === 0 ? 'M' : 'L'}${x(s.second + 0.5).toFixed(1)},${y(value(s)).toFixed(1)}`).join(' ');
   const series = [
     { name: 'served by A', color: '#1f77b4', value: (s: Second) => s.byInstance.A ?? 0 },
     { name: 'served by B', color: '#2ca02c', value: (s: Second) => s.byInstance.B ?? 0 },

@@ -152,7 +152,12 @@ test('every worker at its limit: pages get the shell from Nginx, the API a JSON 
     const health = get('/healthz');
     const preview = get(previewPath(articles[2]!.id, 600, secret));
     const ingest = get(`/api/ingest/articles/${articles[3]!.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
-    for (const [what, pending] of [['crawler', crawler], ['health check', health], ['preview', preview], ['ingestion', ingest]] as const) {
+    for (const [what, pending] of [
+      ['crawler', crawler],
+      ['health check', health],
+      ['preview', preview],
+      ['ingestion', ingest],
+    ] as const) {
       assert.equal(await settlesWithin(pending, 300), false, `${what}: no fallback answer, it waits for Node`);
     }
 
@@ -187,7 +192,7 @@ test('the primary counts the fallback answers Nginx logged, on /metrics, and emp
   assert.equal(fs.statSync(fallbackLog).size, 0);
 });
 
-test("a killed worker: its GETs are retried on the other, none fails", async () => {
+test('a killed worker: its GETs are retried on the other, none fails', async () => {
   const [victim] = childPids(cluster.process.pid!);
   process.kill(victim!, 'SIGKILL');
   const answers = [];
@@ -197,5 +202,8 @@ test("a killed worker: its GETs are retried on the other, none fails", async () 
     answers.map((a) => a.status),
     Array(20).fill(200),
   );
-  assert.ok(answers.every((a) => a.headers['x-render-mode'] === 'ssr'), 'server-rendered by the worker still up');
+  assert.ok(
+    answers.every((a) => a.headers['x-render-mode'] === 'ssr'),
+    'server-rendered by the worker still up',
+  );
 });

@@ -61,7 +61,10 @@ export interface LocalNginx {
   stop(): Promise<void>;
 }
 
-export function writeLocalConfig(options: LocalNginxOptions, prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-nginx-'))): { prefix: string; configPath: string; params: NginxParams } {
+export function writeLocalConfig(
+  options: LocalNginxOptions,
+  prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-nginx-')),
+): { prefix: string; configPath: string; params: NginxParams } {
   for (const dir of ['tmp/client_body', 'tmp/proxy', 'tmp/fastcgi', 'tmp/uwsgi', 'tmp/scgi']) {
     fs.mkdirSync(path.join(prefix, dir), { recursive: true });
   }

@@ -49,7 +49,6 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-
 interface Answer {
   status: number;
   headers: http.IncomingHttpHeaders;
@@ -98,7 +97,10 @@ function rawStatusLine(bytes: string): Promise<string> {
 }
 
 function workerPidOnPort(port: number): number {
-  const lines = cluster.output().split('\n').filter((l) => l.includes('"worker listening"') && l.includes(`"port":${port}`));
+  const lines = cluster
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('"worker listening"') && l.includes(`"port":${port}`));
   const last = lines.at(-1);
   assert.ok(last, `a worker listened on ${port}`);
   return (JSON.parse(last) as { pid: number }).pid;
@@ -112,19 +114,23 @@ async function flushedAccessLog(): Promise<string> {
   return nginx.accessLog();
 }
 
-test('nginx -t passes on both renderings', { skip: process.getuid?.() !== 0 && 'the Elastic Beanstalk rendering names /var/log/nginx and user nginx: run as root, as CI does' }, () => {
-  // On an instance .ebextensions/05-instance.config makes the fallback log's directory.
-  fs.mkdirSync('/var/log/kiosk', { recursive: true });
-  const eb = testConfig(ebConfigPath);
-  assert.ok(eb.ok, eb.output);
-  const local = writeLocalConfig({ listen: '127.0.0.1:1', workerPorts: [2, 3] });
-  try {
-    const result = testConfig(local.configPath, local.prefix);
-    assert.ok(result.ok, result.output);
-  } finally {
-    fs.rmSync(local.prefix, { recursive: true, force: true });
-  }
-});
+test(
+  'nginx -t passes on both renderings',
+  { skip: process.getuid?.() !== 0 && 'the Elastic Beanstalk rendering names /var/log/nginx and user nginx: run as root, as CI does' },
+  () => {
+    // On an instance .ebextensions/05-instance.config makes the fallback log's directory.
+    fs.mkdirSync('/var/log/kiosk', { recursive: true });
+    const eb = testConfig(ebConfigPath);
+    assert.ok(eb.ok, eb.output);
+    const local = writeLocalConfig({ listen: '127.0.0.1:1', workerPorts: [2, 3] });
+    try {
+      const result = testConfig(local.configPath, local.prefix);
+      assert.ok(result.ok, result.output);
+    } finally {
+      fs.rmSync(local.prefix, { recursive: true, force: true });
+    }
+  },
+);
 
 test('through Nginx a page is server-rendered and says so; a query string changes nothing and is not echoed', async () => {
   const article = articlePaths[0]!;
@@ -172,7 +178,13 @@ test('an oversized header or a malformed request line gets a 4xx from Nginx, nev
   assert.match(big, /^HTTP\/1\.1 4\d\d /, big);
   const cookie = await rawStatusLine(`GET / HTTP/1.1\r\nHost: x\r\nCookie: ${'c=1; '.repeat(2_000)}\r\nConnection: close\r\n\r\n`);
   assert.match(cookie, /^HTTP\/1\.1 4\d\d /, cookie);
-  for (const line of ['GARBAGE\r\n\r\n', 'GET /\x00 HTTP/1.1\r\nHost: x\r\n\r\n', `GET /${'a'.repeat(9_000)} HTTP/1.1\r\nHost: x\r\n\r\n`, 'GET / HTTP/1.1\r\nHost x\r\n\r\n', 'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n']) {
+  for (const line of [
+    'GARBAGE\r\n\r\n',
+    'GET /\x00 HTTP/1.1\r\nHost: x\r\n\r\n',
+    `GET /${'a'.repeat(9_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    'GET / HTTP/1.1\r\nHost x\r\n\r\n',
+    'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n',
+  ]) {
     const status = await rawStatusLine(line);
     assert.match(status, /^HTTP\/1\.1 4\d\d /, JSON.stringify(line.slice(0, 30)));
   }

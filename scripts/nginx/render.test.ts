@@ -33,16 +33,19 @@ test('each rendering keeps its own lines and fills every value', () => {
   assert.doesNotMatch(local, /\/var\/log|healthd/);
   // Each worker once per upstream: pages (SSR_QUEUE_LIMIT), crawlers (the rest of
   // CRAWLER_QUEUE_LIMIT), the API (API_QUEUE_LIMIT), and the never-fallback one (no cap).
-  assert.deepEqual(directive(local, 'server').filter((s) => s.startsWith('127.')), [
-    '127.0.0.1:3001 max_conns=15 max_fails=1 fail_timeout=1s',
-    '127.0.0.1:3002 max_conns=15 max_fails=1 fail_timeout=1s',
-    '127.0.0.1:3001 max_conns=15 max_fails=1 fail_timeout=1s',
-    '127.0.0.1:3002 max_conns=15 max_fails=1 fail_timeout=1s',
-    '127.0.0.1:3001 max_conns=30 max_fails=1 fail_timeout=1s',
-    '127.0.0.1:3002 max_conns=30 max_fails=1 fail_timeout=1s',
-    '127.0.0.1:3001 max_fails=1 fail_timeout=1s',
-    '127.0.0.1:3002 max_fails=1 fail_timeout=1s',
-  ]);
+  assert.deepEqual(
+    directive(local, 'server').filter((s) => s.startsWith('127.')),
+    [
+      '127.0.0.1:3001 max_conns=15 max_fails=1 fail_timeout=1s',
+      '127.0.0.1:3002 max_conns=15 max_fails=1 fail_timeout=1s',
+      '127.0.0.1:3001 max_conns=15 max_fails=1 fail_timeout=1s',
+      '127.0.0.1:3002 max_conns=15 max_fails=1 fail_timeout=1s',
+      '127.0.0.1:3001 max_conns=30 max_fails=1 fail_timeout=1s',
+      '127.0.0.1:3002 max_conns=30 max_fails=1 fail_timeout=1s',
+      '127.0.0.1:3001 max_fails=1 fail_timeout=1s',
+      '127.0.0.1:3002 max_fails=1 fail_timeout=1s',
+    ],
+  );
   assert.deepEqual(directive(eb, 'server').filter((s) => s.startsWith('127.')).length, 16);
 });
 
@@ -72,7 +75,7 @@ test('a placeholder the renderer does not know is an error, not an empty value',
   assert.throws(() => renderNginxConfig('eb', { ...ebParams(), workerPorts: [] }), /at least one worker port/);
 });
 
-test('admission: caps from the workers\' own limits, the fallbacks wired to Nginx\'s own 502 only, and the flood\'s settings', () => {
+test("admission: caps from the workers' own limits, the fallbacks wired to Nginx's own 502 only, and the flood's settings", () => {
   const eb = renderEbConfig();
   const config = loadConfig({ NODE_ENV: 'production' });
   assert.match(eb, new RegExp(`server 127\\.0\\.0\\.1:8080 max_conns=${config.ssrQueueLimit} `));

@@ -116,9 +116,7 @@ export function localParams(
 
 /** Each worker's port once, with its cap on requests in flight (0 = take none: every request gets the fallback). */
 function servers(ports: number[], maxConns: number): string {
-  return ports
-    .map((port) => `        server 127.0.0.1:${port}${maxConns > 0 ? ` max_conns=${maxConns}` : ' down'} max_fails=1 fail_timeout=1s;`)
-    .join('\n');
+  return ports.map((port) => `        server 127.0.0.1:${port}${maxConns > 0 ? ` max_conns=${maxConns}` : ' down'} max_fails=1 fail_timeout=1s;`).join('\n');
 }
 
 /** An Nginx string literal: single-quoted, or double-quoted when the value has single quotes; refuses what would need escaping. */
@@ -146,8 +144,8 @@ function crawlerUpstream(ports: number[], admission: Admission, keepaliveTimeout
   if (extra <= 0) return '';
   return [
     '',
-    '    # Crawlers beyond the readers\' limit: up to CRAWLER_QUEUE_LIMIT - SSR_QUEUE_LIMIT more per',
-    '    # worker, so a worker holds at most CRAWLER_QUEUE_LIMIT page requests, as Node\'s guard allows.',
+    "    # Crawlers beyond the readers' limit: up to CRAWLER_QUEUE_LIMIT - SSR_QUEUE_LIMIT more per",
+    "    # worker, so a worker holds at most CRAWLER_QUEUE_LIMIT page requests, as Node's guard allows.",
     '    upstream kiosk_crawlers {',
     '        zone kiosk_crawlers 64k;',
     '        least_conn;',

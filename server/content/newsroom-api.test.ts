@@ -79,7 +79,10 @@ describe('the newsroom-API adapter', () => {
     assert.deepEqual(await source.section('news'), await kiosk.content.section('news'));
     const first = (await source.section('news', { limit: 3 }))!;
     assert.equal(first.items.length, 3);
-    assert.deepEqual(await source.section('news', { limit: 3, cursor: first.nextCursor! }), await kiosk.content.section('news', { limit: 3, cursor: first.nextCursor! }));
+    assert.deepEqual(
+      await source.section('news', { limit: 3, cursor: first.nextCursor! }),
+      await kiosk.content.section('news', { limit: 3, cursor: first.nextCursor! }),
+    );
     assert.deepEqual(await source.article(article.id), article);
     assert.deepEqual(await source.latest(5), await kiosk.content.latest(5));
     assert.deepEqual(await source.latest(), await kiosk.content.latest());
@@ -139,7 +142,11 @@ describe('the newsroom-API adapter', () => {
   test('answers are checked field by field: unknown fields dropped, a bad value refused', async () => {
     const real = (await (await fetch(`${kiosk.baseUrl}/api/front`)).json()) as FrontPage;
     newsroom.mode = 'custom';
-    newsroom.custom = () => ({ status: 200, type: 'application/json', body: JSON.stringify({ ...real, internalNote: 'x', lead: { ...real.lead, editorEmail: 'a@b' } }) });
+    newsroom.custom = () => ({
+      status: 200,
+      type: 'application/json',
+      body: JSON.stringify({ ...real, internalNote: 'x', lead: { ...real.lead, editorEmail: 'a@b' } }),
+    });
     const front = await adapter().frontPage();
     assert.deepEqual(front, real);
     assert.equal('editorEmail' in front.lead, false);
@@ -298,7 +305,9 @@ describe('the site over the newsroom API', () => {
           assert.equal(res.headers.get('cache-control'), cacheControl.contentUnavailable, what);
           assert.doesNotMatch(body, /^\s*at |ShapeError|UpstreamError|ECONNRESET/m, `${what}: no internals`);
           if (path === '/api/front') {
-            assert.deepEqual(JSON.parse(body), { error: { code: 'content_unavailable', message: 'The news could not be fetched just now. Please try again in a few seconds.' } });
+            assert.deepEqual(JSON.parse(body), {
+              error: { code: 'content_unavailable', message: 'The news could not be fetched just now. Please try again in a few seconds.' },
+            });
           } else {
             assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
             assert.match(textOf(body), /could not be fetched just now/, what);

@@ -162,8 +162,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
   // Without notifications nothing says when content changes: while LISTEN is not in force
   // (starting, or reconnecting after a loss) the generation moves every unlistenedFreshMs, so
   // kept answers and the page cache are at most that much older than a change made meanwhile.
-  const unlistenedTimer =
-    listener === null ? undefined : setInterval(() => (listener.listening ? undefined : changed()), options.unlistenedFreshMs);
+  const unlistenedTimer = listener === null ? undefined : setInterval(() => (listener.listening ? undefined : changed()), options.unlistenedFreshMs);
   unlistenedTimer?.unref();
 
   function run<T extends object[]>(text: string, params: (string | number)[]): Promise<T> {
@@ -325,7 +324,10 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
       const [result] = await direct('upsert', () =>
         sql.begin((tx) => {
           queryCount += 1;
-          return tx.unsafe<{ created: boolean }[]>(upsertSql, rowColumns.map((c) => row[c]));
+          return tx.unsafe<{ created: boolean }[]>(
+            upsertSql,
+            rowColumns.map((c) => row[c]),
+          );
         }),
       );
       // This worker sees its own write at once; the others on the NOTIFY the trigger sends.

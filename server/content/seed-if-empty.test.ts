@@ -47,6 +47,9 @@ test('an empty store file and the leftovers of an interrupted seed are replaced 
   assert.equal(isEmptyStore(dbPath), true);
   const result = await seedIfEmpty(dbPath, small);
   assert.equal(result.seeded, true);
-  assert.deepEqual(fs.readdirSync(dir).filter((f) => f.startsWith('interrupted')), ['interrupted.sqlite']);
+  assert.deepEqual(
+    fs.readdirSync(dir).filter((f) => f.startsWith('interrupted')),
+    ['interrupted.sqlite'],
+  );
   assert.equal(countAll(dbPath), 32);
 });

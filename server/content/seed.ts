@@ -70,13 +70,7 @@ function draftsBefore(position: number, drafts: number, total: number): number {
 
 /** Fills a store with generated articles in transactions of 1,000, logging progress. */
 export async function seedStore(path: string, options: SeedOptions = {}): Promise<{ inserted: number; ms: number }> {
-  const {
-    published = defaultPublished,
-    drafts = defaultDrafts,
-    seed = defaultSeed,
-    reset = false,
-    log = () => undefined,
-  } = options;
+  const { published = defaultPublished, drafts = defaultDrafts, seed = defaultSeed, reset = false, log = () => undefined } = options;
   const started = performance.now();
   mkdirSync(dirname(resolve(path)), { recursive: true });
   const store = openSqliteStore(path);
@@ -215,9 +209,7 @@ function writeArticle(dice: Dice, publishedMs: number, serial: number, status: A
   const { facts, story, title, lead } = writeHeadline(dice, desk);
   const id = `${publishMinute(publishedMs)}${String(serial).padStart(6, '0')}`;
   // A third of pieces get corrected or added to later, never past the newsroom's "now".
-  const updatedMs = dice.chance(0.35)
-    ? Math.min(newestPublishedAt, publishedMs + dice.int(4, 240) * minute)
-    : publishedMs;
+  const updatedMs = dice.chance(0.35) ? Math.min(newestPublishedAt, publishedMs + dice.int(4, 240) * minute) : publishedMs;
   return {
     id,
     section,
@@ -351,7 +343,20 @@ const bylines = [
 ];
 
 const sharedSlots: Slots = {
-  city: ['Lindenvale', 'Port Ellery', 'Marrow Bay', 'Westholm', 'Carrick', 'Ashby Green', 'Brightwater', 'Kellenford', 'Dunmore', 'Ravensby', 'Halston', 'Norwick'],
+  city: [
+    'Lindenvale',
+    'Port Ellery',
+    'Marrow Bay',
+    'Westholm',
+    'Carrick',
+    'Ashby Green',
+    'Brightwater',
+    'Kellenford',
+    'Dunmore',
+    'Ravensby',
+    'Halston',
+    'Norwick',
+  ],
   district: ['harbour', 'old town', 'university quarter', 'river district', 'north end', 'station area', 'east docks', 'market district'],
   person: [
     'Maria Lindqvist',
@@ -371,7 +376,18 @@ const sharedSlots: Slots = {
     'Clara Dubois',
     'Samuel Reyes',
   ],
-  speaker: ['Ruth Adler', 'Marcus Bell', 'Nadia Petrova', 'Owen Hughes', 'Lucia Ferrante', 'Erik Strand', 'Yasmin Aziz', 'Joel Mäkinen', 'Fiona Walsh', 'Tariq Said'],
+  speaker: [
+    'Ruth Adler',
+    'Marcus Bell',
+    'Nadia Petrova',
+    'Owen Hughes',
+    'Lucia Ferrante',
+    'Erik Strand',
+    'Yasmin Aziz',
+    'Joel Mäkinen',
+    'Fiona Walsh',
+    'Tariq Said',
+  ],
   n: ['three', 'four', 'five', 'six', 'seven', 'eight', 'ten', 'twelve'],
   num: ['2', '3', '4', '5', '6', '7', '8', '9'],
   big: ['1,200', '4,500', '8,000', '12,000', '18,500', '25,000', '40,000', '60,000'],
@@ -426,7 +442,7 @@ const commonSentences = [
   'Independent checks have so far found nothing unusual.',
   'Many of those Kiosk spoke to asked not to be named.',
   'The mood on {day} was noticeably calmer.',
-]
+];
 
 // Any subject works with any predicate, which gives a hundred-odd plausible sentences.
 const sentenceSubjects = [
@@ -459,9 +475,18 @@ const sentencePredicates = [
   'expressed concern about the short timetable.',
   'urged everyone involved to stay calm.',
   'said they had been consulted only at the last minute.',
-]
+];
 
-const commonSubheadings = ['What happens next', 'The background', 'Why it matters', 'Mixed reactions', 'The numbers', 'A long road', 'What critics say', 'Looking ahead'];
+const commonSubheadings = [
+  'What happens next',
+  'The background',
+  'Why it matters',
+  'Mixed reactions',
+  'The numbers',
+  'A long road',
+  'What critics say',
+  'Looking ahead',
+];
 
 const commonQuotes = [
   'We have waited a long time for this, and now we need to see it delivered.',
@@ -681,7 +706,10 @@ const desks: Record<SectionSlug, Desk> = {
       'Fans queued overnight for the best seats.',
     ],
     subheadings: ['Behind the scenes', 'The verdict'],
-    quotes: ['We made the thing we wanted to watch ourselves, and people seem to feel the same.', 'Playing at home in front of friends and family is something else entirely.'],
+    quotes: [
+      'We made the thing we wanted to watch ourselves, and people seem to feel the same.',
+      'Playing at home in front of friends and family is something else entirely.',
+    ],
     roles: ['the director', 'the lead singer', 'artistic director of the festival'],
   },
   business: {
@@ -802,7 +830,10 @@ const desks: Record<SectionSlug, Desk> = {
       'Local guides recommend avoiding the weekend if you can.',
     ],
     subheadings: ['Getting there', 'Where to eat'],
-    quotes: ['Visitors are always welcome, but we want them to stay longer and spend less time queuing.', 'Once people try the train, they rarely go back to flying.'],
+    quotes: [
+      'Visitors are always welcome, but we want them to stay longer and spend less time queuing.',
+      'Once people try the train, they rarely go back to flying.',
+    ],
     roles: ['head of the {city} tourist board', 'a hotel owner in the {district}', 'a travel agent'],
   },
   tech: {

@@ -6,15 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { articleIdPattern, sections } from '../../src/sections';
-import {
-  generateArticles,
-  isEmptyStore,
-  leadLength,
-  newestPublishedAt,
-  seedStore,
-  StoreNotEmptyError,
-  titleLength,
-} from './seed';
+import { generateArticles, isEmptyStore, leadLength, newestPublishedAt, seedStore, StoreNotEmptyError, titleLength } from './seed';
 import { openSqliteStore, queries, type SqliteStore } from './sqlite';
 import { describeStoreContract } from '../../test/store-contract';
 
@@ -69,7 +61,10 @@ describe('generated articles', () => {
       assert.equal(article.id.slice(0, 12), article.publishedAt.replace(/\D/g, '').slice(0, 12));
       assert.ok(article.updatedAt >= article.publishedAt, `${article.id} updated after publishing`);
     }
-    assert.ok(generated.some((a) => a.updatedAt > a.publishedAt), 'some articles were updated later');
+    assert.ok(
+      generated.some((a) => a.updatedAt > a.publishedAt),
+      'some articles were updated later',
+    );
   });
 
   test('interleave drafts with published articles', () => {
@@ -100,7 +95,11 @@ describe('generated articles', () => {
       assert.ok(article.body.length >= 8 && article.body.length <= 15, `${article.id} has ${article.body.length} blocks`);
       assert.equal(article.body[0]?.type, 'paragraph');
       assert.equal(article.body.at(-1)?.type, 'paragraph');
-      if (article.body.length >= 11) assert.ok(article.body.some((b) => b.type === 'subheading'), `${article.id} has a subheading`);
+      if (article.body.length >= 11)
+        assert.ok(
+          article.body.some((b) => b.type === 'subheading'),
+          `${article.id} has a subheading`,
+        );
       for (const block of article.body) {
         if (block.type === 'paragraph') assert.ok(block.text.split('. ').length >= 2, block.text);
         if (block.type === 'quote') assert.ok(block.attribution.includes(', '), block.attribution);
@@ -109,7 +108,10 @@ describe('generated articles', () => {
     assert.equal(perSection.size, sections.length);
     const news = perSection.get('news') ?? 0;
     for (const [slug, count] of perSection) if (slug !== 'news') assert.ok(news > count, `news outnumbers ${slug}`);
-    assert.ok(all.some((a) => a.body.some((b) => b.type === 'quote')), 'some articles quote someone');
+    assert.ok(
+      all.some((a) => a.body.some((b) => b.type === 'quote')),
+      'some articles quote someone',
+    );
     assert.ok(new Set(all.map((a) => a.title)).size > 1000, 'headlines vary');
   });
 });
@@ -155,7 +157,11 @@ describe('sqlite store', () => {
           assert.doesNotMatch(step, /^SCAN articles$/, `${name} scans the whole table: ${plan.join('; ')}`);
           assert.doesNotMatch(step, /TEMP B-TREE/, `${name} sorts: ${plan.join('; ')}`);
         }
-        if (name !== 'countAll') assert.ok(plan.some((s) => /^SEARCH articles USING/.test(s)), `${name}: ${plan.join('; ')}`);
+        if (name !== 'countAll')
+          assert.ok(
+            plan.some((s) => /^SEARCH articles USING/.test(s)),
+            `${name}: ${plan.join('; ')}`,
+          );
       }
     } finally {
       db.close();
@@ -182,11 +188,7 @@ describe('seedStore and isEmptyStore', () => {
     const lines: string[] = [];
     const result = await seedStore(path, { published: 1500, drafts: 0, reset: true, log: (line) => lines.push(line) });
     assert.equal(result.inserted, 1500);
-    assert.deepEqual(lines.slice(0, 3), [
-      'seed: reset, deleted 32 articles',
-      'seed: 1000/1500 articles (66%)',
-      'seed: 1500/1500 articles (100%)',
-    ]);
+    assert.deepEqual(lines.slice(0, 3), ['seed: reset, deleted 32 articles', 'seed: 1000/1500 articles (66%)', 'seed: 1500/1500 articles (100%)']);
     assert.match(lines.at(-1) ?? '', /^seed: wrote 1500 articles \(1500 published, 0 drafts\) in \d+ ms$/);
     const reopened = openSqliteStore(path, { readonly: true });
     try {

@@ -234,14 +234,12 @@ function createStore(db: Database.Database, path: string): SqliteStore {
 
   function readSection(slug: SectionSlug, cursor: string | undefined, limit: number): SectionPage {
     // One row more than the page tells whether there is a next page without a count.
-    const rows =
-      cursor === undefined ? sectionFirstPage.all(slug, limit + 1) : sectionNextPage.all(slug, cursor, limit + 1);
+    const rows = cursor === undefined ? sectionFirstPage.all(slug, limit + 1) : sectionNextPage.all(slug, cursor, limit + 1);
     const items = rows.slice(0, limit).map(toTeaser);
     const last = items[items.length - 1];
     return { section: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
   }
 }
-
 
 /** A writer that opens its own read-write connection on first use: most workers never write. */
 export function lazyWriter(path: string): { get(): ArticleWriter; close(): void } {

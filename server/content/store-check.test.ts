@@ -12,21 +12,34 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 test('a missing, empty or draft-only store is a start-up error that names SEED_DEMO_CONTENT; a published one is not', async () => {
   const missing = path.join(dir, 'missing.sqlite');
-  assert.match(contentStoreProblem({ contentDbPath: missing, contentApiUrl: null, contentDatabaseUrl: null }) ?? '', /^No content store at .*SEED_DEMO_CONTENT=true/);
+  assert.match(
+    contentStoreProblem({ contentDbPath: missing, contentApiUrl: null, contentDatabaseUrl: null }) ?? '',
+    /^No content store at .*SEED_DEMO_CONTENT=true/,
+  );
 
   const empty = path.join(dir, 'empty.sqlite');
   new Database(empty).close();
-  assert.match(contentStoreProblem({ contentDbPath: empty, contentApiUrl: null, contentDatabaseUrl: null }) ?? '', /cannot be read \(.*no articles table.*SEED_DEMO_CONTENT=true/);
+  assert.match(
+    contentStoreProblem({ contentDbPath: empty, contentApiUrl: null, contentDatabaseUrl: null }) ?? '',
+    /cannot be read \(.*no articles table.*SEED_DEMO_CONTENT=true/,
+  );
 
   const drafts = path.join(dir, 'drafts.sqlite');
   await seedStore(drafts, { published: 1, drafts: 2 });
   const db = new Database(drafts);
   db.prepare("UPDATE articles SET status = 'draft'").run();
   db.close();
-  assert.match(contentStoreProblem({ contentDbPath: drafts, contentApiUrl: null, contentDatabaseUrl: null }) ?? '', /has no published articles.*SEED_DEMO_CONTENT=true/);
+  assert.match(
+    contentStoreProblem({ contentDbPath: drafts, contentApiUrl: null, contentDatabaseUrl: null }) ?? '',
+    /has no published articles.*SEED_DEMO_CONTENT=true/,
+  );
 
   const full = path.join(dir, 'full.sqlite');
   await seedStore(full, { published: 3, drafts: 0 });
   assert.equal(contentStoreProblem({ contentDbPath: full, contentApiUrl: null, contentDatabaseUrl: null }), null);
-  assert.equal(contentStoreProblem({ contentDbPath: missing, contentApiUrl: 'http://newsroom.invalid/api', contentDatabaseUrl: null }), null, 'the store is not used');
+  assert.equal(
+    contentStoreProblem({ contentDbPath: missing, contentApiUrl: 'http://newsroom.invalid/api', contentDatabaseUrl: null }),
+    null,
+    'the store is not used',
+  );
 });

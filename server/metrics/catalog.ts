@@ -47,8 +47,16 @@ export const workerCounters = {
 /** Latency distributions (fixed-bucket histograms that only fill up); readers take differences. */
 export const workerDistributions = {
   renderMs: { cloudwatch: metricNames.renderTime, prometheus: 'kiosk_render_seconds', help: 'Server render time of a page (store, data, React, document)' },
-  responseMs: { cloudwatch: metricNames.responseTime, prometheus: 'kiosk_response_seconds', help: 'Time from request to the response finishing, every request' },
-  eventLoopDelayMs: { cloudwatch: metricNames.eventLoopDelay, prometheus: 'kiosk_event_loop_delay_seconds', help: "Event-loop delay: each 500 ms window's highest delay" },
+  responseMs: {
+    cloudwatch: metricNames.responseTime,
+    prometheus: 'kiosk_response_seconds',
+    help: 'Time from request to the response finishing, every request',
+  },
+  eventLoopDelayMs: {
+    cloudwatch: metricNames.eventLoopDelay,
+    prometheus: 'kiosk_event_loop_delay_seconds',
+    help: "Event-loop delay: each 500 ms window's highest delay",
+  },
 } as const satisfies Record<string, Exported>;
 
 export type CounterName = keyof typeof workerCounters;

@@ -121,7 +121,11 @@ test('real traffic to the cluster reaches CloudWatch with the right names, dimen
     const requestsByInstance = () => instanceStatistic(moto.client, namespace, metricNames.requests, byInstance, 'Sum');
     // Flushed every second while the cluster runs.
     await until('Requests in CloudWatch', requestsByInstance, (v) => v === sent);
-    await until('ResponseTime samples in CloudWatch', () => stat(metricNames.responseTime, byEnvironment, 'SampleCount'), (v) => v === sent);
+    await until(
+      'ResponseTime samples in CloudWatch',
+      () => stat(metricNames.responseTime, byEnvironment, 'SampleCount'),
+      (v) => v === sent,
+    );
     for (const dims of [byInstance, byEnvironment]) {
       assert.equal(await stat(metricNames.requests, dims, 'Sum'), sent);
       assert.equal(await stat(metricNames.serverRendered, dims, 'Sum'), ssr);
@@ -153,8 +157,14 @@ test('real traffic to the cluster reaches CloudWatch with the right names, dimen
         StartTime: new Date(now - 3_600_000),
         EndTime: new Date(now + 60_000),
         MetricDataQueries: [
-          { Id: 'requests', MetricStat: { Metric: { Namespace: namespace, MetricName: metricNames.requests, Dimensions: byEnvironment }, Period: 60, Stat: 'Sum' } },
-          { Id: 'renders', MetricStat: { Metric: { Namespace: namespace, MetricName: metricNames.renderTime, Dimensions: byEnvironment }, Period: 60, Stat: 'SampleCount' } },
+          {
+            Id: 'requests',
+            MetricStat: { Metric: { Namespace: namespace, MetricName: metricNames.requests, Dimensions: byEnvironment }, Period: 60, Stat: 'Sum' },
+          },
+          {
+            Id: 'renders',
+            MetricStat: { Metric: { Namespace: namespace, MetricName: metricNames.renderTime, Dimensions: byEnvironment }, Period: 60, Stat: 'SampleCount' },
+          },
         ],
       }),
     );
@@ -185,8 +195,16 @@ test('real traffic to the cluster reaches CloudWatch with the right names, dimen
     // A worker dies: the primary counts the restart, in CloudWatch and in /metrics.
     const [first] = workerPids(server);
     process.kill(first!, 'SIGKILL');
-    await until('a replacement worker', async () => workerPids(server).length, (n) => n === 3);
-    await until('WorkerRestarts in CloudWatch', () => stat(metricNames.workerRestarts, byEnvironment, 'Sum'), (v) => v === 1);
+    await until(
+      'a replacement worker',
+      async () => workerPids(server).length,
+      (n) => n === 3,
+    );
+    await until(
+      'WorkerRestarts in CloudWatch',
+      () => stat(metricNames.workerRestarts, byEnvironment, 'Sum'),
+      (v) => v === 1,
+    );
     assert.equal(await stat(metricNames.workerRestarts, byInstance, 'Sum'), 1);
     assert.equal(series(await scrape(metricsPort), 'kiosk_worker_restarts_total'), 1);
   } finally {
@@ -203,7 +221,14 @@ test('SIGTERM sends what the last interval counted', async () => {
   const environment = `e2e-sigterm-${process.pid}-${Date.now()}`;
   const namespace = 'KioskTest';
   // An hour between flushes: only the shutdown flush can deliver these.
-  const server = await startBuiltServer(dbPath, { ...moto.env, METRICS_CLOUDWATCH: '1', METRICS_FLUSH_S: '3600', METRICS_TIMEOUT_MS: '20000', METRICS_NAMESPACE: namespace, KIOSK_ENV: environment });
+  const server = await startBuiltServer(dbPath, {
+    ...moto.env,
+    METRICS_CLOUDWATCH: '1',
+    METRICS_FLUSH_S: '3600',
+    METRICS_TIMEOUT_MS: '20000',
+    METRICS_NAMESPACE: namespace,
+    KIOSK_ENV: environment,
+  });
   for (let i = 0; i < 12; i++) assert.equal((await request(server.baseUrl + pages[i % pages.length])).status, 200);
   const dims = [{ Name: 'Environment', Value: environment }];
   assert.equal(await statistic(moto.client, namespace, metricNames.requests, dims, 'Sum'), undefined, 'nothing sent before SIGTERM');

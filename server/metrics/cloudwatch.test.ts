@@ -33,7 +33,10 @@ test('a histogram becomes Values/Counts: bucket bounds, counts that add up, the 
   assert.ok(sample && 'values' in sample);
   assert.equal(sample.unit, 'Milliseconds');
   assert.equal(sample.values.length, sample.counts.length);
-  assert.equal(sample.counts.reduce((a, b) => a + b, 0), 7);
+  assert.equal(
+    sample.counts.reduce((a, b) => a + b, 0),
+    7,
+  );
   // 1 and 1.1 share a bucket (up to 1.13), as do 7 and 7.2 (up to 7.61).
   assert.deepEqual(sample.counts, [1, 3, 2, 1]);
   assert.equal(sample.values[0], bucketUpperBound(0));
@@ -97,7 +100,11 @@ test('every sample goes out per instance and per environment; more than 150 valu
     assert.equal(d.Timestamp, at);
     assert.equal(d.StorageResolution, 60);
   }
-  assert.deepEqual(wide.slice(0, 3).flatMap((d) => d.Values), values, 'nothing lost or repeated');
+  assert.deepEqual(
+    wide.slice(0, 3).flatMap((d) => d.Values),
+    values,
+    'nothing lost or repeated',
+  );
 });
 
 test('batches respect 1,000 metrics per request and the request size, and take from the front in order', () => {

@@ -15,15 +15,12 @@ export { metricNames };
 // When CloudWatch is slow or down, data waits in a bounded buffer; past the cap the oldest
 // is dropped and counted, and the site never waits for any of it.
 
-
 export const dimensionNames = { environment: 'Environment', instance: 'Instance' } as const;
 
 /** PutMetricData's limits: metrics per request, values per metric, request size (1 MB, with room for the envelope). */
 export const putMetricDataLimits = { datums: 1_000, values: 150, bytes: 1_000_000 - 64 * 1024 };
 
-export type Sample =
-  | { name: string; unit: StandardUnit; value: number }
-  | { name: string; unit: StandardUnit; values: number[]; counts: number[] };
+export type Sample = { name: string; unit: StandardUnit; value: number } | { name: string; unit: StandardUnit; values: number[]; counts: number[] };
 
 /**
  * A distribution as CloudWatch's Values/Counts: each non-empty bucket's upper bound and count,
@@ -150,13 +147,16 @@ export class CloudWatchPublisher {
 
   private scheduleAt(at: number) {
     const intervalMs = this.options.flushIntervalS * 1_000;
-    this.timer = setTimeout(() => {
-      let next = at + intervalMs;
-      // After a stall longer than the interval, carry on from the next boundary still ahead.
-      if (next <= Date.now()) next = (Math.floor(Date.now() / intervalMs) + 1) * intervalMs;
-      this.scheduleAt(next);
-      void this.flush(new Date(at - intervalMs));
-    }, Math.max(0, at - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        let next = at + intervalMs;
+        // After a stall longer than the interval, carry on from the next boundary still ahead.
+        if (next <= Date.now()) next = (Math.floor(Date.now() / intervalMs) + 1) * intervalMs;
+        this.scheduleAt(next);
+        void this.flush(new Date(at - intervalMs));
+      },
+      Math.max(0, at - Date.now()),
+    );
     this.timer.unref();
   }
 
@@ -341,22 +341,20 @@ export function dimensionSets(environment: string, instanceId: string): Dimensio
 export function startCloudWatch(metrics: MetricsConfig, collect: () => Sample[], role: string): CloudWatchPublisher | null {
   const config = metrics.cloudwatch;
   if (!config) return null;
-  const dimensions = resolveInstance({ endpoint: config.instanceMetadataEndpoint, disabled: config.instanceMetadataDisabled }).then(
-    (instance) => {
-      defaultLog.info('sending metrics to CloudWatch', {
-        role,
-        namespace: metrics.namespace,
-        environment: metrics.environment,
-        instance: instance.id,
-        instanceFrom: instance.source,
-        region: config.region,
-        endpoint: config.endpoint ?? 'AWS',
-        flushIntervalS: config.flushIntervalS,
-        storageResolutionS: config.storageResolutionS,
-      });
-      return dimensionSets(metrics.environment, instance.id);
-    },
-  );
+  const dimensions = resolveInstance({ endpoint: config.instanceMetadataEndpoint, disabled: config.instanceMetadataDisabled }).then((instance) => {
+    defaultLog.info('sending metrics to CloudWatch', {
+      role,
+      namespace: metrics.namespace,
+      environment: metrics.environment,
+      instance: instance.id,
+      instanceFrom: instance.source,
+      region: config.region,
+      endpoint: config.endpoint ?? 'AWS',
+      flushIntervalS: config.flushIntervalS,
+      storageResolutionS: config.storageResolutionS,
+    });
+    return dimensionSets(metrics.environment, instance.id);
+  });
   return new CloudWatchPublisher({
     send: cloudWatchSender(config, metrics.namespace),
     dimensionSets: dimensions,

@@ -135,7 +135,11 @@ export function workerRegistry(ledger: MetricsLedger, totals: MetricTotals, clou
   gauge('kiosk_worker_rss_bytes', 'Resident memory of the workers, summed', 'sum', () => process.memoryUsage.rss());
   if (cloudwatch) {
     gauge('kiosk_cloudwatch_buffered_datums', 'Metric data waiting to be sent to CloudWatch, all workers', 'sum', () => cloudwatch.buffered);
-    counter('kiosk_cloudwatch_dropped_datums_total', 'Metric data dropped: buffer full while CloudWatch was slow or down, or refused', () => cloudwatch.dropped);
+    counter(
+      'kiosk_cloudwatch_dropped_datums_total',
+      'Metric data dropped: buffer full while CloudWatch was slow or down, or refused',
+      () => cloudwatch.dropped,
+    );
     counter('kiosk_cloudwatch_sent_datums_total', 'Metric data CloudWatch accepted', () => cloudwatch.sent);
   }
   return registry;

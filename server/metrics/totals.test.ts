@@ -14,7 +14,10 @@ test('histograms merge bucket by bucket, with count, sum and maximum', () => {
   assert.equal(s.count, 5);
   assert.equal(s.sumMs, 48);
   assert.equal(s.maxMs, 40);
-  assert.equal(s.counts.reduce((x, y) => x + y, 0), 5);
+  assert.equal(
+    s.counts.reduce((x, y) => x + y, 0),
+    5,
+  );
 });
 
 test('two readers each see every request once, whoever reads first: counters only rise, readers take differences', () => {
@@ -51,7 +54,7 @@ test('two readers each see every request once, whoever reads first: counters onl
   assert.equal(prometheus.count('requests'), 8, 'the other reader still sees everything since it began');
   assert.equal(metrics.count.requests, 8, 'the counter Prometheus reads only rises');
   const since = cloudwatch.distribution('responseMs').snapshot();
-  assert.deepEqual([since.count, since.sumMs, since.maxMs], [1, 2, 2], 'the maximum is the interval\'s, not the all-time 9');
+  assert.deepEqual([since.count, since.sumMs, since.maxMs], [1, 2, 2], "the maximum is the interval's, not the all-time 9");
 });
 
 test('a reader that begins late sees only what came after it', () => {

@@ -35,8 +35,7 @@ export function TeaserCard({
         </Heading>
         {variant !== 'compact' && <p className="teaser__lead">{teaser.lead}</p>}
         <p className="teaser__meta">
-          <span className="teaser__section">{findSection(teaser.section)?.name}</span> ·{' '}
-          <Timestamp iso={teaser.publishedAt} />
+          <span className="teaser__section">{findSection(teaser.section)?.name}</span> · <Timestamp iso={teaser.publishedAt} />
         </p>
       </div>
     </article>

@@ -21,8 +21,7 @@ export function ArticlePage({ id }: { id: string }) {
           <h1 className="article__title">{article.title}</h1>
           <p className="article__lead">{article.lead}</p>
           <p className="article__byline">
-            <span className="article__author">{article.author}</span> ·{' '}
-            <Timestamp iso={article.publishedAt} label="Published" />
+            <span className="article__author">{article.author}</span> · <Timestamp iso={article.publishedAt} label="Published" />
             {updated && (
               <>
                 {' '}
@@ -32,13 +31,7 @@ export function ArticlePage({ id }: { id: string }) {
           </p>
         </header>
         <figure className="article__figure">
-          <img
-            src={article.image.src}
-            alt={article.image.alt}
-            width={article.image.width}
-            height={article.image.height}
-            fetchPriority="high"
-          />
+          <img src={article.image.src} alt={article.image.alt} width={article.image.width} height={article.image.height} fetchPriority="high" />
           <figcaption>
             {article.image.caption} <span className="article__credit">{article.image.credit}</span>
           </figcaption>

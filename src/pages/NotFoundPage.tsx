@@ -4,10 +4,7 @@ export function NotFoundPage() {
   return (
     <div className="not-found">
       <h1>Page not found</h1>
-      <p>
-        There is nothing at this address. The story may have been moved or unpublished, or the link may be
-        mistyped.
-      </p>
+      <p>There is nothing at this address. The story may have been moved or unpublished, or the link may be mistyped.</p>
       <p>
         <a href="/">Go to the front page</a> or choose a section:
       </p>

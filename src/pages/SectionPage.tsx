@@ -20,12 +20,7 @@ export function SectionPage({ slug }: { slug: SectionSlug }) {
       </ul>
       {listing.nextCursor && (
         <p className="section-page__more">
-          <button
-            type="button"
-            className="button"
-            disabled={listing.loadingMore}
-            onClick={() => void dispatch(loadMoreOfSection(slug))}
-          >
+          <button type="button" className="button" disabled={listing.loadingMore} onClick={() => void dispatch(loadMoreOfSection(slug))}>
             {listing.loadingMore ? 'Loading…' : `More ${name.toLowerCase()}`}
           </button>
           {listing.moreFailed && (

@@ -1,15 +1,7 @@
 import type { Article, FrontPage, Headline, SectionPage } from '../content';
 import { latestListSize } from '../content';
 import type { SectionSlug } from '../sections';
-import {
-  articleLoaded,
-  frontPageLoaded,
-  latestLoaded,
-  moreFailed,
-  moreLoaded,
-  moreRequested,
-  sectionLoaded,
-} from './content-slices';
+import { articleLoaded, frontPageLoaded, latestLoaded, moreFailed, moreLoaded, moreRequested, sectionLoaded } from './content-slices';
 import type { AppThunk } from './index';
 
 // Each loader returns what it loaded, from the store when it is already there, so a route

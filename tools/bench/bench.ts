@@ -25,7 +25,17 @@ import {
 import { readOptions, usage, UsageError, type BenchOptions } from './options';
 import { allowedCpus } from './proc';
 import { buildNativeGenerator, NativeGenerator, type LoadGenerator } from './native-generator';
-import { generatorCore, killChildren, runPinned, serverCore, startBareServer, startKiosk, startKioskBehindNginx, startStaticNginx, type ServerUnderTest } from './processes';
+import {
+  generatorCore,
+  killChildren,
+  runPinned,
+  serverCore,
+  startBareServer,
+  startKiosk,
+  startKioskBehindNginx,
+  startStaticNginx,
+  type ServerUnderTest,
+} from './processes';
 import { evaluateTargets, flagText, ms, pct, perS, renderMarkdown } from './report';
 import type { BenchResults, FallbackMode, PageFigures, RenderReference, SearchOutcome } from './results';
 import { searchMaxRate } from './search';
@@ -93,7 +103,13 @@ const bareWarmUpPerS = 2000;
 
 async function withKiosk<T>(run: Run, name: string, env: Record<string, string>, work: (server: ServerUnderTest) => Promise<T>): Promise<T> {
   const serverEnv = { ...env, ...run.options.serverEnv };
-  progress(`starting Kiosk (${name}) ${Object.entries(serverEnv).map(([k, v]) => `${k}=${v}`).join(' ') || 'with the default guard settings'}`);
+  progress(
+    `starting Kiosk (${name}) ${
+      Object.entries(serverEnv)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ') || 'with the default guard settings'
+    }`,
+  );
   const server = await startKiosk(root, name, run.dbPath, serverEnv);
   run.results.serverEnv[name] = serverEnv;
   run.results.pinning[`Kiosk ${name}`] = server.affinity();
@@ -153,7 +169,8 @@ async function renderReference(run: Run): Promise<RenderReference> {
 
 /** A stand-in when no shell is served yet: a document of the shell's kind, about 3 KB. */
 function fixedShell(): { body: string; headers: Record<string, string> } {
-  const head = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Kiosk</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>';
+  const head =
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Kiosk</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>';
   const body = '<body><div id="root" data-render-mode="shell"></div><script defer src="/assets/main.js"></script></body></html>';
   return {
     body: head + `<!--${'.'.repeat(3072 - head.length - body.length - 7)}-->` + body,
@@ -176,7 +193,9 @@ async function shellReference(run: Run): Promise<{ body: string; headers: Record
     const keep = ['content-type', 'cache-control', 'x-render-mode'];
     return { body: page.html, headers: Object.fromEntries(Object.entries(page.headers).filter(([k]) => keep.includes(k))) };
   });
-  return shell ? { ...shell, source: `the shell's ${perS(Buffer.byteLength(shell.body))} bytes` } : { ...fixedShell(), source: 'a fixed 3,072-byte document (no shell yet)' };
+  return shell
+    ? { ...shell, source: `the shell's ${perS(Buffer.byteLength(shell.body))} bytes` }
+    : { ...fixedShell(), source: 'a fixed 3,072-byte document (no shell yet)' };
 }
 
 async function bareReference(run: Run, shell: { body: string; headers: Record<string, string>; source: string }): Promise<void> {
@@ -302,7 +321,10 @@ async function throughNginx(run: Run, capacity: number): Promise<void> {
     for (const kind of kinds) {
       for (const multiplier of run.options.nginxMultipliers) {
         const rate = Math.max(1, Math.round(multiplier * capacity));
-        const step = await probe(run, server, `through Nginx ${multiplier}x, ${kind.label}`, rate, { ...stepTiming(run.options), maxConnections: kind.connections });
+        const step = await probe(run, server, `through Nginx ${multiplier}x, ${kind.label}`, rate, {
+          ...stepTiming(run.options),
+          maxConnections: kind.connections,
+        });
         run.results.steps.push({ ...step, mode: kind.mode, multiplier });
       }
     }
@@ -317,7 +339,13 @@ async function throughNginx(run: Run, capacity: number): Promise<void> {
  */
 async function nginxReferences(run: Run): Promise<void> {
   const connections = run.options.keepAliveConnections;
-  const fallback = await startKioskBehindNginx(root, 'Nginx fallback path', run.dbPath, { ...guardEnv.off, SSR_QUEUE_LIMIT: '0', CRAWLER_QUEUE_LIMIT: '0' }, { workers: 1, core: serverCore });
+  const fallback = await startKioskBehindNginx(
+    root,
+    'Nginx fallback path',
+    run.dbPath,
+    { ...guardEnv.off, SSR_QUEUE_LIMIT: '0', CRAWLER_QUEUE_LIMIT: '0' },
+    { workers: 1, core: serverCore },
+  );
   try {
     await warmUp(run, fallback, bareWarmUpPerS);
     run.results.reference.nginxFallback = await findRate(run, fallback, 'Nginx fallback path', 5000, connections);
@@ -377,7 +405,9 @@ function addNotes(results: BenchResults): void {
   }
   const onSteps = results.steps.filter((s) => s.mode === 'on');
   if (onSteps.length > 0 && onSteps.every((s) => s.shell === 0)) {
-    results.notes.push('No step with the fallback on served a single shell: the overload guard is not in this build, so "on" and "off" measure the same server.');
+    results.notes.push(
+      'No step with the fallback on served a single shell: the overload guard is not in this build, so "on" and "off" measure the same server.',
+    );
   }
 }
 

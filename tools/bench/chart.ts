@@ -22,8 +22,18 @@ function latencyPanelSvg(steps: OverloadStep[], x: (rate: number) => number, max
   parts.push(guideLine(latencyPanel, y(100), '100 ms: capacity'), guideLine(latencyPanel, y(250), '250 ms'), guideLine(latencyPanel, y(500), '500 ms'));
   for (const mode of modes) {
     const series = steps.filter((s) => s.mode === mode);
-    parts.push(polyline(series.map((s) => [x(s.offeredPerS), clamp(s.latencyMs.p50)]), { colour: colours[mode], dash: '5 4', width: 1.5, dots: true }));
-    parts.push(polyline(series.map((s) => [x(s.offeredPerS), clamp(s.latencyMs.p99)]), { colour: colours[mode], width: 2.5, dots: true }));
+    parts.push(
+      polyline(
+        series.map((s) => [x(s.offeredPerS), clamp(s.latencyMs.p50)]),
+        { colour: colours[mode], dash: '5 4', width: 1.5, dots: true },
+      ),
+    );
+    parts.push(
+      polyline(
+        series.map((s) => [x(s.offeredPerS), clamp(s.latencyMs.p99)]),
+        { colour: colours[mode], width: 2.5, dots: true },
+      ),
+    );
   }
   return parts.join('');
 }
@@ -31,10 +41,21 @@ function latencyPanelSvg(steps: OverloadStep[], x: (rate: number) => number, max
 function sharePanelSvg(steps: OverloadStep[], x: (rate: number) => number): string {
   const { top, bottom } = sharePanel;
   const y = (share: number) => bottom - share * (bottom - top);
-  const parts = [panelFrame(sharePanel, 'server-rendered', [0, 0.25, 0.5, 0.75, 1].map((tick) => [y(tick), `${tick * 100}%`]))];
+  const parts = [
+    panelFrame(
+      sharePanel,
+      'server-rendered',
+      [0, 0.25, 0.5, 0.75, 1].map((tick) => [y(tick), `${tick * 100}%`]),
+    ),
+  ];
   for (const mode of modes) {
     const series = steps.filter((s) => s.mode === mode);
-    parts.push(polyline(series.map((s) => [x(s.offeredPerS), y(s.ssrShare)]), { colour: colours[mode], width: 2.5, dots: true }));
+    parts.push(
+      polyline(
+        series.map((s) => [x(s.offeredPerS), y(s.ssrShare)]),
+        { colour: colours[mode], width: 2.5, dots: true },
+      ),
+    );
   }
   return parts.join('');
 }

@@ -90,7 +90,7 @@ process.on('message', (message: ToGenerator) => {
   const { step } = message;
   runStep(step).then(
     (result) => tell({ type: 'result', id: step.id, result }),
-    (error: unknown) => tell({ type: 'failed', id: step.id, message: error instanceof Error ? error.stack ?? error.message : String(error) }),
+    (error: unknown) => tell({ type: 'failed', id: step.id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
   );
 });
 // The orchestrator is gone: nothing will read our results.

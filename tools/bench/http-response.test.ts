@@ -16,8 +16,7 @@ function everySplit(text: string): string[][] {
 }
 
 const sized = 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Render-Mode: ssr\r\nContent-Length: 5\r\n\r\nhello';
-const chunked =
-  'HTTP/1.1 200 OK\r\nx-render-mode: shell\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\nA\r\n0123456789\r\n0\r\nX-Trailer: y\r\n\r\n';
+const chunked = 'HTTP/1.1 200 OK\r\nx-render-mode: shell\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\nA\r\n0123456789\r\n0\r\nX-Trailer: y\r\n\r\n';
 const shed = 'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 2\r\nConnection: close\r\nContent-Length: 0\r\n\r\n';
 
 describe('HTTP response reader', () => {

@@ -34,14 +34,18 @@ try {
   if (!('binary' in built)) throw new Error(built.error);
   const generator = new NativeGenerator(built.binary, pathsFile);
   const rate = Math.round(capacity * multiplier);
-  console.log(`| listening | offered | sent | p50 ms | p99 ms | timeouts | server-rendered | SSR/s |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`);
+  console.log(
+    `| listening | offered | sent | p50 ms | p99 ms | timeouts | server-rendered | SSR/s |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,
+  );
   for (const [name, env] of modes) {
     const server = await startKiosk(root, name, dbPath, env);
     try {
       await measureStep(generator, server, 'warm-up', Math.round(capacity / 3), { warmupS: 3, durationS: 0.5, timeoutMs: 5000, maxConnections: 4000 });
       await settle(server);
       const s = await measureStep(generator, server, name, rate, { warmupS: 3, durationS: 10, timeoutMs: 5000, maxConnections: 4000 });
-      console.log(`| ${name} | ${perS(rate)} | ${perS(s.sentPerS)} | ${ms(s.latencyMs.p50)} | ${ms(s.latencyMs.p99)} | ${s.timeouts} | ${pct(s.ssrShare)} | ${perS(s.ssrPerS)} |`);
+      console.log(
+        `| ${name} | ${perS(rate)} | ${perS(s.sentPerS)} | ${ms(s.latencyMs.p50)} | ${ms(s.latencyMs.p99)} | ${s.timeouts} | ${pct(s.ssrShare)} | ${perS(s.ssrPerS)} |`,
+      );
     } finally {
       await server.stop();
     }

@@ -82,15 +82,13 @@ export class Generator implements LoadGenerator {
 }
 
 /** One step against one server, with the server's and the generator's CPU over the window. */
-export async function measureStep(
-  generator: LoadGenerator,
-  server: ServerUnderTest,
-  label: string,
-  ratePerS: number,
-  timing: StepTiming,
-): Promise<StepRecord> {
+export async function measureStep(generator: LoadGenerator, server: ServerUnderTest, label: string, ratePerS: number, timing: StepTiming): Promise<StepRecord> {
   let peakRss = 0;
-  const sampleRss = () => (peakRss = Math.max(peakRss, server.pids().reduce((sum, pid) => sum + rssBytes(pid), 0)));
+  const sampleRss = () =>
+    (peakRss = Math.max(
+      peakRss,
+      server.pids().reduce((sum, pid) => sum + rssBytes(pid), 0),
+    ));
   sampleRss();
   const rssTimer = setInterval(sampleRss, rssEveryMs);
 
@@ -146,23 +144,10 @@ export async function measureStep(
 
 /** The capacity definition: p99 under 100 ms, nothing failed, and the rate was really sent. */
 export function passes(step: StepRecord): boolean {
-  return (
-    step.latencyMs.p99 < 100 &&
-    step.errors === 0 &&
-    step.timeouts === 0 &&
-    step.non2xx === 0 &&
-    step.sentPerS >= 0.95 * step.offeredPerS
-  );
+  return step.latencyMs.p99 < 100 && step.errors === 0 && step.timeouts === 0 && step.non2xx === 0 && step.sentPerS >= 0.95 * step.offeredPerS;
 }
 
-export type FlagKind =
-  | 'sent-short'
-  | 'generator-saturated'
-  | 'waited-for-connection'
-  | 'slow-connects'
-  | 'warmup-failures'
-  | 'other-processes'
-  | 'steal';
+export type FlagKind = 'sent-short' | 'generator-saturated' | 'waited-for-connection' | 'slow-connects' | 'warmup-failures' | 'other-processes' | 'steal';
 
 export interface StepFlag {
   kind: FlagKind;

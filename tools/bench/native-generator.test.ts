@@ -26,7 +26,8 @@ before(async () => {
     seen.set(req.url!, (seen.get(req.url!) ?? 0) + 1);
     if (req.url === '/ssr') res.writeHead(200, { 'X-Render-Mode': 'ssr', 'Content-Length': 5 }).end('hello');
     else if (req.url === '/node-shell') res.writeHead(200, { 'X-Render-Mode': 'shell', 'Content-Length': 5 }).end('shell');
-    else if (req.url === '/nginx-shell') res.writeHead(200, { 'X-Render-Mode': 'shell', 'Last-Modified': new Date(0).toUTCString(), 'Transfer-Encoding': 'chunked' }).end('from disk');
+    else if (req.url === '/nginx-shell')
+      res.writeHead(200, { 'X-Render-Mode': 'shell', 'Last-Modified': new Date(0).toUTCString(), 'Transfer-Encoding': 'chunked' }).end('from disk');
     else if (req.url === '/busy') res.writeHead(503, { 'Retry-After': '5', 'Content-Length': 0, Connection: 'close' }).end();
     // /hang: never answered
   });
@@ -45,9 +46,8 @@ test('loadgen: the rate sent, each answer counted by its source, a hung request 
   fs.writeFileSync(paths, JSON.stringify(['/ssr', '/node-shell', '/nginx-shell', '/busy', '/hang']));
   const generator = new NativeGenerator(binary!, paths);
   const windows: string[] = [];
-  const result = await generator.run(
-    { host: '127.0.0.1', port, ratePerS: 500, warmupS: 0.2, durationS: 1, timeoutMs: 300, maxConnections: 50 },
-    (phase) => windows.push(phase),
+  const result = await generator.run({ host: '127.0.0.1', port, ratePerS: 500, warmupS: 0.2, durationS: 1, timeoutMs: 300, maxConnections: 50 }, (phase) =>
+    windows.push(phase),
   );
   assert.deepEqual(windows, ['measuring', 'measured']);
   const c = result.counts;

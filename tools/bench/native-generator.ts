@@ -43,7 +43,9 @@ export class NativeGenerator implements LoadGenerator {
 
   run(step: Omit<StepSpec, 'id'>, onWindow: (phase: 'measuring' | 'measured') => void): Promise<GeneratorResult> {
     const total = Math.max(1, Math.round(step.ratePerS * (step.warmupS + step.durationS)));
-    const args = [step.host, step.port, step.ratePerS, step.warmupS, step.durationS, step.timeoutMs, step.maxConnections, this.pathsFile, this.rotation].map(String);
+    const args = [step.host, step.port, step.ratePerS, step.warmupS, step.durationS, step.timeoutMs, step.maxConnections, this.pathsFile, this.rotation].map(
+      String,
+    );
     this.rotation += total;
     const [command, commandArgs] = pinned(generatorCore, this.binary, args);
     const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -98,12 +98,7 @@ describe('step tally', () => {
 
   test('shares: server-rendered over everything scheduled; 503s and non-2xx apart', () => {
     const t = tally();
-    const answers = [
-      ok,
-      ok,
-      { status: 200, renderMode: 'shell', retryAfter: false },
-      { status: 503, renderMode: null, retryAfter: true },
-    ];
+    const answers = [ok, ok, { status: 200, renderMode: 'shell', retryAfter: false }, { status: 503, renderMode: null, retryAfter: true }];
     answers.forEach((answer, i) => {
       t.scheduledOne(1000 + i);
       t.answered(1000 + i, 1010 + i, answer);

@@ -102,7 +102,10 @@ function generatorKind(raw: string | undefined): BenchOptions['generator'] {
 }
 
 function timestamp(date: Date): string {
-  return date.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+  return date
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-');
 }
 
 /** Parses the command line; returns null for --help. */

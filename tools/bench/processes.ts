@@ -190,7 +190,13 @@ export async function startKioskBehindNginx(
   options: { workers: number; core: number | null },
 ): Promise<ServerUnderTest> {
   const firstPort = await freePortRange(options.workers);
-  const kiosk = await startKiosk(root, name, dbPath, { ...env, LISTEN_MODE: 'per-worker', WEB_CONCURRENCY: String(options.workers) }, { core: options.core, port: firstPort });
+  const kiosk = await startKiosk(
+    root,
+    name,
+    dbPath,
+    { ...env, LISTEN_MODE: 'per-worker', WEB_CONCURRENCY: String(options.workers) },
+    { core: options.core, port: firstPort },
+  );
   const nginxPort = await freePort();
   let nginx;
   try {

@@ -185,9 +185,7 @@ function header(r: BenchResults): string[] {
 }
 
 function searchNote(search: SearchOutcome): string {
-  const probes = search.probes
-    .map((p) => `${perS(p.offeredPerS)}${passes(p) ? '✓' : '✗'}`)
-    .join(' ');
+  const probes = search.probes.map((p) => `${perS(p.offeredPerS)}${passes(p) ? '✓' : '✗'}`).join(' ');
   const limit = search.hitCeiling ? 'search ceiling reached' : `limited by the ${search.limitedBy}`;
   const confirmation =
     search.confirmed === null
@@ -204,7 +202,9 @@ function referenceTable(r: BenchResults): string[] {
   const capacity = r.capacity;
   const rows = ['| on core 0 | req/s | ratio | how |', '| --- | ---: | ---: | --- |'];
   if (render) {
-    rows.push(`| raw \`renderToString\` of the article page | ${perS(render.rawRenderPerS)} | 100% | in process, no HTTP, ${render.pages} pages with data loaded, NODE_ENV=${render.nodeEnv} |`);
+    rows.push(
+      `| raw \`renderToString\` of the article page | ${perS(render.rawRenderPerS)} | 100% | in process, no HTTP, ${render.pages} pages with data loaded, NODE_ENV=${render.nodeEnv} |`,
+    );
     rows.push(
       `| \`renderPage\` in process | ${perS(render.renderPagePerS)} | ${pct(ratio(render.renderPagePerS, render.rawRenderPerS))} of raw | store, data, React, document; no HTTP |`,
     );
@@ -236,7 +236,12 @@ function stepsTable(r: BenchResults): string[] {
     '| layout | × | offered | sent | achieved | p50 ms | p90 ms | p99 ms | max ms | errors | timeouts | non-2xx | SSR by Node | shell from Node | shell from Nginx | 503 | SSR/s | SSR/s ÷ capacity | peak RSS MB | server CPU | gen CPU | notes |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
-  const layout = { off: 'direct, fallback off', on: 'direct, fallback on', nginx: 'Nginx, new connections', 'nginx-keepalive': 'Nginx, keep-alive clients' } as const;
+  const layout = {
+    off: 'direct, fallback off',
+    on: 'direct, fallback on',
+    nginx: 'Nginx, new connections',
+    'nginx-keepalive': 'Nginx, keep-alive clients',
+  } as const;
   for (const s of r.steps) {
     const l = s.latencyMs;
     const of = (n: number) => pct(ratio(n, s.scheduled));
@@ -306,7 +311,7 @@ export function renderMarkdown(r: BenchResults): string {
   }
   if (r.balance.length > 0) {
     lines.push('', '## Balance across workers (unpinned, one worker per core, fallback off)', '', ...balanceTable(r));
-    lines.push('', 'CPU share is each worker\'s share of the workers\' CPU time over the step; requests per worker come from Nginx\'s access log.');
+    lines.push('', "CPU share is each worker's share of the workers' CPU time over the step; requests per worker come from Nginx's access log.");
   }
   lines.push('', '## Targets', '', ...targetsTable(r.targets));
   if (r.notes.length > 0) lines.push('', '## Notes', '', ...r.notes.map((note) => `- ${note}`));

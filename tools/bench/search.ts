@@ -25,10 +25,7 @@ function between(lo: number, hi: number): number {
   return Math.round(Math.sqrt(lo * hi));
 }
 
-export async function searchMaxRate<T>(
-  run: (ratePerS: number) => Promise<{ pass: boolean; step: T }>,
-  options: SearchOptions,
-): Promise<SearchResult<T>> {
+export async function searchMaxRate<T>(run: (ratePerS: number) => Promise<{ pass: boolean; step: T }>, options: SearchOptions): Promise<SearchResult<T>> {
   let lo = 0;
   let hi = Infinity;
   let passed: T | null = null;

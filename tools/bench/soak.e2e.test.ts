@@ -24,7 +24,10 @@ test('three overload runs in a row: memory read after each, the capacity checked
       capacityHeld: boolean;
     };
     assert.equal(report.runs.length, 3);
-    assert.ok(report.runs.every((r) => r.heapMb > 1 && r.rssMb > r.heapMb), 'memory was read from the worker');
+    assert.ok(
+      report.runs.every((r) => r.heapMb > 1 && r.rssMb > r.heapMb),
+      'memory was read from the worker',
+    );
     assert.equal(result.status === 0, report.memoryHeld && report.capacityHeld, 'exit 0 exactly when memory and capacity held');
     const markdown = fs.readFileSync(path.join(out, 'soak.md'), 'utf8');
     assert.match(markdown, new RegExp(`Memory within 10% of run 1 after every run: \\*\\*${report.memoryHeld ? 'yes' : 'no'}\\*\\*`));

@@ -140,7 +140,9 @@ async function main(): Promise<number> {
           const record = await step(`capacity probe ${rate}`, rate, 3);
           // Server-rendering capacity: the guard is on, so a pass must also be all server-rendered.
           const pass = passes(record) && record.ssrShare >= 0.99;
-          progress(`  ${perS(rate)} req/s: p99 ${ms(record.latencyMs.p99)} ms, ${Math.round(record.ssrShare * 100)}% server-rendered, ${pass ? 'passed' : 'failed'}`);
+          progress(
+            `  ${perS(rate)} req/s: p99 ${ms(record.latencyMs.p99)} ms, ${Math.round(record.ssrShare * 100)}% server-rendered, ${pass ? 'passed' : 'failed'}`,
+          );
           return { pass, step: record };
         },
         { startPerS: 200, factor: 2, precision: 1.1, minPerS: 10, maxPerS: 50_000 },
@@ -205,7 +207,10 @@ async function main(): Promise<number> {
     ];
     const report = `${rows.join('\n')}\n`;
     fs.writeFileSync(path.join(outDir, 'soak.md'), report);
-    fs.writeFileSync(path.join(outDir, 'soak.json'), `${JSON.stringify({ nodeVersion: process.version, capacity, runs: results, memoryHeld, capacityHeld }, null, 2)}\n`);
+    fs.writeFileSync(
+      path.join(outDir, 'soak.json'),
+      `${JSON.stringify({ nodeVersion: process.version, capacity, runs: results, memoryHeld, capacityHeld }, null, 2)}\n`,
+    );
     process.stdout.write(report);
     progress(`wrote ${path.relative(root, outDir)}/soak.md and soak.json`);
     return memoryHeld && capacityHeld ? 0 : 1;

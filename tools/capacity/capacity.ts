@@ -38,7 +38,7 @@ function instanceCapacity(options: CapacityOptions, reading: PolicyReading): { c
   } else if (options.ssrPerVcpu === null || options.shellPerVcpu === null) {
     throw new InputError(
       'No capacity figures: pass --bench FILE (a npm run bench result), or --ssr-per-vcpu and --shell-per-vcpu ' +
-        '(the newsroom\'s c5.xlarge: 22.5 and 200, i.e. 90 and 800 req/s per instance).',
+        "(the newsroom's c5.xlarge: 22.5 and 200, i.e. 90 and 800 req/s per instance).",
     );
   }
   if (bench) sources.push(`bench: ${bench.file}, run ${bench.startedAt.slice(0, 10)} on ${bench.cpuModel}, commit ${bench.commit}`);

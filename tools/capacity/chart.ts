@@ -20,11 +20,19 @@ function line(points: [number, number][], colour: string, dash = '', width = 2):
 
 /** Quarter ticks from 0 to `max`. */
 function frame(p: Panel, title: string, max: number, format: (v: number) => string): string {
-  return panelFrame(p, title, [0, 0.25, 0.5, 0.75, 1].map((f) => [p.bottom - f * (p.bottom - p.top), format(max * f)]));
+  return panelFrame(
+    p,
+    title,
+    [0, 0.25, 0.5, 0.75, 1].map((f) => [p.bottom - f * (p.bottom - p.top), format(max * f)]),
+  );
 }
 
 function key(p: Panel, entries: [string, string, string][]): string {
-  return legend(plotRight + 12, p.top + 14, entries.map(([label, colour, dash]): LegendEntry => [label, { colour, dash } satisfies LineStyle]));
+  return legend(
+    plotRight + 12,
+    p.top + 14,
+    entries.map(([label, colour, dash]): LegendEntry => [label, { colour, dash } satisfies LineStyle]),
+  );
 }
 
 export function renderChart(result: SimulationResult, policy: ScalingPolicy, title: string): string {
@@ -66,17 +74,41 @@ export function renderChart(result: SimulationResult, policy: ScalingPolicy, tit
 
   const parts = [
     frame(panels.fleet, 'instances', fleetMax, (v) => String(Math.round(v))),
-    line(steps((s) => s.launched, fleetY), '#999', '5 4'),
-    line(steps((s) => s.ready, fleetY), '#1f6fb4', '', 2.5),
+    line(
+      steps((s) => s.launched, fleetY),
+      '#999',
+      '5 4',
+    ),
+    line(
+      steps((s) => s.ready, fleetY),
+      '#1f6fb4',
+      '',
+      2.5,
+    ),
     key(panels.fleet, [
       ['ready', '#1f6fb4', ''],
       ['ready + booting', '#999', '5 4'],
     ]),
     frame(panels.traffic, 'per second', trafficMax, (v) => Math.round(v).toLocaleString('en-US')),
-    line(steps((s) => s.views, trafficY), '#999'),
-    line(steps((s) => s.served, trafficY), '#2a8c3f', '', 3),
-    line(steps((s) => s.origin, trafficY), '#e08a1e', '5 4'),
-    line(steps((s) => s.shed, trafficY), '#c8352b'),
+    line(
+      steps((s) => s.views, trafficY),
+      '#999',
+    ),
+    line(
+      steps((s) => s.served, trafficY),
+      '#2a8c3f',
+      '',
+      3,
+    ),
+    line(
+      steps((s) => s.origin, trafficY),
+      '#e08a1e',
+      '5 4',
+    ),
+    line(
+      steps((s) => s.shed, trafficY),
+      '#c8352b',
+    ),
     key(panels.traffic, [
       ['views at the edge', '#999', ''],
       ['offered at origin', '#e08a1e', '5 4'],
@@ -102,8 +134,16 @@ export function renderChart(result: SimulationResult, policy: ScalingPolicy, tit
       '2 4',
       1,
     ),
-    line(steps((s) => s.cpu, shareY), '#7a4fb0'),
-    line(steps((s) => s.shell, shareY), '#c8352b', '', 2.5),
+    line(
+      steps((s) => s.cpu, shareY),
+      '#7a4fb0',
+    ),
+    line(
+      steps((s) => s.shell, shareY),
+      '#c8352b',
+      '',
+      2.5,
+    ),
     key(panels.share, [
       ['shell share of pages', '#c8352b', ''],
       ['average CPU', '#7a4fb0', ''],

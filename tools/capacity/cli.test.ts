@@ -19,14 +19,46 @@ describe('npm run capacity', () => {
   test('--help shows the model, every flag and examples', () => {
     const out = capacity('--help');
     assert.equal(out.status, 0);
-    for (const flag of ['--bench', '--ssr-per-vcpu', '--shell-per-vcpu', '--vcpus', '--api-cost', '--ebextensions', '--option', '--boot', '--profile', '--profile-csv', '--duration', '--cdn-hit', '--pages-per-session', '--price', '--svg', '--json', '--recommend', '--objective', '--hold', '--max-shell-share', 'Examples:']) {
+    for (const flag of [
+      '--bench',
+      '--ssr-per-vcpu',
+      '--shell-per-vcpu',
+      '--vcpus',
+      '--api-cost',
+      '--ebextensions',
+      '--option',
+      '--boot',
+      '--profile',
+      '--profile-csv',
+      '--duration',
+      '--cdn-hit',
+      '--pages-per-session',
+      '--price',
+      '--svg',
+      '--json',
+      '--recommend',
+      '--objective',
+      '--hold',
+      '--max-shell-share',
+      'Examples:',
+    ]) {
       assert.ok(out.stdout.includes(flag), flag);
     }
   });
 
   test('the bench fixture and the map-form policy: per-instance capacity is per core × vCPUs; JSON and SVG written', () => {
     const svg = path.join(os.tmpdir(), `capacity-${process.pid}.svg`);
-    const out = capacity('--bench', path.join(fixtures, 'bench.json'), '--ebextensions', path.join(fixtures, 'ebextensions-map'), '--json', '--svg', svg, '--price', '0.17');
+    const out = capacity(
+      '--bench',
+      path.join(fixtures, 'bench.json'),
+      '--ebextensions',
+      path.join(fixtures, 'ebextensions-map'),
+      '--json',
+      '--svg',
+      svg,
+      '--price',
+      '0.17',
+    );
     assert.equal(out.status, 0, out.stderr);
     const report = JSON.parse(out.stdout);
     assert.equal(report.inputs.capacity.vcpus, 4);

@@ -65,7 +65,18 @@ describe('reading .ebextensions', () => {
     const reading = readPolicy({ dir: path.join(fixtures, 'ebextensions-partial'), design: false, overrides: [] });
     const p = reading.policy;
     assert.deepEqual(
-      [p.statistic, p.periodS, p.breachDurationS, p.evaluationPeriods, p.metricResolutionS, p.upperIncrement, p.lowerIncrement, p.minSize, p.maxSize, p.cooldownS],
+      [
+        p.statistic,
+        p.periodS,
+        p.breachDurationS,
+        p.evaluationPeriods,
+        p.metricResolutionS,
+        p.upperIncrement,
+        p.lowerIncrement,
+        p.minSize,
+        p.maxSize,
+        p.cooldownS,
+      ],
       ['Average', 300, 300, 1, 300, 1, -1, 1, 4, 360],
     );
     const defaulted = reading.rows.filter((row) => row.from === 'EB default').map((row) => row.option);
@@ -89,7 +100,10 @@ describe('reading .ebextensions', () => {
     const reading = readPolicy({ dir: path.join(fixtures, 'no-such-dir'), design: false, overrides: [] });
     assert.match(reading.notes[0]!, /^\S*no-such-dir\/ does not exist: using the newsroom's field policy instead\.$/);
     const p = reading.policy;
-    assert.deepEqual([p.upperThreshold, p.lowerThreshold, p.periodS, p.breachDurationS, p.upperIncrement, p.lowerIncrement, p.minSize], [75, 35, 60, 120, 4, -2, 2]);
+    assert.deepEqual(
+      [p.upperThreshold, p.lowerThreshold, p.periodS, p.breachDurationS, p.upperIncrement, p.lowerIncrement, p.minSize],
+      [75, 35, 60, 120, 4, -2, 2],
+    );
     assert.equal(reading.source, "the newsroom's field policy");
   });
 
@@ -105,7 +119,10 @@ describe('reading .ebextensions', () => {
   });
 
   test('the default trigger (NetworkOut) is refused with a message that says what to set', () => {
-    assert.throws(() => fromText('option_settings:\n  aws:autoscaling:asg:\n    MinSize: 2\n'), /MeasureName is NetworkOut \(EB default: the files do not set it\)/);
+    assert.throws(
+      () => fromText('option_settings:\n  aws:autoscaling:asg:\n    MinSize: 2\n'),
+      /MeasureName is NetworkOut \(EB default: the files do not set it\)/,
+    );
   });
 
   test("EB's default thresholds are network bytes: on CPU they would mean always scaling down", () => {
@@ -152,7 +169,10 @@ describe('reading .ebextensions', () => {
   });
 
   test('saved-configuration namespaces with a resource prefix are read', () => {
-    const reading = fromText(cpuTrigger + '  AWSEBCloudwatchAlarmHigh.aws:autoscaling:trigger:\n    UpperThreshold: 80\n  AWSEBCloudwatchAlarmLow.aws:autoscaling:trigger:\n    LowerThreshold: 20\n');
+    const reading = fromText(
+      cpuTrigger +
+        '  AWSEBCloudwatchAlarmHigh.aws:autoscaling:trigger:\n    UpperThreshold: 80\n  AWSEBCloudwatchAlarmLow.aws:autoscaling:trigger:\n    LowerThreshold: 20\n',
+    );
     assert.deepEqual([reading.policy.upperThreshold, reading.policy.lowerThreshold], [80, 20]);
   });
 

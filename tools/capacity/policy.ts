@@ -104,13 +104,19 @@ export const designSettings: [string, string, string][] = [
   [launch, 'MonitoringInterval', '1 minute'],
 ];
 const designAssumptions = [
-  'The field policy gives no MaxSize: 10 assumed (EB\'s default, 4, would stop the +4 from 2 instances at 4).',
+  "The field policy gives no MaxSize: 10 assumed (EB's default, 4, would stop the +4 from 2 instances at 4).",
   'The field policy\'s 1-minute period needs 1-minute (detailed) monitoring: MonitoringInterval "1 minute" assumed.',
-  'The field policy gives no Cooldown: EB\'s default, 360 s.',
+  "The field policy gives no Cooldown: EB's default, 360 s.",
 ];
 
 /** EB's own resources whose properties a Resources block could change behind the option settings' back. */
-const scalingResources = ['AWSEBAutoScalingGroup', 'AWSEBCloudwatchAlarmHigh', 'AWSEBCloudwatchAlarmLow', 'AWSEBAutoScalingScaleUpPolicy', 'AWSEBAutoScalingScaleDownPolicy'];
+const scalingResources = [
+  'AWSEBAutoScalingGroup',
+  'AWSEBCloudwatchAlarmHigh',
+  'AWSEBCloudwatchAlarmLow',
+  'AWSEBAutoScalingScaleUpPolicy',
+  'AWSEBAutoScalingScaleDownPolicy',
+];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -136,7 +142,9 @@ function record(settings: Settings, warnings: string[], namespace: string, optio
   }
   const previous = settings.get(key(namespace, option));
   if (previous && previous.from !== from && previous.value !== String(value)) {
-    warnings.push(`${namespace} ${option}: ${from} sets ${String(value)} over ${previous.value} from ${previous.from} (files are applied in alphabetical order).`);
+    warnings.push(
+      `${namespace} ${option}: ${from} sets ${String(value)} over ${previous.value} from ${previous.from} (files are applied in alphabetical order).`,
+    );
   }
   settings.set(key(namespace, option), { value: String(value), from });
 }
@@ -204,7 +212,7 @@ export function resolvePolicy(settings: Settings, source: string, notes: string[
   if (measure.value !== 'CPUUtilization') {
     throw new InputError(
       `${trigger} MeasureName is ${measure.value} (${measure.from}${measure.from === 'EB default' ? ': the files do not set it' : ''}). ` +
-        'This simulator models the fleet\'s CPU only: set MeasureName: CPUUtilization and Unit: Percent.',
+        "This simulator models the fleet's CPU only: set MeasureName: CPUUtilization and Unit: Percent.",
     );
   }
   const statistic = get(trigger, 'Statistic');
@@ -222,7 +230,8 @@ export function resolvePolicy(settings: Settings, source: string, notes: string[
   const configuredPeriodMin = number(get, trigger, 'Period', wholeFrom(1), 'a whole number of minutes, 1 to 600');
   const monitoring = get(launch, 'MonitoringInterval');
   const monitoringMatch = /^(1|5) minutes?$/.exec(monitoring.value.trim());
-  if (!monitoringMatch) throw new InputError(`${launch} MonitoringInterval is "${monitoring.value}" (${monitoring.from}): it must be "1 minute" or "5 minute".`);
+  if (!monitoringMatch)
+    throw new InputError(`${launch} MonitoringInterval is "${monitoring.value}" (${monitoring.from}): it must be "1 minute" or "5 minute".`);
   const metricResolutionS = Number(monitoringMatch[1]) * 60;
   let periodS = configuredPeriodMin * 60;
   if (periodS < metricResolutionS) {
@@ -255,12 +264,15 @@ export function resolvePolicy(settings: Settings, source: string, notes: string[
   const lowerThreshold = number(get, trigger, 'LowerThreshold', (n) => n >= 0, 'a number');
   if (lowerThreshold >= upperThreshold) throw new InputError(`LowerThreshold (${lowerThreshold}) must be below UpperThreshold (${upperThreshold}).`);
   if (upperThreshold > 100) warnings.push(`UpperThreshold ${upperThreshold} is above 100% CPU: the fleet never scales up.`);
-  if (lowerThreshold > 100) warnings.push(`LowerThreshold ${lowerThreshold} is above 100% CPU: the low alarm is always in ALARM and the fleet shrinks to MinSize.`);
+  if (lowerThreshold > 100)
+    warnings.push(`LowerThreshold ${lowerThreshold} is above 100% CPU: the low alarm is always in ALARM and the fleet shrinks to MinSize.`);
   const upperIncrement = number(get, trigger, 'UpperBreachScaleIncrement', Number.isInteger, 'a whole number');
   const lowerIncrement = number(get, trigger, 'LowerBreachScaleIncrement', Number.isInteger, 'a whole number');
   if (upperIncrement <= 0) warnings.push(`UpperBreachScaleIncrement is ${upperIncrement}: high CPU does not add instances.`);
   if (lowerIncrement > 0) {
-    warnings.push(`LowerBreachScaleIncrement is ${lowerIncrement}: EB adds that many instances on LOW CPU; removing takes a negative number (-${lowerIncrement}). Simulated as written.`);
+    warnings.push(
+      `LowerBreachScaleIncrement is ${lowerIncrement}: EB adds that many instances on LOW CPU; removing takes a negative number (-${lowerIncrement}). Simulated as written.`,
+    );
   }
 
   const minSize = number(get, asg, 'MinSize', wholeFrom(1), 'a whole number, 1 to 10000');
@@ -327,7 +339,7 @@ function applyOverrides(settings: Settings, overrides: string[], warnings: strin
 export function readPolicy(options: ReadPolicyOptions): PolicyReading {
   const shown = path.relative(process.cwd(), options.dir);
   const where = shown && !shown.startsWith('..') ? shown : options.dir;
-  if (options.design) return designPolicyReading(options.overrides, 'Policy: the newsroom\'s field policy, as asked (--field-policy).');
+  if (options.design) return designPolicyReading(options.overrides, "Policy: the newsroom's field policy, as asked (--field-policy).");
   if (!fs.existsSync(options.dir)) {
     return designPolicyReading(options.overrides, `${where}/ does not exist: using the newsroom's field policy instead.`);
   }

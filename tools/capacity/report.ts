@@ -141,7 +141,9 @@ export function benchCheck(bench: BenchFigures, apiCost: number): string[] {
   });
   return [
     'The model against the bench, one vCPU, pages only (measured: achieved/s, SSR, p99, timeouts+errors; model: SSR, shed/s):',
-    ...table(['fallback', 'offered/s', 'achieved/s', 'SSR', 'p99', 'failed', 'model SSR', 'model shed/s'], rows, 1).split('\n').map((l) => `  ${l}`),
+    ...table(['fallback', 'offered/s', 'achieved/s', 'SSR', 'p99', 'failed', 'model SSR', 'model shed/s'], rows, 1)
+      .split('\n')
+      .map((l) => `  ${l}`),
     '  Both rates are limits with p99 under 100 ms (npm run bench), not raw throughput. Timeouts below the shell rate come from',
     '  connections waiting to be accepted (docs/overload.md), which the model does not see.',
   ];
@@ -173,10 +175,17 @@ export function recommendationLines(
       `${pct(context.maxShellShare)} of pages answered with the shell in any second (--max-shell-share)`,
     '',
     'The policy as configured:',
-    ...table(header, [trialRow(recommendation.current, pricePerHour)]).split('\n').map((l) => `  ${l}`),
+    ...table(header, [trialRow(recommendation.current, pricePerHour)])
+      .split('\n')
+      .map((l) => `  ${l}`),
     '',
     `Smallest increment that meets it, for each MinSize from ${context.minSizeFloor} (--min-size-floor):`,
-    ...table(header, recommendation.frontier.map((t) => trialRow(t, pricePerHour))).split('\n').map((l) => `  ${l}`),
+    ...table(
+      header,
+      recommendation.frontier.map((t) => trialRow(t, pricePerHour)),
+    )
+      .split('\n')
+      .map((l) => `  ${l}`),
     '',
   ];
   const best = recommendation.best;

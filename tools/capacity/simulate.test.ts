@@ -101,7 +101,10 @@ describe('cooldown', () => {
         [960, 4, 1050, 1350],
       ],
     );
-    assert.ok(result.datapoints.filter((d) => d.atS > 120 && d.atS < 540).every((d) => d.value > 75), 'the alarm stayed in ALARM inside the cooldown');
+    assert.ok(
+      result.datapoints.filter((d) => d.atS > 120 && d.atS < 540).every((d) => d.value > 75),
+      'the alarm stayed in ALARM inside the cooldown',
+    );
   });
 });
 
@@ -139,11 +142,17 @@ describe('shedding', () => {
   test('a fleet at MaxSize sheds while the load is above its all-shell capacity, and only then', () => {
     // 2 instances at most: 2,000 shells/s. 1,500 views/s: no shed; 2,500: 500/s shed.
     const held = run({ rateAt: () => 1500, initialInstances: 2, policy: { minSize: 2, maxSize: 2 } });
-    assert.equal(held.seconds.reduce((sum, s) => sum + s.shed, 0), 0);
+    assert.equal(
+      held.seconds.reduce((sum, s) => sum + s.shed, 0),
+      0,
+    );
     assert.equal(held.seconds[0]!.cpu, 1);
     const over = run({ rateAt: () => 2500, initialInstances: 2, policy: { minSize: 2, maxSize: 2 } });
     near(over.seconds[0]!.shed, 500);
-    near(over.seconds.reduce((sum, s) => sum + s.shed, 0), 500 * 600);
+    near(
+      over.seconds.reduce((sum, s) => sum + s.shed, 0),
+      500 * 600,
+    );
     assert.ok(summarize(over, { atS: null, note: '' }, null).heldAtLimit.up > 0);
   });
 });

@@ -79,7 +79,8 @@ export function validateInput(input: SimulationInput): void {
   if (!Number.isInteger(initialInstances) || initialInstances < policy.minSize || initialInstances > policy.maxSize) {
     throw new RangeError(`initial instances (${initialInstances}) must be a whole number within MinSize..MaxSize (${policy.minSize}..${policy.maxSize})`);
   }
-  if (policy.periodS % 60 !== 0 || policy.periodS % policy.metricResolutionS !== 0) throw new RangeError('the period must be whole minutes and a multiple of the metric resolution');
+  if (policy.periodS % 60 !== 0 || policy.periodS % policy.metricResolutionS !== 0)
+    throw new RangeError('the period must be whole minutes and a multiple of the metric resolution');
   if (bootS < 0 || durationS <= 0) throw new RangeError('boot time must be ≥ 0 and the duration > 0');
   if (capacity.shellPerS <= capacity.ssrPerS) throw new RangeError('a shell must be cheaper than a server-rendered page (shell rate above SSR rate)');
 }

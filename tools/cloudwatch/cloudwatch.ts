@@ -259,7 +259,9 @@ async function main(args: string[]): Promise<number> {
   }
 
   const endpoint = process.env.AWS_ENDPOINT_URL_CLOUDWATCH || process.env.AWS_ENDPOINT_URL;
-  console.log(`cloudwatch ${command}: namespace ${options.namespace}, environment ${options.environment}, region ${options.region}${endpoint ? `, endpoint ${endpoint}` : ''}`);
+  console.log(
+    `cloudwatch ${command}: namespace ${options.namespace}, environment ${options.environment}, region ${options.region}${endpoint ? `, endpoint ${endpoint}` : ''}`,
+  );
   const client = new CloudWatchClient({ region: options.region, maxAttempts: 3 });
   try {
     // Fail on missing credentials with a clear line before anything is attempted.

@@ -17,8 +17,21 @@ test('the dashboard charts only metrics the servers send, in the right region', 
   const body = dashboardBody(options) as { widgets: { properties: { region: string; title: string; metrics: unknown[][] } }[] };
   assert.equal(dashboardName(options), 'Kiosk-prod');
   const titles = body.widgets.map((w) => w.properties.title);
-  for (const wanted of ['CPU and memory', 'Requests per second', 'Server-rendered vs shell', 'In flight', 'Render time', 'Response time', '4xx, 5xx', 'Worker restarts', 'Instances']) {
-    assert.ok(titles.some((t) => t.startsWith(wanted)), `a chart "${wanted}" in ${titles.join(' | ')}`);
+  for (const wanted of [
+    'CPU and memory',
+    'Requests per second',
+    'Server-rendered vs shell',
+    'In flight',
+    'Render time',
+    'Response time',
+    '4xx, 5xx',
+    'Worker restarts',
+    'Instances',
+  ]) {
+    assert.ok(
+      titles.some((t) => t.startsWith(wanted)),
+      `a chart "${wanted}" in ${titles.join(' | ')}`,
+    );
   }
   for (const widget of body.widgets) {
     assert.equal(widget.properties.region, 'eu-west-1');

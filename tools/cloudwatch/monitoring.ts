@@ -98,10 +98,7 @@ export function dashboardBody(o: MonitoringOptions): Record<string, unknown> {
     widget('In flight, highest per worker', [metric(metricNames.inFlightMax, { stat: 'Maximum', label: 'in flight (max)' })], {
       annotations: line('SSR_QUEUE_LIMIT: shell above', o.ssrQueueLimit),
     }),
-    widget('Render time (ms)', [
-      metric(metricNames.renderTime, { stat: 'p50', label: 'p50' }),
-      metric(metricNames.renderTime, { stat: 'p99', label: 'p99' }),
-    ]),
+    widget('Render time (ms)', [metric(metricNames.renderTime, { stat: 'p50', label: 'p50' }), metric(metricNames.renderTime, { stat: 'p99', label: 'p99' })]),
     widget('Response time (ms)', [
       metric(metricNames.responseTime, { stat: 'p50', label: 'p50' }),
       metric(metricNames.responseTime, { stat: 'p99', label: 'p99' }),
@@ -160,7 +157,10 @@ export function alarms(o: MonitoringOptions): PutMetricAlarmInput[] {
       AlarmName: `${prefix}request-rate`,
       AlarmDescription: `Origin requests above ${o.maxRequestRatePerS}/s for 3 minutes: more than the site expects (a DDoS, a crawler, a CDN that stopped caching).`,
       ...actions,
-      Metrics: [stat('requests', metricNames.requests, 'Sum'), { Id: 'rate', Expression: 'requests/PERIOD(requests)', Label: 'requests per second', ReturnData: true }],
+      Metrics: [
+        stat('requests', metricNames.requests, 'Sum'),
+        { Id: 'rate', Expression: 'requests/PERIOD(requests)', Label: 'requests per second', ReturnData: true },
+      ],
       EvaluationPeriods: 3,
       DatapointsToAlarm: 3,
       Threshold: o.maxRequestRatePerS,

@@ -77,7 +77,15 @@ async function main(): Promise<number> {
   const servers: BuiltServer[] = [];
   const chrome = await chromeLauncher.launch({
     chromePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
-    chromeFlags: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    chromeFlags: [
+      '--headless=new',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   try {
     const modes: { name: string; env: Record<string, string> }[] = [
@@ -106,7 +114,9 @@ async function main(): Promise<number> {
     console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const r of rows) {
       const m = r.median;
-      console.log(`| ${r.mode} | ${fmt(m.lcpMs)} | ${fmt(m.fcpMs)} | ${fmt(m.tbtMs)} | ${m.cls.toFixed(3)} | ${m.performance} | ${m.accessibility} | ${m.seo} |`);
+      console.log(
+        `| ${r.mode} | ${fmt(m.lcpMs)} | ${fmt(m.fcpMs)} | ${fmt(m.tbtMs)} | ${m.cls.toFixed(3)} | ${m.performance} | ${m.accessibility} | ${m.seo} |`,
+      );
     }
     fs.mkdirSync(outDir, { recursive: true });
     const file = path.join(outDir, 'lighthouse.json');
