@@ -135,21 +135,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   function processes(): number[] {
     const pidFile = path.join(dataDir, 'postmaster.pid');
     if (!fs.existsSync(pidFile)) return [];
-    const postmaster = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-    const children = fs
-      .readdirSync('/proc')
-      .filter((entry) => /^\d+$/.test(entry))
-      .filter((pid) => {
-        try {
-          // The parent id is the second field after the parenthesised command name.
-          const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
-        } catch {
-          return false;
-        }
-      })
-      .map(Number);
-    return [postmaster, ...children];
+    return processesOf(Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]));
   }
   function signal(name: NodeJS.Signals) {
     for (const pid of processes()) {
@@ -180,4 +166,21 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       }
     },
   };
+}
+
+/** A process and its children, found by parent id in /proc (the parent id is the second field after the command name). */
+export function processesOf(parent: number): number[] {
+  const children = fs
+    .readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  return [parent, ...children];
 }

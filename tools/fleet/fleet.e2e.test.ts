@@ -1,6 +1,6 @@
 // Issue 18's fleet failure runs, short: two instances of the built server (each a cluster of
 // two workers) on one throwaway PostgreSQL, behind a health-checking stand-in for the load
-// balancer (scripts/fleet/run.ts). A push to instance A is served by instance B within a
+// balancer (tools/fleet/run.ts). A push to instance A is served by instance B within a
 // second and a preview link works on both; under steady load every process of B is killed
 // (SIGKILL), failed requests are counted, and B comes back and takes traffic again; then
 // PostgreSQL stops for a few seconds under load: pages or the designed 503, nothing else.

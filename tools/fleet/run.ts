@@ -2,13 +2,13 @@
 // instances of the built server (each a cluster of workers), a health-checking stand-in for
 // the load balancer, an open-loop load of GETs through it, and what the runs report (per
 // second: requests, pages, 503s, failures, by instance) with an SVG chart. Used by
-// scripts/fleet/fleet.e2e.test.ts (short) and `npm run fleet` (long).
-import fs from 'node:fs';
+// tools/fleet/fleet.e2e.test.ts (short) and `npm run fleet` (long).
 import os from 'node:os';
 import path from 'node:path';
 import { seedPostgres } from '../../server/content/postgres-seed';
 import { freePort, startBuiltServer, type BuiltServer } from '../../test/server';
-import { startCluster, type Cluster } from '../db/cluster';
+import { processesOf, startCluster, type Cluster } from '../../scripts/db/cluster';
+import { escapeXml, legend, linearScale, niceMax, panelFrame, polyline, svgDocument, type LineStyle } from '../svg';
 import { startFrontProxy, type FrontProxy } from './front-proxy';
 
 export const fleetToken = 'ingest-token-for-the-fleet-0123456789abcdef';
@@ -59,23 +59,6 @@ export async function startFleet(options: { workers?: number; published?: number
       database.destroy();
     },
   };
-}
-
-/** A process and its children, found by parent id in /proc. */
-export function processesOf(parent: number): number[] {
-  const children = fs
-    .readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-  return [parent, ...children];
 }
 
 export interface Sample {
@@ -151,39 +134,39 @@ export function perSecond(samples: Sample[], originMs: number): Second[] {
 /** Requests/s by instance, 503s and failures over time, with the events marked. */
 export function chartSvg(seconds: Second[], events: { second: number; label: string }[], title: string): string {
   const width = 900;
-  const height = 360;
-  const left = 50;
-  const bottom = 300;
-  const top = 40;
-  const max = Math.max(10, ...seconds.map((s) => s.requests));
-  const x = (second: number) => left + (second / Math.max(1, seconds.length)) * (width - left - 20);
-  const y = (value: number) => bottom - (value / max) * (bottom - top);
-  const line = (value: (s: Second) => number) =>
-    seconds.map((s, i) => `${i === 0 ? 'M' : 'L'}${x(s.second + 0.5).toFixed(1)},${y(value(s)).toFixed(1)}`).join(' ');
-  const series = [
-    { name: 'served by A', color: '#1f77b4', value: (s: Second) => s.byInstance.A ?? 0 },
-    { name: 'served by B', color: '#2ca02c', value: (s: Second) => s.byInstance.B ?? 0 },
-    { name: '503 (designed)', color: '#ff7f0e', value: (s: Second) => s.unavailable },
-    { name: 'failed', color: '#d62728', value: (s: Second) => s.failed },
+  const panel = { left: 80, right: 880, top: 50, bottom: 300 };
+  const max = niceMax(Math.max(10, ...seconds.map((s) => s.requests)));
+  const x = linearScale(0, Math.max(1, seconds.length), panel.left, panel.right);
+  const y = linearScale(0, max, panel.bottom, panel.top);
+  const series: [string, LineStyle, (s: Second) => number][] = [
+    ['served by A', { colour: '#1f77b4', width: 1.5 }, (s) => s.byInstance.A ?? 0],
+    ['served by B', { colour: '#2ca02c', width: 1.5 }, (s) => s.byInstance.B ?? 0],
+    ['503 (designed)', { colour: '#ff7f0e', width: 1.5 }, (s) => s.unavailable],
+    ['failed', { colour: '#d62728', width: 1.5 }, (s) => s.failed],
   ];
-  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-  return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="11">`,
-    `<rect width="${width}" height="${height}" fill="white"/>`,
-    `<text x="${left}" y="20" font-size="14">${escape(title)}</text>`,
-    `<line x1="${left}" y1="${bottom}" x2="${width - 20}" y2="${bottom}" stroke="#333"/>`,
-    `<line x1="${left}" y1="${top}" x2="${left}" y2="${bottom}" stroke="#333"/>`,
-    `<text x="${left - 5}" y="${top + 4}" text-anchor="end">${max}/s</text>`,
-    `<text x="${left - 5}" y="${bottom}" text-anchor="end">0</text>`,
-    `<text x="${width - 20}" y="${bottom + 15}" text-anchor="end">${seconds.length} s</text>`,
+  return `${svgDocument(width, 380, title, panel.left, [
+    panelFrame(
+      panel,
+      'requests per second',
+      [0, 0.5, 1].map((f) => [y(max * f), String(max * f)]),
+    ),
+    `<text x="${panel.right}" y="${panel.bottom + 16}" text-anchor="end">${seconds.length} s</text>`,
     ...events.map(
       (e) =>
-        `<line x1="${x(e.second).toFixed(1)}" y1="${top}" x2="${x(e.second).toFixed(1)}" y2="${bottom}" stroke="#999" stroke-dasharray="4 3"/>` +
-        `<text x="${(x(e.second) + 3).toFixed(1)}" y="${top + 10}" fill="#555">${escape(e.label)}</text>`,
+        `<line x1="${x(e.second).toFixed(1)}" y1="${panel.top}" x2="${x(e.second).toFixed(1)}" y2="${panel.bottom}" stroke="#999" stroke-dasharray="4 3"/>` +
+        `<text x="${(x(e.second) + 3).toFixed(1)}" y="${panel.top + 10}" fill="#555">${escapeXml(e.label)}</text>`,
     ),
-    ...series.map((s) => `<path d="${line(s.value)}" fill="none" stroke="${s.color}" stroke-width="1.5"/>`),
-    ...series.map((s, i) => `<text x="${left + i * 150}" y="${bottom + 35}" fill="${s.color}">■ ${escape(s.name)}</text>`),
-    '</svg>',
-    '',
-  ].join('\n');
+    ...series.map(([, style, value]) =>
+      polyline(
+        seconds.map((s) => [x(s.second + 0.5), y(value(s))]),
+        style,
+      ),
+    ),
+    legend(
+      panel.left,
+      panel.bottom + 40,
+      series.map(([name, style]) => [name, style]),
+      190,
+    ),
+  ])}\n`;
 }

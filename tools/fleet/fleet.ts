@@ -1,5 +1,5 @@
 // npm run fleet: issue 18's fleet failure runs, long: two instances of the built server on
-// one PostgreSQL behind a health-checking load-balancer stand-in (scripts/fleet/run.ts),
+// one PostgreSQL behind a health-checking load-balancer stand-in (tools/fleet/run.ts),
 // under a steady open-loop load. Every process of instance B is killed and brought back, then
 // PostgreSQL stops for --outage-s seconds and returns. Writes report.md, fleet.json and
 // chart.svg (requests/s by instance, 503s and failures over time) to bench-results/fleet-<time>/.
@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { generateArticles } from '../server/content/seed';
-import { chartSvg, openLoad, perSecond, startFleet } from './fleet/run';
+import { generateArticles } from '../../server/content/seed';
+import { chartSvg, openLoad, perSecond, startFleet } from './run';
 
 const usage = `Usage: npm run fleet [-- --rate N] [-- --outage-s N] [-- --workers N] [-- --out DIR]
 
