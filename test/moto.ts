@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/client-cloudwatch';
 import { freePort } from './server';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const motoServerPath = path.join(root, '.venv-moto', 'bin', 'moto_server');
 
 /** What a process needs in its environment to talk to this moto as if it were AWS. */

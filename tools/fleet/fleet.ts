@@ -19,7 +19,7 @@ Needs a build (npm run build) and Debian's PostgreSQL server binaries. About 70 
   --out DIR      where the report goes (default bench-results/fleet-<time>)
 `;
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { values } = parseArgs({
   options: {
     rate: { type: 'string' },

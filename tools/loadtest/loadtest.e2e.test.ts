@@ -49,7 +49,7 @@ interface CliRun {
 
 function loadtest(args: string[]): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'loadtest.ts'), ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'tools', 'loadtest', 'loadtest.ts'), ...args], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
