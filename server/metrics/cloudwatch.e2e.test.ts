@@ -89,6 +89,12 @@ test('real traffic to the cluster reaches CloudWatch with the right names, dimen
     METRICS_PORT: metricsPort,
     // Low, so that a burst of 60 gets the shell from both workers.
     SSR_QUEUE_LIMIT: '2',
+    // The burst is 60 new connections at once. With reuse-port (the default) each worker accepts
+    // one per event-loop turn from its own queue, so it may never hold more than 2 and serve no
+    // shell (docs/overload.md); the cluster's round-robin hands them over faster, as this test
+    // needs to see both modes counted.
+    LISTEN_MODE: 'shared',
+    CLUSTER_SCHEDULING: 'rr',
   });
   const answers: Answer[] = [];
   try {
