@@ -31,14 +31,12 @@ export function writeShellFile(distDir: string, assets: Assets): string {
  * without a build; a stale file is never vouched for).
  */
 export function shellForServing(distDir: string, assets: Assets, siteUrl: string, sMaxAgeS: number): Shell {
-  const shell = buildShell(assets, siteUrl, sMaxAgeS);
   const file = shellFilePath(distDir);
-  let onDisk: Buffer;
-  try {
-    onDisk = fs.readFileSync(file);
-  } catch {
-    return shell;
-  }
-  if (!onDisk.equals(shell.body)) return shell;
-  return buildShell(assets, siteUrl, sMaxAgeS, nginxStaticEtag(fs.statSync(file)));
+  return buildShell(assets, siteUrl, sMaxAgeS, (body) => {
+    try {
+      return fs.readFileSync(file).equals(body) ? nginxStaticEtag(fs.statSync(file)) : null;
+    } catch {
+      return null;
+    }
+  });
 }

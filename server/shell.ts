@@ -17,8 +17,11 @@ export interface Shell {
   readonly headers: readonly string[];
 }
 
-/** `etag` defaults to a hash of the body; server/shell-file.ts passes the shell file's instead. */
-export function buildShell(assets: Assets, siteUrl: string, sMaxAgeS: number, etag?: string): Shell {
+/**
+ * `etagFor` may name the ETag for the rendered body (server/shell-file.ts gives the shell file's
+ * when the file holds these bytes); otherwise, or when it gives null, a hash of the body.
+ */
+export function buildShell(assets: Assets, siteUrl: string, sMaxAgeS: number, etagFor?: (body: Buffer) => string | null): Shell {
   // The chrome is static, so render it now; the browser replaces it when it renders the page.
   const chrome = renderToStaticMarkup(createElement(Layout, null, createElement(ShellPlaceholder)));
   const html = renderDocument({
@@ -29,7 +32,7 @@ export function buildShell(assets: Assets, siteUrl: string, sMaxAgeS: number, et
     mode: 'shell',
   });
   const body = Buffer.from(html);
-  const tag = etag ?? `"shell-${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`;
+  const tag = etagFor?.(body) ?? `"shell-${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`;
   return {
     body,
     etag: tag,
