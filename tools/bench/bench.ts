@@ -36,8 +36,10 @@ import {
   startStaticNginx,
   type ServerUnderTest,
 } from './processes';
+import { postgresBinDir, processesOf, startCluster, type Cluster } from '../../scripts/db/cluster';
+import { seedPostgres } from '../../server/content/postgres-seed';
 import { evaluateTargets, flagText, ms, pct, perS, renderMarkdown } from './report';
-import type { BenchResults, FallbackMode, PageFigures, RenderReference, SearchOutcome } from './results';
+import type { BenchResults, FallbackMode, PageFigures, PostgresRun, RenderReference, SearchOutcome } from './results';
 import { searchMaxRate } from './search';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -232,11 +234,11 @@ const confirmBackoff = 0.9;
  * Short probes find the knee; a rate held at ~95% CPU for seconds may still not hold for a
  * full step. Capacity is the rate that passes a full-length step: 10% lower each time it fails.
  */
-async function confirmCapacity(run: Run, server: ServerUnderTest, search: SearchOutcome): Promise<StepRecord> {
+async function confirmCapacity(run: Run, server: ServerUnderTest, search: SearchOutcome, label = 'fallback off 1x'): Promise<StepRecord> {
   let rate = search.ratePerS;
   let step: StepRecord | null = null;
   for (let attempt = 1; attempt <= confirmAttempts; attempt++) {
-    step = await probe(run, server, 'fallback off 1x', rate, stepTiming(run.options));
+    step = await probe(run, server, label, rate, stepTiming(run.options));
     search.probes.push(step);
     if (passes(step)) break;
     if (attempt < confirmAttempts) {
@@ -304,24 +306,27 @@ async function hotSet(run: Run, capacity: number): Promise<void> {
 /**
  * The same guard, one worker, with production's Nginx in front, Nginx pinned on the worker's
  * core: each multiple of capacity with a storm of new connections (up to --connections) and
- * with keep-alive clients (--keepalive-connections, as a load balancer's pool).
+ * with keep-alive clients (--keepalive-connections, as a load balancer's pool). With a
+ * PostgreSQL URL, the content comes from that database instead of the SQLite store.
  */
-async function throughNginx(run: Run, capacity: number): Promise<void> {
-  const serverEnv = { ...guardEnv.on, ...run.options.serverEnv };
-  progress(`starting Nginx in front of Kiosk (fallback on), both on core ${serverCore}`);
-  const server = await startKioskBehindNginx(root, 'through Nginx', run.dbPath, serverEnv, { workers: 1, core: serverCore });
-  run.results.serverEnv['through Nginx'] = { ...serverEnv, LISTEN_MODE: 'per-worker' };
-  run.results.pinning['Kiosk and Nginx'] = server.affinity();
+async function throughNginx(run: Run, capacity: number, postgresUrl: string | null = null): Promise<void> {
+  const store: Record<string, string> = postgresUrl ? { CONTENT_DATABASE_URL: postgresUrl } : {};
+  const serverEnv = { ...guardEnv.on, ...run.options.serverEnv, ...store };
+  const name = postgresUrl ? 'through Nginx, PostgreSQL' : 'through Nginx';
+  progress(`starting Nginx in front of Kiosk (fallback on${postgresUrl ? ', content from PostgreSQL' : ''}), both on core ${serverCore}`);
+  const server = await startKioskBehindNginx(root, name, run.dbPath, serverEnv, { workers: 1, core: serverCore });
+  run.results.serverEnv[name] = { ...serverEnv, LISTEN_MODE: 'per-worker' };
+  run.results.pinning[postgresUrl ? 'Kiosk and Nginx, PostgreSQL' : 'Kiosk and Nginx'] = server.affinity();
   const kinds = [
-    { mode: 'nginx', label: 'new connections', connections: run.options.connections },
-    { mode: 'nginx-keepalive', label: 'keep-alive clients', connections: run.options.keepAliveConnections },
+    { mode: postgresUrl ? 'nginx-pg' : 'nginx', label: 'new connections', connections: run.options.connections },
+    { mode: postgresUrl ? 'nginx-pg-keepalive' : 'nginx-keepalive', label: 'keep-alive clients', connections: run.options.keepAliveConnections },
   ] as const;
   try {
     await warmUp(run, server, kioskWarmUpPerS(run));
     for (const kind of kinds) {
       for (const multiplier of run.options.nginxMultipliers) {
         const rate = Math.max(1, Math.round(multiplier * capacity));
-        const step = await probe(run, server, `through Nginx ${multiplier}x, ${kind.label}`, rate, {
+        const step = await probe(run, server, `${name} ${multiplier}x, ${kind.label}`, rate, {
           ...stepTiming(run.options),
           maxConnections: kind.connections,
         });
@@ -331,6 +336,53 @@ async function throughNginx(run: Run, capacity: number): Promise<void> {
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * The fleet's store on one machine: the same 10,000 articles in a throwaway PostgreSQL cluster
+ * whose processes are pinned on the generator's core (core 0 stays the server's alone, as in
+ * the SQLite runs). Its SSR capacity is searched and confirmed as SQLite's was; then the steps
+ * through Nginx run again, at multiples of the SQLite capacity, so the two layouts compare.
+ */
+let activeCluster: Cluster | null = null;
+
+async function postgresRuns(run: Run, capacity: number): Promise<void> {
+  let cluster: Cluster;
+  try {
+    cluster = activeCluster = await startCluster({ migrate: true });
+  } catch (error) {
+    run.results.notes.push(`PostgreSQL was not measured: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}.`);
+    return;
+  }
+  try {
+    const pids = clusterPids(cluster);
+    for (const pid of pids) spawnSync('taskset', ['-a', '-p', '-c', String(generatorCore), String(pid)], { stdio: 'ignore' });
+    progress(`PostgreSQL on port ${cluster.port}, ${pids.length} processes pinned on core ${generatorCore}; seeding the same articles`);
+    const { inserted, ms } = await seedPostgres(cluster.url, {});
+    progress(`  ${perS(inserted)} articles in ${perS(ms)} ms`);
+    const version = spawnSync(path.join(postgresBinDir(), 'postgres'), ['--version'], { encoding: 'utf8' }).stdout.trim();
+    const result: PostgresRun = { version, pinning: clusterPids(cluster).map(allowedCpus), capacity: null };
+    run.results.postgres = result;
+    await withKiosk(run, 'PostgreSQL, fallback off', { ...guardEnv.off, CONTENT_DATABASE_URL: cluster.url }, async (server) => {
+      const sample = await fetchPage(server.port, run.paths[0]!);
+      if (sample.status !== 200) throw new Error(`${sample.path} answered ${sample.status} with content from PostgreSQL`);
+      const inProcess = run.results.reference.render?.renderPagePerS;
+      const search = await findRate(run, server, 'SSR capacity, PostgreSQL', inProcess ? Math.max(10, Math.round(inProcess / 4)) : 50);
+      result.capacity = search;
+      if (search.ratePerS > 0) await confirmCapacity(run, server, search, 'PostgreSQL fallback off 1x');
+      progress(`SSR capacity with PostgreSQL: ${perS(search.ratePerS)} req/s (${pct(search.ratePerS / capacity)} of SQLite's ${perS(capacity)})`);
+    });
+    if (!run.options.skipNginx) await throughNginx(run, capacity, cluster.url);
+  } finally {
+    activeCluster = null;
+    cluster.destroy();
+  }
+}
+
+/** The postmaster and its children: backends fork from the postmaster and inherit its affinity. */
+function clusterPids(cluster: Cluster): number[] {
+  const pidFile = path.join(cluster.dataDir, 'postmaster.pid');
+  return fs.existsSync(pidFile) ? processesOf(Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0])) : [];
 }
 
 /**
@@ -384,7 +436,8 @@ async function balance(run: Run, capacity: number): Promise<void> {
 }
 
 function addNotes(results: BenchResults): void {
-  const steps = [...results.steps, ...[results.capacity, results.reference.bare, results.reference.shellPath].flatMap((s) => s?.probes ?? [])];
+  const searches = [results.capacity, results.postgres?.capacity, results.reference.bare, results.reference.shellPath];
+  const steps = [...results.steps, ...searches.flatMap((s) => s?.probes ?? [])];
   const describe = (list: StepRecord[]) => list.map((s) => `${s.label} (${perS(s.offeredPerS)}/s)`).join(', ');
   const short = steps.filter(generatorFellShort);
   if (short.length > 0) results.notes.push(`The generator itself could not send the offered rate in: ${describe(short)}.`);
@@ -437,6 +490,7 @@ function emptyResults(options: BenchOptions, build: string, articles: number): B
     page: { articles, sample: null, shell: null },
     reference: { render: null, bareBody: '', bare: null, shellPath: null },
     capacity: null,
+    postgres: null,
     steps: [],
     hotSet: [],
     balance: [],
@@ -489,6 +543,9 @@ async function measureAll(run: Run): Promise<void> {
     await throughNginx(run, capacity);
     if (!run.options.skipReference) await nginxReferences(run);
   }
+  if (run.options.skipPostgres) run.results.notes.push('PostgreSQL not measured in this run (--skip-postgres).');
+  else if (run.options.capacity !== null) run.results.notes.push('PostgreSQL not measured: its target compares capacities, and --capacity skips the search.');
+  else await postgresRuns(run, capacity);
   if (!run.options.skipBalance) await balance(run, capacity);
 }
 
@@ -526,6 +583,7 @@ async function main(args: string[]): Promise<number> {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     killChildren();
+    activeCluster?.destroy();
     process.exit(130);
   });
 }
@@ -536,6 +594,7 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     killChildren();
+    activeCluster?.destroy();
     console.error('bench: failed', error);
     process.exitCode = 1;
   },

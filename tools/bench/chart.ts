@@ -10,8 +10,9 @@ const right = 40;
 const latencyPanel: Panel = { left, right: width - right, top: 96, bottom: 370 };
 const sharePanel: Panel = { left, right: width - right, top: 430, bottom: 590 };
 const height = 660;
-const colours: Record<FallbackMode, string> = { on: '#1f6fb4', off: '#c8352b', nginx: '#2a8c3f', 'nginx-keepalive': '#8a5cb8' };
-const modes = ['off', 'on', 'nginx', 'nginx-keepalive'] as const;
+// The SQLite layouts only: the PostgreSQL steps through Nginx are in the report's table.
+const modes = ['off', 'on', 'nginx', 'nginx-keepalive'] as const satisfies readonly FallbackMode[];
+const colours: Record<(typeof modes)[number], string> = { on: '#1f6fb4', off: '#c8352b', nginx: '#2a8c3f', 'nginx-keepalive': '#8a5cb8' };
 
 function latencyPanelSvg(steps: OverloadStep[], x: (rate: number) => number, maxMs: number): string {
   const y = logScale(1, maxMs, latencyPanel.bottom, latencyPanel.top);

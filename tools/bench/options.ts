@@ -30,6 +30,8 @@ Options:
                             a storm of new connections and with keep-alive clients (default 1,2,5,10,20)
   --keepalive-connections N the keep-alive clients' connections, as a load balancer's pool (default 256)
   --skip-nginx              skip the steps and references through Nginx
+  --skip-postgres           skip the PostgreSQL runs (SSR capacity and the steps through Nginx
+                            with content from a throwaway PostgreSQL cluster on core 1)
   --generator native|node   the load generator: native (tools/bench/loadgen.c, built with cc;
                             the default) or node (tools/bench/generator.ts, ~15,000 req/s at most)
   --hot-set-multipliers L   breaking-news steps (95% of requests to 10 articles), page cache off
@@ -52,6 +54,8 @@ export interface BenchOptions {
   nginxMultipliers: number[];
   keepAliveConnections: number;
   skipNginx: boolean;
+  /** Skip the runs with content from PostgreSQL (a throwaway cluster on the generator's core). */
+  skipPostgres: boolean;
   generator: 'native' | 'node';
   hotSetMultipliers: number[];
   skipHotSet: boolean;
@@ -130,6 +134,7 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
       'keepalive-connections': { type: 'string' },
       generator: { type: 'string' },
       'skip-nginx': { type: 'boolean', default: false },
+      'skip-postgres': { type: 'boolean', default: false },
       'hot-set-multipliers': { type: 'string' },
       'skip-hot-set': { type: 'boolean', default: false },
       'skip-balance': { type: 'boolean', default: false },
@@ -155,6 +160,7 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
     keepAliveConnections: Math.round(positive('--keepalive-connections', values['keepalive-connections'], 256)),
     generator: generatorKind(values.generator),
     skipNginx: values['skip-nginx'],
+    skipPostgres: values['skip-postgres'],
     hotSetMultipliers: values['hot-set-multipliers'] === undefined ? [5] : multipliers(values['hot-set-multipliers'], '--hot-set-multipliers'),
     skipHotSet: values['skip-hot-set'],
     skipBalance: values['skip-balance'],

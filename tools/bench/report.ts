@@ -107,7 +107,12 @@ function shellTarget(results: BenchResults): Target {
   };
 }
 
-const clientKinds = { nginx: 'new connections', 'nginx-keepalive': 'keep-alive clients' } as const;
+const clientKinds = {
+  nginx: 'new connections',
+  'nginx-keepalive': 'keep-alive clients',
+  'nginx-pg': 'new connections, PostgreSQL',
+  'nginx-pg-keepalive': 'keep-alive clients, PostgreSQL',
+} as const;
 
 /** Through Nginx, the production layout: the admission targets, for each kind of client. */
 function nginxTarget(r: BenchResults, mode: keyof typeof clientKinds, multiplier: number, p99Ms: number, ssrShareOfCapacity: number | null): Target {
@@ -129,6 +134,20 @@ function nginxTarget(r: BenchResults, mode: keyof typeof clientKinds, multiplier
   };
 }
 
+/** The fleet's store on one machine: its SSR capacity against SQLite's, in the same run. */
+function postgresTarget(r: BenchResults): Target {
+  const name = 'SSR capacity with PostgreSQL (on the generator\'s core) ≥ 90% of the SQLite capacity';
+  const pg = r.postgres?.capacity;
+  const sqlite = r.capacity?.ratePerS ?? 0;
+  if (!pg || sqlite === 0) return { name, met: null, figures: 'not measured in this run' };
+  const held = pg.confirmed === false ? '; not even that held for a full step' : '';
+  return {
+    name,
+    met: pg.ratePerS >= 0.9 * sqlite && pg.confirmed !== false,
+    figures: `${perS(pg.ratePerS)} req/s = ${pct(ratio(pg.ratePerS, sqlite))} of ${perS(sqlite)} req/s${held}`,
+  };
+}
+
 function nginxFallbackTarget(r: BenchResults): Target {
   const name = "Nginx's fallback path ≥ 70% of Nginx's bare static rate for the same bytes";
   const { nginxFallback, nginxStatic } = r.reference;
@@ -142,13 +161,14 @@ function nginxFallbackTarget(r: BenchResults): Target {
 }
 
 export function evaluateTargets(results: BenchResults): Target[] {
-  const nginx = (['nginx', 'nginx-keepalive'] as const).flatMap((mode) => [
+  const nginx = (['nginx', 'nginx-keepalive', 'nginx-pg', 'nginx-pg-keepalive'] as const).flatMap((mode) => [
     nginxTarget(results, mode, 5, 100, 0.8),
     nginxTarget(results, mode, 10, 250, 0.5),
     nginxTarget(results, mode, 20, 500, null),
   ]);
   return [
     capacityTarget(results),
+    postgresTarget(results),
     ...nginx,
     nginxFallbackTarget(results),
     overloadTarget(results, 5, 0.7),
@@ -214,6 +234,12 @@ function referenceTable(r: BenchResults): string[] {
       `| **Kiosk SSR capacity** (fallback off) | **${perS(capacity.ratePerS)}** | ${render ? `${pct(ratio(capacity.ratePerS, render.rawRenderPerS))} of raw` : '–'} | p99 < 100 ms, no failures; ${searchNote(capacity)} |`,
     );
   }
+  const pg = r.postgres;
+  if (pg?.capacity) {
+    rows.push(
+      `| Kiosk SSR capacity, content from PostgreSQL (fallback off) | ${perS(pg.capacity.ratePerS)} | ${capacity ? `${pct(ratio(pg.capacity.ratePerS, capacity.ratePerS))} of SQLite` : '–'} | ${pg.version}, its processes on core ${[...new Set(pg.pinning)].join('/')}; ${searchNote(pg.capacity)} |`,
+    );
+  }
   if (bare) rows.push(`| bare \`node:http\` answering ${r.reference.bareBody} | ${perS(bare.ratePerS)} | 100% | ${searchNote(bare)} |`);
   if (shellPath) {
     rows.push(
@@ -241,6 +267,8 @@ function stepsTable(r: BenchResults): string[] {
     on: 'direct, fallback on',
     nginx: 'Nginx, new connections',
     'nginx-keepalive': 'Nginx, keep-alive clients',
+    'nginx-pg': 'Nginx, new connections, PostgreSQL',
+    'nginx-pg-keepalive': 'Nginx, keep-alive clients, PostgreSQL',
   } as const;
   for (const s of r.steps) {
     const l = s.latencyMs;

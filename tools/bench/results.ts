@@ -7,9 +7,18 @@ import type { BenchOptions } from './options';
 /**
  * `nginx`: the fallback on, with the production Nginx config in front (pinned on the same core),
  * a storm of new connections; `nginx-keepalive`: the same with keep-alive clients (a load
- * balancer's pool).
+ * balancer's pool); `nginx-pg*`: both again with the content from PostgreSQL.
  */
-export type FallbackMode = 'on' | 'off' | 'nginx' | 'nginx-keepalive';
+export type FallbackMode = 'on' | 'off' | 'nginx' | 'nginx-keepalive' | 'nginx-pg' | 'nginx-pg-keepalive';
+
+/** The same server with its content from PostgreSQL: a throwaway cluster pinned on the generator's core. */
+export interface PostgresRun {
+  /** `postgres --version` of the cluster's server. */
+  version: string;
+  /** Cpus_allowed_list of the cluster's processes, read back. */
+  pinning: string[];
+  capacity: SearchOutcome | null;
+}
 
 export interface SearchOutcome {
   name: string;
@@ -85,6 +94,8 @@ export interface BenchResults {
   /** Which load generator ran the steps. */
   generator?: string;
   capacity: SearchOutcome | null;
+  /** null: not run (--skip-postgres, --capacity, or no PostgreSQL server binaries; the notes say which). */
+  postgres?: PostgresRun | null;
   steps: OverloadStep[];
   /** The breaking-news workload (95% of requests to 10 articles), page cache off and on. */
   hotSet: (StepRecord & { cache: boolean; multiplier: number })[];

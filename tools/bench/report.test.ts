@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { readOptions } from './options';
+import { evaluateTargets, renderMarkdown } from './report';
+import type { BenchResults, SearchOutcome } from './results';
+
+const search = (ratePerS: number, confirmed: boolean | null = true): SearchOutcome => ({
+  name: 'SSR capacity',
+  ratePerS,
+  searchRatePerS: ratePerS,
+  confirmed,
+  hitCeiling: false,
+  limitedBy: 'server',
+  passed: null,
+  failedAbove: null,
+  probes: [],
+});
+
+/** The least of a run that the targets and the report read: capacities, no steps. */
+function results(sqlite: number | null, postgres: SearchOutcome | null): BenchResults {
+  return {
+    startedAt: '2026-11-22T00:00:00.000Z',
+    finishedAt: '2026-11-22T00:10:00.000Z',
+    durationS: 600,
+    command: 'npm run bench',
+    environment: { cpuModel: 'test', cores: 2, kernel: 'test', loadAverage: [0, 0, 0], nodeVersion: 'v24', commit: 'abc', build: 'test' },
+    options: readOptions([], '/tmp')!,
+    pinning: {},
+    serverEnv: {},
+    page: { articles: 10, sample: null, shell: null },
+    reference: { render: null, bareBody: '', bare: null, shellPath: null },
+    capacity: sqlite === null ? null : search(sqlite),
+    postgres: postgres && { version: 'postgres (PostgreSQL) 15', pinning: ['1', '1'], capacity: postgres },
+    steps: [],
+    hotSet: [],
+    balance: [],
+    targets: [],
+    notes: [],
+  } as unknown as BenchResults;
+}
+
+const postgresTarget = (r: BenchResults) => evaluateTargets(r).find((t) => t.name.startsWith('SSR capacity with PostgreSQL'))!;
+
+test('the PostgreSQL target compares the two capacities of one run at 90%', () => {
+  assert.equal(postgresTarget(results(1000, search(950))).met, true);
+  assert.match(postgresTarget(results(1000, search(950))).figures, /950 req\/s = 95% of 1,000 req\/s/);
+  assert.equal(postgresTarget(results(1000, search(900))).met, true);
+  assert.equal(postgresTarget(results(1000, search(899))).met, false);
+});
+
+test('a PostgreSQL capacity that did not hold for a full step does not meet the target', () => {
+  const target = postgresTarget(results(1000, search(980, false)));
+  assert.equal(target.met, false);
+  assert.match(target.figures, /not even that held/);
+});
+
+test('without a PostgreSQL run, or without the SQLite capacity, the target is "not measured"', () => {
+  assert.equal(postgresTarget(results(1000, null)).met, null);
+  assert.equal(postgresTarget(results(null, search(950))).met, null);
+});
+
+test('the report lists the PostgreSQL capacity beside SQLite, with the cluster pinned where it ran', () => {
+  const markdown = renderMarkdown(results(1000, search(950)));
+  assert.match(markdown, /\| Kiosk SSR capacity, content from PostgreSQL \(fallback off\) \| 950 \| 95% of SQLite \| postgres \(PostgreSQL\) 15, its processes on core 1;/);
+});
+
+test('--skip-postgres is an option; PostgreSQL runs by default', () => {
+  assert.equal(readOptions([], '/tmp')!.skipPostgres, false);
+  assert.equal(readOptions(['--skip-postgres'], '/tmp')!.skipPostgres, true);
+});
