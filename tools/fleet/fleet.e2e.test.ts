@@ -1,5 +1,5 @@
-// Issue 18's fleet failure runs, short: two instances of the built server (each a cluster of
-// two workers) on one throwaway PostgreSQL, behind a health-checking stand-in for the load
+// Issue 18's fleet failure runs, short: two instances (each the repository's Nginx in front of
+// two workers of the built server, as `npm run start:nginx` runs them) on one throwaway PostgreSQL, behind a health-checking stand-in for the load
 // balancer (tools/fleet/run.ts). A push to instance A is served by instance B within a
 // second and a preview link works on both; under steady load every process of B is killed
 // (SIGKILL), failed requests are counted, and B comes back and takes traffic again; then
@@ -56,7 +56,7 @@ test('a push to instance A is served by instance B within 1 s, and a preview lin
   assert.equal((await push(a.baseUrl, '202611221600000001', 'published', 'Fleet-wide: the bridge reopens')).status, 201);
   let seenMs = -1;
   while (performance.now() - started < 1_000) {
-    // Both of B's workers: its cluster hands requests round robin.
+    // Both of B's workers: four at once, and B's Nginx balances them least_conn.
     const pages = await Promise.all([0, 1, 2, 3].map(async () => (await fetch(`${b.baseUrl}/`)).text()));
     if (pages.every((html) => html.includes('Fleet-wide: the bridge reopens'))) {
       seenMs = performance.now() - started;

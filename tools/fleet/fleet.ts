@@ -1,5 +1,5 @@
-// npm run fleet: issue 18's fleet failure runs, long: two instances of the built server on
-// one PostgreSQL behind a health-checking load-balancer stand-in (tools/fleet/run.ts),
+// npm run fleet: issue 18's fleet failure runs, long: two instances (Nginx in front of the
+// built server's workers, each as `npm run start:nginx` runs it) on one PostgreSQL behind a health-checking load-balancer stand-in (tools/fleet/run.ts),
 // under a steady open-loop load. Every process of instance B is killed and brought back, then
 // PostgreSQL stops for --outage-s seconds and returns. Writes report.md, fleet.json and
 // chart.svg (requests/s by instance, 503s and failures over time) to bench-results/fleet-<time>/.
@@ -12,7 +12,9 @@ import { chartSvg, openLoad, perSecond, startFleet } from './run';
 
 const usage = `Usage: npm run fleet [-- --rate N] [-- --outage-s N] [-- --workers N] [-- --out DIR]
 
-Needs a build (npm run build) and Debian's PostgreSQL server binaries. About 70 s plus the outage.
+Two instances, each Nginx in front of the built server's workers, on one throwaway PostgreSQL.
+Needs a build (npm run build), nginx and Debian's PostgreSQL server binaries. About 70 s plus
+the outage.
   --rate N       requests per second through the load balancer stand-in (default 100)
   --outage-s N   how long PostgreSQL is stopped (default 30)
   --workers N    workers per instance (default 2)
@@ -96,7 +98,7 @@ try {
   const report = [
     `# Fleet failure runs`,
     '',
-    `Two instances of ${workers} workers, ${rate} req/s through the load-balancer stand-in, PostgreSQL stopped for ${outageS} s; ${new Date().toISOString()}.`,
+    `Two instances (Nginx in front of ${workers} workers each), ${rate} req/s through the load-balancer stand-in, PostgreSQL stopped for ${outageS} s; ${new Date().toISOString()}.`,
     '',
     '| phase | requests | pages | 503 (designed) | failed | failed % |',
     '| --- | ---: | ---: | ---: | ---: | ---: |',

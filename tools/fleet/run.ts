@@ -1,12 +1,17 @@
 // A local fleet of real parts for issue 18's failure runs: one throwaway PostgreSQL, two
-// instances of the built server (each a cluster of workers), a health-checking stand-in for
+// instances (each the repository's Nginx in front of the built server's workers, as
+// `npm run start:nginx` runs them), a health-checking stand-in for
 // the load balancer, an open-loop load of GETs through it, and what the runs report (per
 // second: requests, pages, 503s, failures, by instance) with an SVG chart. Used by
 // tools/fleet/fleet.e2e.test.ts (short) and `npm run fleet` (long).
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../../server/config';
 import { seedPostgres } from '../../server/content/postgres-seed';
-import { freePort, startBuiltServer, type BuiltServer } from '../../test/server';
+import { startLocalNginx, type LocalNginx } from '../../scripts/nginx/local';
+import { admissionOf } from '../../scripts/nginx/render';
+import { freePort, freePortRange, startBuiltServer } from '../../test/server';
 import { processesOf, startCluster, type Cluster } from '../../scripts/db/cluster';
 import { escapeXml, legend, linearScale, niceMax, panelFrame, polyline, svgDocument, type LineStyle } from '../svg';
 import { startFrontProxy, type FrontProxy } from './front-proxy';
@@ -14,15 +19,72 @@ import { startFrontProxy, type FrontProxy } from './front-proxy';
 export const fleetToken = 'ingest-token-for-the-fleet-0123456789abcdef';
 export const fleetPreviewSecret = 'preview-secret-for-the-fleet-0123456789abcdef';
 
+export interface Instance {
+  /** Nginx's address: the instance as the load balancer reaches it. */
+  baseUrl: string;
+  /** The Node primary and workers, then Nginx's master and workers: SIGKILL to all at once. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
 export interface Fleet {
   database: Cluster;
   proxy: FrontProxy;
-  instance(name: 'A' | 'B'): BuiltServer;
-  /** SIGKILL to the primary and every worker of the instance, at once. */
+  instance(name: 'A' | 'B'): Instance;
+  /** SIGKILL to every process of the instance (Nginx and Node), at once: the machine is gone. */
   kill(name: 'A' | 'B'): Promise<void>;
-  /** Starts the instance again on its port. */
+  /** Starts the instance again (Nginx on the same port). */
   restart(name: 'A' | 'B'): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * One instance as production runs it and `npm run start:nginx` runs it locally: the
+ * repository's Nginx config (local rendering) on `nginxPort`, in front of the built server in
+ * per-worker mode (each worker on its own loopback port, admission held by Nginx).
+ */
+async function startInstance(nginxPort: number, workers: number, env: Record<string, string>): Promise<Instance> {
+  const firstPort = await freePortRange(workers);
+  const node = await startBuiltServer(path.join(os.tmpdir(), 'kiosk-fleet-no-sqlite.sqlite'), {
+    ...env,
+    PORT: String(firstPort),
+    WEB_CONCURRENCY: String(workers),
+    LISTEN_MODE: 'per-worker',
+  });
+  let nginx: LocalNginx;
+  try {
+    nginx = await startLocalNginx({
+      listen: `127.0.0.1:${nginxPort}`,
+      workerPorts: Array.from({ length: workers }, (_, i) => firstPort + i),
+      workerProcesses: 1,
+      admission: admissionOf(loadConfig({ ...env, PORT: String(firstPort) })),
+    });
+  } catch (error) {
+    await node.stop();
+    throw error;
+  }
+  const nginxExited = new Promise<void>((resolve) => {
+    if (nginx.process.exitCode !== null || nginx.process.signalCode !== null) resolve();
+    else nginx.process.once('exit', () => resolve());
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${nginxPort}`,
+    async kill() {
+      for (const pid of [...processesOf(node.process.pid!), ...processesOf(nginx.process.pid!)]) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // A process that ended meanwhile.
+        }
+      }
+      await Promise.all([node.exited, nginxExited]);
+      fs.rmSync(nginx.prefix, { recursive: true, force: true });
+    },
+    async stop() {
+      await nginx.stop();
+      await node.stop();
+    },
+  };
 }
 
 export async function startFleet(options: { workers?: number; published?: number; drafts?: number } = {}): Promise<Fleet> {
@@ -30,9 +92,7 @@ export async function startFleet(options: { workers?: number; published?: number
   await seedPostgres(database.url, { published: options.published ?? 300, drafts: options.drafts ?? 5 });
   const ports = { A: await freePort(), B: await freePort() };
   const start = (name: 'A' | 'B') =>
-    startBuiltServer(path.join(os.tmpdir(), 'kiosk-fleet-no-sqlite.sqlite'), {
-      PORT: String(ports[name]),
-      WEB_CONCURRENCY: String(options.workers ?? 2),
+    startInstance(ports[name], options.workers ?? 2, {
       CONTENT_DATABASE_URL: database.url,
       INGEST_TOKEN: fleetToken,
       PREVIEW_SECRET: fleetPreviewSecret,
@@ -46,10 +106,7 @@ export async function startFleet(options: { workers?: number; published?: number
     database,
     proxy,
     instance: (name) => instances[name],
-    async kill(name) {
-      for (const pid of processesOf(instances[name].process.pid!)) process.kill(pid, 'SIGKILL');
-      await instances[name].exited;
-    },
+    kill: (name) => instances[name].kill(),
     async restart(name) {
       instances[name] = await start(name);
     },
