@@ -61,7 +61,10 @@ test('without a PostgreSQL run, or without the SQLite capacity, the target is "n
 
 test('the report lists the PostgreSQL capacity beside SQLite, with the cluster pinned where it ran', () => {
   const markdown = renderMarkdown(results(1000, search(950)));
-  assert.match(markdown, /\| Kiosk SSR capacity, content from PostgreSQL \(fallback off\) \| 950 \| 95% of SQLite \| postgres \(PostgreSQL\) 15, its processes on core 1;/);
+  assert.match(
+    markdown,
+    /\| Kiosk SSR capacity, content from PostgreSQL \(fallback off\) \| 950 \| 95% of SQLite \| postgres \(PostgreSQL\) 15, its processes on core 1;/,
+  );
 });
 
 test('--skip-postgres is an option; PostgreSQL runs by default', () => {

@@ -136,7 +136,7 @@ function nginxTarget(r: BenchResults, mode: keyof typeof clientKinds, multiplier
 
 /** The fleet's store on one machine: its SSR capacity against SQLite's, in the same run. */
 function postgresTarget(r: BenchResults): Target {
-  const name = 'SSR capacity with PostgreSQL (on the generator\'s core) ≥ 90% of the SQLite capacity';
+  const name = "SSR capacity with PostgreSQL (on the generator's core) ≥ 90% of the SQLite capacity";
   const pg = r.postgres?.capacity;
   const sqlite = r.capacity?.ratePerS ?? 0;
   if (!pg || sqlite === 0) return { name, met: null, figures: 'not measured in this run' };
