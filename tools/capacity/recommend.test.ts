@@ -6,7 +6,10 @@ import { parseObjective, recommend, runTrial, type RecommendInput } from './reco
 // The known answer, worked out by hand.
 // One instance renders 100 pages/s or answers 1,000 shells/s; every view reaches the origin as
 // a page load (no CDN, one view per session). Alarms: 1-minute periods, 2 of them above 75%
-// (or below 35%); cooldown 300 s; boot 60 s; MaxSize 10.
+// (or below 35%); cooldown 300 s; MaxSize 10. Launch times fixed and no metric delay (the
+// simpler model these numbers were first worked out in, which the simulator reduces to): a new
+// instance is InService and answers its first health check 60 s after launch, so it takes
+// traffic then and the cooldown starts then; no warming time, so no low CPU pulls the average.
 // Objective 60:300@5m: 10 minutes at 60 views/s from MinSize instances, then 300 views/s for 30
 // minutes; met if nothing is shed and from 5 minutes after the step the shell share is ≤ 5%.
 //   300 views/s needs 3 instances to render every page (300 / 100); on 1 instance the guard
@@ -34,6 +37,7 @@ const policy: ScalingPolicy = {
   periodS: 60,
   breachDurationS: 120,
   evaluationPeriods: 2,
+  datapointsToAlarm: 2,
   metricResolutionS: 60,
   upperThreshold: 75,
   lowerThreshold: 35,
@@ -42,6 +46,10 @@ const policy: ScalingPolicy = {
   minSize: 2,
   maxSize: 10,
   cooldownS: 300,
+  healthCheckIntervalS: 10,
+  healthyThreshold: 2,
+  unhealthyThreshold: 3,
+  deregistrationDelayS: 0,
   instanceType: null,
 };
 
@@ -50,8 +58,12 @@ const input: RecommendInput = {
     policy,
     capacity: { vcpus: 1, ssrPerS: 100, shellPerS: 1000, apiCost: 0.1 },
     traffic: { cdnHit: 0, pagesPerSession: 1 },
-    bootS: 60,
+    metricDelayS: 0,
   },
+  launchFor: () => ({ draw: () => ({ inServiceS: 60, appUpS: 60, firstCheckS: 0 }), warmingCpu: 0 }),
+  runs: 1,
+  seed: 1,
+  meetShare: 1,
   objective: parseObjective('60:300@5m'),
   settleS: 600,
   holdS: 1800,
