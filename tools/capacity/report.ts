@@ -84,11 +84,16 @@ export function describeInputs(inputs: ReportInputs): string[] {
   ];
 }
 
+function trafficFrom(action: ScalingAction): string {
+  const first = Math.min(...action.healthyAtS);
+  return first === action.readyAtS ? clock(first) : `${clock(first)}–${clock(action.readyAtS)}`;
+}
+
 function actionText(action: ScalingAction): string {
   const change = action.to - action.from;
   const sign = change > 0 ? '+' : '';
   return action.direction === 'up'
-    ? `${sign}${change} → ${action.to} at ${clock(action.atS)}, in service ${clock(action.inServiceAtS)}, traffic ${clock(Math.min(...action.healthyAtS))}–${clock(action.readyAtS)}`
+    ? `${sign}${change} → ${action.to} at ${clock(action.atS)}, in service ${clock(action.inServiceAtS)}, traffic ${trafficFrom(action)}`
     : `${change} → ${action.to} at ${clock(action.atS)}`;
 }
 
