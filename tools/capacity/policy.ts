@@ -118,6 +118,7 @@ const designAssumptions = [
   "The field policy gives no MaxSize: 10 assumed (EB's default, 4, would stop the +4 from 2 instances at 4).",
   'The field policy\'s 1-minute period needs 1-minute (detailed) monitoring: MonitoringInterval "1 minute" assumed.',
   "The field policy gives no Cooldown: EB's default, 360 s.",
+  "The field policy gives no health checks: EB's defaults for an ALB, every 15 s, 3 passes, 5 failures, and a 20 s deregistration delay.",
 ];
 
 /** EB's own resources whose properties a Resources block could change behind the option settings' back. */
