@@ -6,7 +6,9 @@ export const usage = `Usage: npm run capacity -- [options]
 
 Simulates the Elastic Beanstalk fleet second by second under a traffic profile and prints
 a minute-by-minute timeline and a summary: what the scaling policy in .ebextensions/ does
-when the news breaks. Runs in well under a second; nothing is measured or sent anywhere.
+when the news breaks. Launch times are drawn per instance, so it runs --runs times and
+gives the spread: about a second, --recommend a few (progress shown on a terminal);
+nothing is measured or sent anywhere.
 
 The model (docs/capacity-planning.md has the details and the reasons):
   - Page views per second at the edge (--profile). CloudFront answers --cdn-hit of them;
