@@ -7,13 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { readBenchJson, type BenchFigures } from './bench-input';
 import { renderChart } from './chart';
 import { InputError, span } from './duration';
+import { drawLaunches, type HealthCheck } from './launch';
 import { readOptions, usage, type CapacityOptions } from './options';
 import { readPolicy, type PolicyReading } from './policy';
 import { parseProfile, parseProfileCsv, type Profile } from './profile';
 import { parseObjective, recommend } from './recommend';
-import { benchCheck, describeInputs, rate, recommendationLines, summaryLines, timelineTable, type ReportInputs } from './report';
-import { simulate } from './simulate';
-import { minuteRows, summarize } from './summary';
+import { benchCheck, describeInputs, rate, recommendationLines, spreadLines, summaryLines, timelineTable, type ReportInputs } from './report';
+import { simulate, type LaunchModel } from './simulate';
+import { minuteRows, summarize, type Summary } from './summary';
 import { vcpusOfType, type InstanceCapacity } from './workload';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -66,6 +67,12 @@ function loadProfile(options: CapacityOptions): Profile {
   return parseProfile(options.profile);
 }
 
+/** Progress on stderr for a terminal only: scripts and pipes get clean output. */
+function progressLine(text: string | null): void {
+  if (!process.stderr.isTTY) return;
+  process.stderr.write(text === null ? '\r\x1b[K' : `\r\x1b[K${text}`);
+}
+
 function main(): number {
   const options = readOptions(process.argv.slice(2));
   if (!options) {
@@ -81,19 +88,50 @@ function main(): number {
     throw new InputError(`--initial ${initialInstances} is outside MinSize..MaxSize (${policy.minSize}..${policy.maxSize})`);
   }
   const pricePerHour = options.price;
+  const check: HealthCheck = {
+    intervalS: policy.healthCheckIntervalS,
+    healthyThreshold: policy.healthyThreshold,
+    unhealthyThreshold: policy.unhealthyThreshold,
+  };
+  const launchFor = (seed: number): LaunchModel => ({
+    draw: drawLaunches({ inService: options.inService, deploy: options.deploy }, check, seed),
+    warmingCpu: options.warmingCpu,
+  });
+  const launchInputs = {
+    inService: options.inService,
+    deploy: options.deploy,
+    warmingCpu: options.warmingCpu,
+    metricDelayS: options.metricDelayS,
+    runs: options.runs,
+    seed: options.seed,
+  };
 
   if (options.recommend) {
     if (options.holdS <= 0) throw new InputError('--hold must be above 0');
     const objective = parseObjective(options.objective);
-    const context = { objective, settleS: options.settleS, holdS: options.holdS, maxShellShare: options.maxShellShare, minSizeFloor: options.minSizeFloor };
-    const recommendation = recommend({ simulation: { policy, capacity, traffic, bootS: options.bootS }, ...context });
+    const context = {
+      objective,
+      settleS: options.settleS,
+      holdS: options.holdS,
+      maxShellShare: options.maxShellShare,
+      minSizeFloor: options.minSizeFloor,
+      runs: options.runs,
+      seed: options.seed,
+      meetShare: options.meetShare,
+    };
+    let candidates = 0;
+    const recommendation = recommend(
+      { simulation: { policy, capacity, traffic, metricDelayS: options.metricDelayS }, launchFor, ...context },
+      (minSize, increment) => progressLine(`capacity: candidate ${++candidates}: MinSize ${minSize}, +${increment}, ${options.runs} runs…`),
+    );
+    progressLine(null);
     const inputs: ReportInputs = {
       capacity,
       capacitySources: sources,
       bench,
       traffic,
       profile: `objective ${options.objective}`,
-      bootS: options.bootS,
+      launch: launchInputs,
       initialInstances: policy.minSize,
       reading,
       pricePerHour,
@@ -108,9 +146,17 @@ function main(): number {
 
   const profile = loadProfile(options);
   const durationS = options.durationS ?? profile.defaultDurationS;
-  const result = simulate({ policy, capacity, traffic, rateAt: profile.rateAt, durationS, bootS: options.bootS, initialInstances });
+  const run = (seed: number) =>
+    simulate({ policy, capacity, traffic, rateAt: profile.rateAt, durationS, launch: launchFor(seed), metricDelayS: options.metricDelayS, initialInstances });
+  const result = run(options.seed);
   const rise = options.riseAtS !== null ? { atS: options.riseAtS, note: '--rise-at' } : { atS: profile.riseAtS, note: profile.riseNote };
   const summary = summarize(result, rise, pricePerHour);
+  const summaries: Summary[] = [summary];
+  for (let i = 1; i < options.runs; i++) {
+    if (i % 10 === 0) progressLine(`capacity: run ${i + 1} of ${options.runs}…`);
+    summaries.push(summarize(run(options.seed + i), rise, pricePerHour));
+  }
+  progressLine(null);
   const minutes = minuteRows(result);
   const inputs: ReportInputs = {
     capacity,
@@ -118,20 +164,42 @@ function main(): number {
     bench,
     traffic,
     profile: `${profile.description}, for ${span(durationS)}`,
-    bootS: options.bootS,
+    launch: launchInputs,
     initialInstances,
     reading,
     pricePerHour,
   };
   if (options.svg) {
-    const title = `${profile.description}: ${policy.upperIncrement > 0 ? '+' : ''}${policy.upperIncrement} above ${policy.upperThreshold}% CPU, boot ${options.bootS} s`;
+    const title = `${profile.description}: ${policy.upperIncrement > 0 ? '+' : ''}${policy.upperIncrement} above ${policy.upperThreshold}% CPU, run 1 of ${options.runs} (seed ${options.seed})`;
     fs.writeFileSync(options.svg, renderChart(result, policy, title));
   }
   if (options.json) {
-    console.log(JSON.stringify({ inputs: { ...inputs, bench: bench && { ...bench, steps: undefined } }, minutes, actions: result.actions, summary }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          inputs: { ...inputs, bench: bench && { ...bench, steps: undefined } },
+          minutes,
+          actions: result.actions,
+          alarmChanges: result.alarmChanges,
+          invocations: result.invocations,
+          summary,
+          runs: summaries,
+        },
+        null,
+        2,
+      ),
+    );
     return 0;
   }
-  const lines = [...describeInputs(inputs), '', timelineTable(minutes), '', ...summaryLines(summary)];
+  const lines = [
+    ...describeInputs(inputs),
+    '',
+    `Run 1 of ${options.runs} (seed ${options.seed}), minute by minute:`,
+    timelineTable(minutes),
+    '',
+    ...summaryLines(summary),
+    ...spreadLines(summaries),
+  ];
   if (bench) lines.push('', ...benchCheck(bench, capacity.apiCost));
   if (options.svg) lines.push('', `Chart: ${options.svg}`);
   console.log(lines.join('\n'));

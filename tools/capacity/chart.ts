@@ -1,6 +1,7 @@
 // The run as an SVG, three panels against time: the fleet (ready, and with booting
 // instances), the traffic (page views at the edge, requests offered at the origin and
-// served there, shed), and the shell's share of pages with the fleet's CPU and thresholds.
+// served there, shed), and the shell's share of pages with the CPU of the serving instances, the
+// group's CPU as the alarm sees it (warming instances included) and the thresholds.
 import { legend, niceMax, panelFrame, polyline, svgDocument, type LegendEntry, type LineStyle, type Panel } from '../svg';
 import type { ScalingPolicy } from './policy';
 import type { SimulationResult } from './simulate';
@@ -40,7 +41,18 @@ export function renderChart(result: SimulationResult, policy: ScalingPolicy, tit
   const duration = seconds.length;
   const bucket = Math.max(1, Math.ceil(duration / 600));
   const x = (t: number) => left + (t / duration) * (plotRight - left);
-  const samples: { t: number; ready: number; launched: number; views: number; origin: number; served: number; shed: number; shell: number; cpu: number }[] = [];
+  const samples: {
+    t: number;
+    ready: number;
+    launched: number;
+    views: number;
+    origin: number;
+    served: number;
+    shed: number;
+    shell: number;
+    cpu: number;
+    groupCpu: number;
+  }[] = [];
   for (let start = 0; start < duration; start += bucket) {
     const slice = seconds.slice(start, start + bucket);
     const mean = (f: (s: (typeof slice)[number]) => number) => slice.reduce((sum, s) => sum + f(s), 0) / slice.length;
@@ -54,6 +66,7 @@ export function renderChart(result: SimulationResult, policy: ScalingPolicy, tit
       shed: mean((s) => s.shed),
       shell: mean(shellShareOf),
       cpu: mean((s) => s.cpu),
+      groupCpu: mean((s) => s.groupCpu),
     });
   }
   const steps = (values: (s: (typeof samples)[number]) => number, y: (v: number) => number): [number, number][] =>
@@ -139,6 +152,11 @@ export function renderChart(result: SimulationResult, policy: ScalingPolicy, tit
       '#7a4fb0',
     ),
     line(
+      steps((s) => s.groupCpu, shareY),
+      '#7a4fb0',
+      '5 3',
+    ),
+    line(
       steps((s) => s.shell, shareY),
       '#c8352b',
       '',
@@ -146,7 +164,8 @@ export function renderChart(result: SimulationResult, policy: ScalingPolicy, tit
     ),
     key(panels.share, [
       ['shell share of pages', '#c8352b', ''],
-      ['average CPU', '#7a4fb0', ''],
+      ['CPU, serving instances', '#7a4fb0', ''],
+      ['CPU the alarm sees', '#7a4fb0', '5 3'],
       [`thresholds ${policy.lowerThreshold}/${policy.upperThreshold}%`, '#666', '2 4'],
     ]),
   ];

@@ -27,7 +27,13 @@ describe('npm run capacity', () => {
       '--api-cost',
       '--ebextensions',
       '--option',
-      '--boot',
+      '--in-service',
+      '--deploy',
+      '--warming-cpu',
+      '--metric-delay',
+      '--runs',
+      '--seed',
+      '--meet-share',
       '--profile',
       '--profile-csv',
       '--duration',
@@ -68,6 +74,32 @@ describe('npm run capacity', () => {
     assert.equal(report.summary.shedRequests, 0);
     assert.match(fs.readFileSync(svg, 'utf8'), /^<svg [^>]*>[\s\S]*<\/svg>$/);
     fs.rmSync(svg);
+  });
+
+  test('bad launch options are a clear message and exit 2, never a stack trace', () => {
+    for (const [args, message] of [
+      [['--boot', '150s'], /--boot is gone: launch to traffic is now --in-service and --deploy/],
+      [['--deploy', '5m-1m'], /--deploy: "5m-1m" ends before it starts/],
+      [['--in-service', 'soon'], /--in-service: "soon" is not a duration/],
+      [['--runs', '0'], /--runs must be a whole number from 1 to 1000/],
+      [['--warming-cpu', '2'], /--warming-cpu must be a share from 0 to 1/],
+      [['--meet-share', '0'], /--meet-share must be a share above 0/],
+    ] as const) {
+      const out = capacity(...args, '--ssr-per-vcpu', '22.5', '--shell-per-vcpu', '200');
+      assert.equal(out.status, 2, args.join(' '));
+      assert.match(out.stderr, message);
+      assert.doesNotMatch(out.stderr, /\n\s+at /, 'no stack trace');
+    }
+  });
+
+  test("--recommend on the repository's policy prints its verdict on the objective", () => {
+    const out = capacity('--recommend', '--ssr-per-vcpu', '22.5', '--shell-per-vcpu', '200', '--runs', '5');
+    assert.equal(out.status, 0, out.stderr);
+    const configured = /The policy as configured:\n.*\n.*\n {2}(\d+) +\+(\d+) .* {2}(yes \(\d+\/5 runs\)|no: .*)$/m.exec(out.stdout);
+    assert.ok(configured, out.stdout);
+    const minSize = /aws:autoscaling:asg MinSize = (\d+) {2}\(\.ebextensions\/01-capacity\.config\)/.exec(out.stdout);
+    assert.equal(configured[1], minSize?.[1], 'the row is the policy read from .ebextensions');
+    assert.match(out.stdout, /^(Recommended: MinSize \d+, UpperBreachScaleIncrement \d+|No MinSize from)/m);
   });
 
   test('a missing bench file is a clear error, exit 2', () => {

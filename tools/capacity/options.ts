@@ -1,11 +1,14 @@
 import { parseArgs } from 'node:util';
 import { InputError, parseDuration } from './duration';
+import { parseRange, type Range } from './launch';
 
 export const usage = `Usage: npm run capacity -- [options]
 
 Simulates the Elastic Beanstalk fleet second by second under a traffic profile and prints
 a minute-by-minute timeline and a summary: what the scaling policy in .ebextensions/ does
-when the news breaks. Runs in well under a second; nothing is measured or sent anywhere.
+when the news breaks. Launch times are drawn per instance, so it runs --runs times and
+gives the spread: about a second, --recommend a few (progress shown on a terminal);
+nothing is measured or sent anywhere.
 
 The model (docs/capacity-planning.md has the details and the reasons):
   - Page views per second at the edge (--profile). CloudFront answers --cdn-hit of them;
@@ -17,12 +20,20 @@ The model (docs/capacity-planning.md has the details and the reasons):
   - Load spreads evenly over ready instances. Each renders every page while it can;
     past that it renders as many as fit and answers the rest with the shell; past even
     all-shell it sheds the excess (503). CPU = work / capacity, at most 100%.
-  - CloudWatch + EB: the statistic of the instances' CPU over each Period; an alarm is in
-    ALARM once BreachDuration of periods are all above UpperThreshold (below
-    LowerThreshold); every minute in ALARM the policy adds UpperBreachScaleIncrement
-    (adds LowerBreachScaleIncrement, negative) within MinSize..MaxSize, unless a scale-up
-    is still booting or Cooldown runs (from when its instances are ready; from the action
-    for a scale-down). New instances take traffic and count in the average after --boot.
+  - CloudWatch + EB, as AWS documents them: a datapoint is the statistic of the group's
+    CPU over each Period, seen by the alarm --metric-delay after the period ends; every
+    minute the alarm looks at its last EvaluationPeriods datapoints and is in ALARM while
+    they all breach UpperThreshold (LowerThreshold). In ALARM it invokes its simple scaling
+    policy, then again every Period while it stays there; the policy adds
+    UpperBreachScaleIncrement (LowerBreachScaleIncrement, negative) within MinSize..MaxSize
+    unless an activity is under way or Cooldown runs. A scale-out's activity ends, and its
+    cooldown starts, when its last instance is InService; a scale-in's cooldown starts
+    after the DeregistrationDelay.
+  - A new instance: InService after --in-service, its app up after --deploy more, then
+    the load balancer's health checks (HealthCheckInterval, Healthy/UnhealthyThreshold-
+    Count from .ebextensions) before it takes traffic. Times are drawn per instance from
+    the ranges; from InService until it takes traffic it reports --warming-cpu, which
+    pulls the group's average down. Each run draws anew: --runs runs, from --seed.
 
 Capacity (per vCPU; instance = × vCPUs):
   --bench FILE              a npm run bench result: capacity.ratePerS (server-rendered)
@@ -41,8 +52,19 @@ Scaling policy:
   --field-policy            use the newsroom's field policy even if .ebextensions/ exists
   --option NS:Name=VALUE    set one option over the files, e.g.
                             aws:autoscaling:asg:MaxSize=12 (repeatable)
-  --boot DURATION           launch to taking traffic (default 150s)
-  --initial N               instances ready at the start (default MinSize)
+  --initial N               instances taking traffic at the start (default MinSize)
+
+Launch and metrics (assumptions where AWS gives no figure; docs/capacity-planning.md):
+  --in-service RANGE        launch to InService: EC2 boot and status checks, e.g. 45s or
+                            30s-60s, drawn per instance (default 30s-60s)
+  --deploy RANGE            InService to the app answering /healthz: Elastic Beanstalk's
+                            bootstrap and deployment, Nginx and Node starting (default 60s-120s)
+  --warming-cpu R           CPU an instance reports from InService until it takes traffic,
+                            0 to 1 (default 0.1)
+  --metric-delay DURATION   a period's end to its datapoint reaching the alarm (default 60s)
+  --runs N                  runs with fresh launch times: the summary gives their spread,
+                            --recommend judges each candidate on all of them (default 20)
+  --seed N                  the first run's seed; run i uses seed + i (default 1)
 
 Traffic:
   --profile SPEC            steady:RATE | step:FROM:TO@TIME | ramp:FROM:TO@START-END,
@@ -76,6 +98,8 @@ Recommendation:
   --hold DURATION           time the peak is held, the span costed (default 60m)
   --max-shell-share R       the bound (default 0.05)
   --min-size-floor N        smallest MinSize considered (default 2: two zones)
+  --meet-share R            share of the --runs in which a candidate must meet the
+                            objective (default 0.9)
   -h, --help                show this help
 
 Examples:
@@ -84,8 +108,8 @@ Examples:
                                                      # the newsroom's c5.xlarge: 90 and 800 req/s
   npm run capacity -- --bench bench-results/2026-11-22T02-03-59Z/bench.json --cdn-hit 0.5
   npm run capacity -- --profile ramp:600:6000@10m-20m --duration 60m --svg /tmp/ramp.svg
-  npm run capacity -- --profile-csv election-night.csv --boot 240s --json > run.json
-  npm run capacity -- --option aws:autoscaling:trigger:UpperBreachScaleIncrement=2 --boot 300s
+  npm run capacity -- --profile-csv election-night.csv --deploy 2m-4m --json > run.json
+  npm run capacity -- --option aws:autoscaling:trigger:UpperBreachScaleIncrement=2 --deploy 3m-5m
   npm run capacity -- --recommend --objective 1000:3000@5m --ssr-per-vcpu 22.5 --shell-per-vcpu 200 --price 0.17`;
 
 export interface CapacityOptions {
@@ -97,7 +121,12 @@ export interface CapacityOptions {
   ebextensions: string | null;
   designPolicy: boolean;
   overrides: string[];
-  bootS: number;
+  inService: Range;
+  deploy: Range;
+  warmingCpu: number;
+  metricDelayS: number;
+  runs: number;
+  seed: number;
   initial: number | null;
   profile: string;
   profileCsv: string | null;
@@ -114,6 +143,7 @@ export interface CapacityOptions {
   holdS: number;
   maxShellShare: number;
   minSizeFloor: number;
+  meetShare: number;
 }
 
 function numberIn(flag: string, raw: string | undefined, check: (n: number) => boolean, rule: string): number | null {
@@ -145,6 +175,13 @@ export function readOptions(args: string[]): CapacityOptions | null {
         'field-policy': { type: 'boolean', default: false },
         option: { type: 'string', multiple: true },
         boot: { type: 'string' },
+        'in-service': { type: 'string' },
+        deploy: { type: 'string' },
+        'warming-cpu': { type: 'string' },
+        'metric-delay': { type: 'string' },
+        runs: { type: 'string' },
+        seed: { type: 'string' },
+        'meet-share': { type: 'string' },
         initial: { type: 'string' },
         profile: { type: 'string' },
         'profile-csv': { type: 'string' },
@@ -169,6 +206,11 @@ export function readOptions(args: string[]): CapacityOptions | null {
   }
   const { values } = parsed;
   if (values.help) return null;
+  if (values.boot !== undefined) {
+    throw new InputError(
+      '--boot is gone: launch to traffic is now --in-service and --deploy (ranges, drawn per instance) plus the health checks from .ebextensions',
+    );
+  }
   if (values.profile !== undefined && values['profile-csv'] !== undefined) throw new InputError('--profile and --profile-csv: one or the other');
   const duration = (flag: string, raw: string | undefined) => (raw === undefined ? null : parseDuration(raw, flag));
   const durationS = duration('--duration', values.duration);
@@ -184,7 +226,12 @@ export function readOptions(args: string[]): CapacityOptions | null {
     ebextensions: values.ebextensions ?? null,
     designPolicy: values['field-policy'],
     overrides: values.option ?? [],
-    bootS: duration('--boot', values.boot) ?? 150,
+    inService: values['in-service'] === undefined ? { minS: 30, maxS: 60 } : parseRange(values['in-service'], '--in-service'),
+    deploy: values.deploy === undefined ? { minS: 60, maxS: 120 } : parseRange(values.deploy, '--deploy'),
+    warmingCpu: numberIn('--warming-cpu', values['warming-cpu'], share, 'a share from 0 to 1') ?? 0.1,
+    metricDelayS: duration('--metric-delay', values['metric-delay']) ?? 60,
+    runs: numberIn('--runs', values.runs, (n) => whole(n) && n <= 1000, 'a whole number from 1 to 1000') ?? 20,
+    seed: numberIn('--seed', values.seed, (n) => Number.isInteger(n) && n >= 0, 'a whole number ≥ 0') ?? 1,
     initial: numberIn('--initial', values.initial, whole, 'a whole number ≥ 1'),
     profile: values.profile ?? 'step:1000:3000@10m',
     profileCsv: values['profile-csv'] ?? null,
@@ -201,5 +248,6 @@ export function readOptions(args: string[]): CapacityOptions | null {
     holdS: duration('--hold', values.hold) ?? 60 * 60,
     maxShellShare: numberIn('--max-shell-share', values['max-shell-share'], share, 'a share from 0 to 1') ?? 0.05,
     minSizeFloor: numberIn('--min-size-floor', values['min-size-floor'], whole, 'a whole number ≥ 1') ?? 2,
+    meetShare: numberIn('--meet-share', values['meet-share'], (n) => n > 0 && n <= 1, 'a share above 0, at most 1') ?? 0.9,
   };
 }

@@ -29,6 +29,7 @@ describe('reading .ebextensions', () => {
       periodS: 60,
       breachDurationS: 120,
       evaluationPeriods: 2,
+      datapointsToAlarm: 2,
       metricResolutionS: 60,
       upperThreshold: 75,
       lowerThreshold: 35,
@@ -37,6 +38,11 @@ describe('reading .ebextensions', () => {
       minSize: 2,
       maxSize: 12,
       cooldownS: 300,
+      // HealthCheckPath is set in the process namespace, the rest are EB's defaults for an ALB.
+      healthCheckIntervalS: 15,
+      healthyThreshold: 3,
+      unhealthyThreshold: 5,
+      deregistrationDelayS: 20,
       instanceType: 'c5.xlarge',
     });
     assert.deepEqual(reading.warnings, []);
@@ -83,7 +89,10 @@ describe('reading .ebextensions', () => {
     assert.deepEqual(defaulted.sort(), [
       'BreachDuration',
       'Cooldown',
+      'DeregistrationDelay',
       'EvaluationPeriods',
+      'HealthCheckInterval',
+      'HealthyThresholdCount',
       'InstanceTypes',
       'LowerBreachScaleIncrement',
       'MaxSize',
@@ -91,6 +100,7 @@ describe('reading .ebextensions', () => {
       'MonitoringInterval',
       'Period',
       'Statistic',
+      'UnhealthyThresholdCount',
       'UpperBreachScaleIncrement',
     ]);
     assert.ok(reading.notes.some((n) => n.includes("MaxSize not set: EB's default is 4")));
@@ -183,15 +193,18 @@ describe('reading .ebextensions', () => {
   });
 });
 
-test("the real .ebextensions give the newsroom's field policy, with nothing to warn about", () => {
+test("the real .ebextensions give the newsroom's field trigger, from a MinSize of 3, with nothing to warn about", () => {
   const reading = readPolicy({ dir: path.join(fixtures, '../../../.ebextensions'), design: false, overrides: [] });
   const p = reading.policy;
   assert.deepEqual(
     [p.measureName, p.statistic, p.unit, p.periodS, p.breachDurationS, p.upperThreshold, p.lowerThreshold, p.upperIncrement, p.lowerIncrement, p.minSize],
-    ['CPUUtilization', 'Average', 'Percent', 60, 120, 75, 35, 4, -2, 2],
+    // MinSize 3, not the field policy's 2: the simulator's verdict on the 5-minute objective (recommend.test.ts).
+    ['CPUUtilization', 'Average', 'Percent', 60, 120, 75, 35, 4, -2, 3],
   );
   assert.equal(p.metricResolutionS, 60, '1-minute monitoring feeds the 1-minute period');
   assert.equal(p.instanceType, 'c5.xlarge');
   assert.ok(p.maxSize >= 6, 'room for one +4 step from the minimum');
+  // The load balancer's checks as 02-load-balancer.config sets them, not EB's defaults (15 s, 3, 5).
+  assert.deepEqual([p.healthCheckIntervalS, p.healthyThreshold, p.unhealthyThreshold, p.deregistrationDelayS], [10, 2, 3, 20]);
   assert.deepEqual(reading.warnings, []);
 });

@@ -17,8 +17,10 @@ export interface ScalingPolicy {
   /** CloudWatch's period as simulated: Period, or the monitoring interval if that is longer. */
   periodS: number;
   breachDurationS: number;
-  /** Consecutive breaching periods that put an alarm in ALARM. */
+  /** The datapoints an alarm evaluates (N). */
   evaluationPeriods: number;
+  /** Of those, how many must breach for ALARM (M). EB sets no DatapointsToAlarm, so M = N. */
+  datapointsToAlarm: number;
   /** Granularity of the instances' CPUUtilization (MonitoringInterval: 60 detailed, 300 basic). */
   metricResolutionS: number;
   upperThreshold: number;
@@ -29,6 +31,12 @@ export interface ScalingPolicy {
   minSize: number;
   maxSize: number;
   cooldownS: number;
+  /** The load balancer's health checks (aws:elasticbeanstalk:environment:process:default). */
+  healthCheckIntervalS: number;
+  healthyThreshold: number;
+  unhealthyThreshold: number;
+  /** Seconds a removed instance drains before it is gone (and a scale-in's cooldown starts). */
+  deregistrationDelayS: number;
   /** null: the files do not say (EB picks by account, region and platform). */
   instanceType: string | null;
 }
@@ -62,6 +70,7 @@ const trigger = 'aws:autoscaling:trigger';
 const asg = 'aws:autoscaling:asg';
 const instances = 'aws:ec2:instances';
 const launch = 'aws:autoscaling:launchconfiguration';
+const targetProcess = 'aws:elasticbeanstalk:environment:process:default';
 
 /**
  * The options read, with Elastic Beanstalk's documented defaults ("General options for all
@@ -84,6 +93,8 @@ export const ebDefaults: Record<string, Record<string, string | null>> = {
   [asg]: { MinSize: '1', MaxSize: '4', Cooldown: '360' },
   [instances]: { InstanceTypes: null },
   [launch]: { InstanceType: null, MonitoringInterval: '5 minute' },
+  // An Application Load Balancer's values; a network load balancer's differ (30 s, 5).
+  [targetProcess]: { HealthCheckInterval: '15', HealthyThresholdCount: '3', UnhealthyThresholdCount: '5', DeregistrationDelay: '20' },
 };
 
 /** The newsroom's field policy: the autoscaling that met its 5-minute goal, as option settings; the last three are assumed. */
@@ -107,6 +118,7 @@ const designAssumptions = [
   "The field policy gives no MaxSize: 10 assumed (EB's default, 4, would stop the +4 from 2 instances at 4).",
   'The field policy\'s 1-minute period needs 1-minute (detailed) monitoring: MonitoringInterval "1 minute" assumed.',
   "The field policy gives no Cooldown: EB's default, 360 s.",
+  "The field policy gives no health checks: EB's defaults for an ALB, every 15 s, 3 passes, 5 failures, and a 20 s deregistration delay.",
 ];
 
 /** EB's own resources whose properties a Resources block could change behind the option settings' back. */
@@ -280,6 +292,10 @@ export function resolvePolicy(settings: Settings, source: string, notes: string[
   if (maxSize < minSize) throw new InputError(`MaxSize (${maxSize}) is below MinSize (${minSize}).`);
   if (!isSet(asg, 'MaxSize')) notes.push(`MaxSize not set: EB's default is ${maxSize}, which caps every scale-up.`);
   const cooldownS = number(get, asg, 'Cooldown', (n) => n >= 0 && n <= 10000, 'seconds, 0 to 10000');
+  const healthCheckIntervalS = number(get, targetProcess, 'HealthCheckInterval', (n) => Number.isInteger(n) && n >= 5 && n <= 300, 'seconds, 5 to 300');
+  const healthyThreshold = number(get, targetProcess, 'HealthyThresholdCount', (n) => Number.isInteger(n) && n >= 2 && n <= 10, 'a whole number, 2 to 10');
+  const unhealthyThreshold = number(get, targetProcess, 'UnhealthyThresholdCount', (n) => Number.isInteger(n) && n >= 2 && n <= 10, 'a whole number, 2 to 10');
+  const deregistrationDelayS = number(get, targetProcess, 'DeregistrationDelay', (n) => Number.isInteger(n) && n >= 0 && n <= 3600, 'seconds, 0 to 3600');
 
   // InstanceTypes (first entry) wins over the obsolete launchconfiguration InstanceType.
   const types = get(instances, 'InstanceTypes').value;
@@ -294,6 +310,7 @@ export function resolvePolicy(settings: Settings, source: string, notes: string[
       periodS,
       breachDurationS,
       evaluationPeriods,
+      datapointsToAlarm: evaluationPeriods,
       metricResolutionS,
       upperThreshold,
       lowerThreshold,
@@ -302,6 +319,10 @@ export function resolvePolicy(settings: Settings, source: string, notes: string[
       minSize,
       maxSize,
       cooldownS,
+      healthCheckIntervalS,
+      healthyThreshold,
+      unhealthyThreshold,
+      deregistrationDelayS,
       instanceType,
     },
     source,

@@ -3,11 +3,13 @@
 // 5 minutes). Each candidate policy is simulated on the same run:
 //   the base rate for settleS, starting from MinSize instances, so the fleet settles;
 //   then a step to the peak rate, held for holdS.
-// A candidate meets the objective when no request is shed anywhere in the run, and from the
-// step + the deadline to the end, every second's shell share of pages is at most maxShellShare.
+// A run meets the objective when no request is shed anywhere in it, and from the step + the
+// deadline to the end, every second's shell share of pages is at most maxShellShare. Launch
+// times are drawn per instance, so each candidate runs `runs` times (seeds seed, seed + 1, …)
+// and meets the objective when at least meetShare of its runs do.
 import { InputError, parseDuration } from './duration';
 import type { ScalingPolicy } from './policy';
-import { simulate, type SimulationInput } from './simulate';
+import { simulate, type LaunchModel, type SimulationInput } from './simulate';
 import { shellShareOf } from './summary';
 
 export interface Objective {
@@ -26,7 +28,13 @@ export function parseObjective(raw: string): Objective {
 
 export interface RecommendInput {
   /** Everything but the policy's MinSize and UpperBreachScaleIncrement, which are searched. */
-  simulation: Omit<SimulationInput, 'rateAt' | 'durationS' | 'initialInstances'>;
+  simulation: Omit<SimulationInput, 'rateAt' | 'durationS' | 'initialInstances' | 'launch'>;
+  /** The launch model of one run, from its seed. */
+  launchFor: (seed: number) => LaunchModel;
+  runs: number;
+  seed: number;
+  /** Share of runs that must meet the objective. */
+  meetShare: number;
   objective: Objective;
   settleS: number;
   holdS: number;
@@ -41,22 +49,28 @@ export interface Trial {
   meets: boolean;
   /** Why not, when it does not. */
   reason: string | null;
+  /** Runs that met the objective, of `runs`. */
+  metRuns: number;
+  runs: number;
   /** Ready instances when the step comes. */
   fleetAtStep: number;
   peakFleet: number;
   peakShellShare: number;
   shedRequests: number;
-  /** From the step until the shell share stays within the bound; null: it never does. */
+  /** From the step until the shell share stays within the bound, at the meetShare quantile of the runs; null: never. */
   metAfterS: number | null;
-  /** From the step to the end of the hold, booting instances included. */
+  /** From the step to the end of the hold, booting instances included; mean of the runs. */
   holdInstanceHours: number;
 }
 
-export function runTrial(input: RecommendInput, minSize: number, upperIncrement: number): Trial {
+type Run = Omit<Trial, 'metRuns' | 'runs'>;
+
+function runOnce(input: RecommendInput, minSize: number, upperIncrement: number, seed: number): Run {
   const { objective, settleS, holdS } = input;
   const policy: ScalingPolicy = { ...input.simulation.policy, minSize, upperIncrement, maxSize: Math.max(input.simulation.policy.maxSize, minSize) };
   const result = simulate({
     ...input.simulation,
+    launch: input.launchFor(seed),
     policy,
     initialInstances: minSize,
     durationS: settleS + holdS,
@@ -94,6 +108,37 @@ export function runTrial(input: RecommendInput, minSize: number, upperIncrement:
   };
 }
 
+/** Quantile q of values (null: never, sorts last). */
+function quantile(values: (number | null)[], q: number): number | null {
+  const sorted = [...values].sort((a, b) => (a ?? Infinity) - (b ?? Infinity));
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+/** One candidate over every run: it meets the objective when at least meetShare of its runs do. */
+export function runTrial(input: RecommendInput, minSize: number, upperIncrement: number): Trial {
+  const runs = Array.from({ length: input.runs }, (_, i) => runOnce(input, minSize, upperIncrement, input.seed + i));
+  const metRuns = runs.filter((run) => run.meets).length;
+  const meets = metRuns >= Math.ceil(input.meetShare * runs.length - 1e-9);
+  const failed = runs.find((run) => !run.meets);
+  return {
+    minSize,
+    upperIncrement,
+    meets,
+    reason: meets ? null : runs.length === 1 ? failed!.reason : `met in ${metRuns} of ${runs.length} runs; e.g. ${failed!.reason}`,
+    metRuns,
+    runs: runs.length,
+    fleetAtStep: Math.min(...runs.map((run) => run.fleetAtStep)),
+    peakFleet: Math.max(...runs.map((run) => run.peakFleet)),
+    peakShellShare: Math.max(...runs.map((run) => run.peakShellShare)),
+    shedRequests: Math.max(...runs.map((run) => run.shedRequests)),
+    metAfterS: quantile(
+      runs.map((run) => run.metAfterS),
+      input.meetShare,
+    ),
+    holdInstanceHours: runs.reduce((sum, run) => sum + run.holdInstanceHours, 0) / runs.length,
+  };
+}
+
 export interface Recommendation {
   /** The configured policy, as it is. */
   current: Trial;
@@ -105,15 +150,22 @@ export interface Recommendation {
   cheaper: Trial | null;
 }
 
-export function recommend(input: RecommendInput): Recommendation {
+/** Called before each candidate, for progress on long searches. */
+export type Progress = (minSize: number, upperIncrement: number) => void;
+
+export function recommend(input: RecommendInput, progress: Progress = () => {}): Recommendation {
   const { policy } = input.simulation;
-  const current = runTrial(input, policy.minSize, policy.upperIncrement);
+  const trial = (minSize: number, increment: number) => {
+    progress(minSize, increment);
+    return runTrial(input, minSize, increment);
+  };
+  const current = trial(policy.minSize, policy.upperIncrement);
   const frontier: Trial[] = [];
   for (let minSize = Math.max(1, input.minSizeFloor); minSize <= policy.maxSize; minSize++) {
     let found: Trial | null = null;
     let last: Trial | null = null;
     for (let increment = 1; increment <= Math.max(1, policy.maxSize - minSize); increment++) {
-      last = runTrial(input, minSize, increment);
+      last = trial(minSize, increment);
       if (last.meets) {
         found = last;
         break;
@@ -128,8 +180,8 @@ export function recommend(input: RecommendInput): Recommendation {
   let cheaper: Trial | null = null;
   if (best) {
     for (let increment = best.upperIncrement + 1; increment <= policy.maxSize - best.minSize; increment++) {
-      const trial = runTrial(input, best.minSize, increment);
-      if (trial.meets && trial.holdInstanceHours < (cheaper ?? best).holdInstanceHours - 1e-9) cheaper = trial;
+      const candidate = trial(best.minSize, increment);
+      if (candidate.meets && candidate.holdInstanceHours < (cheaper ?? best).holdInstanceHours - 1e-9) cheaper = candidate;
     }
   }
   return { current, frontier, best, cheaper };

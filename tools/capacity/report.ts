@@ -1,6 +1,7 @@
 // The text report: inputs, the minute-by-minute timeline, the summary, the recommendation.
 import type { BenchFigures } from './bench-input';
 import { clock, span } from './duration';
+import { formatRange, type Range } from './launch';
 import type { PolicyReading } from './policy';
 import type { Objective, Recommendation, Trial } from './recommend';
 import type { ScalingAction } from './simulate';
@@ -14,10 +15,19 @@ export interface ReportInputs {
   bench: BenchFigures | null;
   traffic: Traffic;
   profile: string;
-  bootS: number;
+  launch: LaunchInputs;
   initialInstances: number;
   reading: PolicyReading;
   pricePerHour: number | null;
+}
+
+export interface LaunchInputs {
+  inService: Range;
+  deploy: Range;
+  warmingCpu: number;
+  metricDelayS: number;
+  runs: number;
+  seed: number;
 }
 
 export const count = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -37,15 +47,20 @@ function table(header: string[], rows: string[][], leftColumns = 1): string {
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
-export function describePolicy(reading: PolicyReading, bootS: number): string[] {
+export function describePolicy(reading: PolicyReading, launch: LaunchInputs): string[] {
   const p = reading.policy;
   const periods = p.evaluationPeriods === 1 ? '1 period' : `${p.evaluationPeriods} periods`;
   const lines = [
     `Scaling policy: ${reading.source}`,
-    `  ${p.measureName} ${p.statistic} over ${span(p.periodS)} periods (instances report every ${span(p.metricResolutionS)}); ` +
-      `an alarm fires after ${span(p.breachDurationS)} (${periods}) beyond its threshold`,
+    `  ${p.measureName} ${p.statistic} of the group over ${span(p.periodS)} periods (instances report every ${span(p.metricResolutionS)}), ` +
+      `seen by the alarm ${span(launch.metricDelayS)} after each period (--metric-delay); ` +
+      `ALARM when ${p.datapointsToAlarm} of the last ${periods} breach; in ALARM the policy is invoked every ${span(p.periodS)}`,
     `  above ${p.upperThreshold}%: ${p.upperIncrement >= 0 ? '+' : ''}${p.upperIncrement}; below ${p.lowerThreshold}%: ${p.lowerIncrement >= 0 ? '+' : ''}${p.lowerIncrement}; ` +
-      `${p.minSize} to ${p.maxSize} instances; cooldown ${p.cooldownS} s after an activity; boot ${bootS} s (--boot)`,
+      `${p.minSize} to ${p.maxSize} instances; cooldown ${p.cooldownS} s from the last new instance InService (a scale-in: after the ${p.deregistrationDelayS} s deregistration delay)`,
+    `  a new instance: InService after ${formatRange(launch.inService)} (--in-service), app up ${formatRange(launch.deploy)} later (--deploy), ` +
+      `then health checks every ${p.healthCheckIntervalS} s (one pass while initial; after ${p.unhealthyThreshold} failures, ${p.healthyThreshold} passes); ` +
+      `until it takes traffic it reports ${pct(launch.warmingCpu)} CPU (--warming-cpu)`,
+    `  ${launch.runs} run${launch.runs === 1 ? '' : 's'} with launch times drawn anew (--runs), from seed ${launch.seed} (--seed)`,
     '  options read (value, from):',
     ...reading.rows.map((row) => `    ${row.namespace} ${row.option} = ${row.value || '(none)'}  (${row.from})`),
   ];
@@ -65,26 +80,33 @@ export function describeInputs(inputs: ReportInputs): string[] {
     `Traffic at the edge: ${inputs.profile}; CloudFront answers ${pct(traffic.cdnHit)}; ` +
       `${traffic.pagesPerSession} page views per session, so ${pct(htmlShare)} of origin requests are page loads and ${pct(1 - htmlShare)} /api`,
     `Start: ${inputs.initialInstances} instances ready`,
-    ...describePolicy(inputs.reading, inputs.bootS),
+    ...describePolicy(inputs.reading, inputs.launch),
   ];
+}
+
+function trafficFrom(action: ScalingAction): string {
+  const first = Math.min(...action.healthyAtS);
+  return first === action.readyAtS ? clock(first) : `${clock(first)}–${clock(action.readyAtS)}`;
 }
 
 function actionText(action: ScalingAction): string {
   const change = action.to - action.from;
   const sign = change > 0 ? '+' : '';
   return action.direction === 'up'
-    ? `${sign}${change} → ${action.to} at ${clock(action.atS)}, ready ${clock(action.readyAtS)}`
+    ? `${sign}${change} → ${action.to} at ${clock(action.atS)}, in service ${clock(action.inServiceAtS)}, traffic ${trafficFrom(action)}`
     : `${change} → ${action.to} at ${clock(action.atS)}`;
 }
 
 export function timelineTable(rows: MinuteRow[]): string {
   return table(
-    ['minute', 'ready', 'booting', 'CPU', 'views/s', 'origin/s', 'served/s', 'SSR', 'shell', 'shed/s', 'scaling'],
+    ['minute', 'ready', 'booting', 'CPU', 'group CPU', 'alarm', 'views/s', 'origin/s', 'served/s', 'SSR', 'shell', 'shed/s', 'scaling'],
     rows.map((row) => [
       String(row.minute),
       String(row.ready),
       String(row.booting),
       pct(row.cpu),
+      pct(row.groupCpu),
+      row.alarm,
       count(row.viewsPerS),
       count(row.originPerS),
       count(row.servedPerS),
@@ -118,6 +140,36 @@ export function summaryLines(summary: Summary): string[] {
       (summary.cost === null ? ' (--price for the cost)' : `, ${money(summary.cost)}`),
   );
   return lines;
+}
+
+function spread(values: (number | null)[], format: (v: number) => string): string {
+  const sorted = [...values].sort((a, b) => (a ?? Infinity) - (b ?? Infinity));
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? null;
+  const show = (v: number | null) => (v === null ? 'never' : format(v));
+  return `${show(sorted[0] ?? null)} / ${show(at(0.5))} / ${show(at(0.9))} / ${show(sorted[sorted.length - 1] ?? null)}`;
+}
+
+/** The spread over runs with launch times drawn anew: fastest, median, 90th percentile, slowest. */
+export function spreadLines(summaries: Summary[]): string[] {
+  if (summaries.length < 2) return [];
+  return [
+    `Over ${summaries.length} runs (fastest / median / 90th percentile / slowest):`,
+    `  time to triple capacity: ${spread(
+      summaries.map((s) => s.timeToTripleS),
+      span,
+    )}`,
+    `  last shell: ${spread(
+      summaries.map((s) => s.lastShellAtS),
+      clock,
+    )}`,
+    `  peak fleet: ${spread(
+      summaries.map((s) => s.peakFleet),
+      String,
+    )}; instance-hours: ${spread(
+      summaries.map((s) => s.instanceHours),
+      (v) => v.toFixed(2),
+    )}`,
+  ];
 }
 
 /** The model on one vCPU against what the bench measured there (pages only, no /api). */
@@ -158,13 +210,23 @@ function trialRow(trial: Trial, pricePerHour: number | null): string[] {
     String(trial.peakFleet),
     pct(trial.peakShellShare),
     trial.holdInstanceHours.toFixed(1) + (pricePerHour === null ? '' : ` (${money(trial.holdInstanceHours * pricePerHour)})`),
-    trial.meets ? 'yes' : `no: ${trial.reason}`,
+    trial.meets ? (trial.runs === 1 ? 'yes' : `yes (${trial.metRuns}/${trial.runs} runs)`) : `no: ${trial.reason}`,
   ];
 }
 
 export function recommendationLines(
   recommendation: Recommendation,
-  context: { objective: Objective; settleS: number; holdS: number; maxShellShare: number; minSizeFloor: number; maxSize: number; pricePerHour: number | null },
+  context: {
+    objective: Objective;
+    settleS: number;
+    holdS: number;
+    maxShellShare: number;
+    minSizeFloor: number;
+    maxSize: number;
+    pricePerHour: number | null;
+    runs: number;
+    meetShare: number;
+  },
 ): string[] {
   const { objective, pricePerHour } = context;
   const header = ['MinSize', 'increment', 'fleet at step', 'within bound after', 'peak fleet', 'peak shell', 'instance-hours in hold', 'meets'];
@@ -172,7 +234,9 @@ export function recommendationLines(
     `Objective: ${count(objective.baseViewsPerS)} → ${count(objective.peakViewsPerS)} page views/s at the edge, met within ${span(objective.deadlineS)}`,
     `  run: ${span(context.settleS)} at ${count(objective.baseViewsPerS)}/s from MinSize instances (--settle), then ${count(objective.peakViewsPerS)}/s held ${span(context.holdS)} (--hold)`,
     `  met means: no request shed in the whole run, and from ${span(objective.deadlineS)} after the step to the end, at most ` +
-      `${pct(context.maxShellShare)} of pages answered with the shell in any second (--max-shell-share)`,
+      `${pct(context.maxShellShare)} of pages answered with the shell in any second (--max-shell-share); ` +
+      `a candidate must meet it in ${pct(context.meetShare)} of ${context.runs} runs (--meet-share, --runs); ` +
+      `"within bound after" is the ${pct(context.meetShare)} quantile of the runs`,
     '',
     'The policy as configured:',
     ...table(header, [trialRow(recommendation.current, pricePerHour)])

@@ -17,6 +17,7 @@ const policy: ScalingPolicy = {
   periodS: 60,
   breachDurationS: 120,
   evaluationPeriods: 2,
+  datapointsToAlarm: 2,
   metricResolutionS: 60,
   upperThreshold: 75,
   lowerThreshold: 35,
@@ -25,11 +26,20 @@ const policy: ScalingPolicy = {
   minSize: 1,
   maxSize: 5,
   cooldownS: 300,
+  healthCheckIntervalS: 10,
+  healthyThreshold: 2,
+  unhealthyThreshold: 3,
+  deregistrationDelayS: 0,
   instanceType: null,
 };
 
 function near(actual: number, expected: number, tolerance = 1e-6): void {
   assert.ok(Math.abs(actual - expected) <= tolerance, `${actual} is not ${expected}`);
+}
+
+/** The simpler model's boot: InService and answering its first health check bootS after launch, no metric delay. */
+function fixedBoot(bootS: number) {
+  return { draw: () => ({ inServiceS: bootS, appUpS: bootS, firstCheckS: 0 }), warmingCpu: 0 };
 }
 
 function run(overrides: Partial<Omit<SimulationInput, 'policy'>> & { policy?: Partial<ScalingPolicy> }) {
@@ -38,7 +48,8 @@ function run(overrides: Partial<Omit<SimulationInput, 'policy'>> & { policy?: Pa
     traffic,
     rateAt: () => 50,
     durationS: 600,
-    bootS: 90,
+    launch: fixedBoot(90),
+    metricDelayS: 0,
     initialInstances: 1,
     ...overrides,
     policy: { ...policy, ...overrides.policy },
@@ -50,8 +61,8 @@ describe('one breach', () => {
     // 90 views/s on one instance: 90% CPU. Datapoints at 60 s and 120 s are both 90 > 75.
     const result = run({ rateAt: () => 90 });
     assert.deepEqual(result.datapoints.slice(0, 2), [
-      { atS: 60, value: 90 },
-      { atS: 120, value: 90 },
+      { atS: 60, availableAtS: 60, value: 90 },
+      { atS: 120, availableAtS: 120, value: 90 },
     ]);
     assert.equal(result.actions[0]!.atS, 120);
     assert.deepEqual([result.actions[0]!.from, result.actions[0]!.to, result.actions[0]!.direction], [1, 2, 'up']);
@@ -72,7 +83,10 @@ describe('one breach', () => {
   });
 
   test('with basic monitoring a 5-minute period breaches once, at 5:00', () => {
-    const result = run({ rateAt: () => 90, policy: { periodS: 300, metricResolutionS: 300, breachDurationS: 300, evaluationPeriods: 1 } });
+    const result = run({
+      rateAt: () => 90,
+      policy: { periodS: 300, metricResolutionS: 300, breachDurationS: 300, evaluationPeriods: 1, datapointsToAlarm: 1 },
+    });
     assert.equal(result.datapoints[0]!.atS, 300);
     assert.equal(result.actions[0]!.atS, 300);
   });
@@ -170,7 +184,8 @@ describe("the newsroom's field policy with its c5.xlarge", () => {
       traffic: { cdnHit: 0.8, pagesPerSession: 3.55 },
       rateAt: (t) => (t < 600 ? 1000 : 3000),
       durationS: 2400,
-      bootS: 150,
+      launch: fixedBoot(150),
+      metricDelayS: 0,
       initialInstances: 2,
     });
     assert.deepEqual(

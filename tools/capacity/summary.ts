@@ -8,6 +8,9 @@ export interface MinuteRow {
   booting: number;
   /** Means over the minute. */
   cpu: number;
+  groupCpu: number;
+  /** The high and low alarms at the end of the minute: "high", "low" or "-". */
+  alarm: string;
   viewsPerS: number;
   originPerS: number;
   servedPerS: number;
@@ -51,6 +54,11 @@ export function shellShareOf(second: Pick<Second, 'ssr' | 'shell'>): number {
   return pages > 0 ? second.shell / pages : 0;
 }
 
+function alarmAt(result: SimulationResult, atS: number): string {
+  const state = (name: 'high' | 'low') => result.alarmChanges.filter((c) => c.alarm === name && c.atS <= atS).pop()?.state === 'ALARM';
+  return state('high') ? 'high' : state('low') ? 'low' : '-';
+}
+
 export function minuteRows(result: SimulationResult): MinuteRow[] {
   const rows: MinuteRow[] = [];
   for (let start = 0; start < result.seconds.length; start += 60) {
@@ -64,6 +72,8 @@ export function minuteRows(result: SimulationResult): MinuteRow[] {
       ready: last.ready,
       booting: last.booting,
       cpu: mean(slice.map((s) => s.cpu)),
+      groupCpu: mean(slice.map((s) => s.groupCpu)),
+      alarm: alarmAt(result, end),
       viewsPerS: mean(slice.map((s) => s.viewsPerS)),
       originPerS: mean(slice.map((s) => s.originPerS)),
       servedPerS: mean(slice.map((s) => s.ssr + s.shell + s.api)),
