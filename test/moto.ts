@@ -24,6 +24,7 @@ export interface MotoEnv {
   AWS_REGION: string;
   AWS_ENDPOINT_URL_CLOUDWATCH: string;
   AWS_ENDPOINT_URL_SNS: string;
+  AWS_ENDPOINT_URL_CLOUDFORMATION: string;
   AWS_ACCESS_KEY_ID: string;
   AWS_SECRET_ACCESS_KEY: string;
   AWS_EC2_METADATA_DISABLED: string;
@@ -66,6 +67,7 @@ export async function startMoto(): Promise<Moto> {
     AWS_REGION: 'eu-west-1',
     AWS_ENDPOINT_URL_CLOUDWATCH: endpoint,
     AWS_ENDPOINT_URL_SNS: endpoint,
+    AWS_ENDPOINT_URL_CLOUDFORMATION: endpoint,
     AWS_ACCESS_KEY_ID: 'testing',
     AWS_SECRET_ACCESS_KEY: 'testing',
     AWS_EC2_METADATA_DISABLED: 'true',
