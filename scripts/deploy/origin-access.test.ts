@@ -4,7 +4,7 @@
 // real Nginx refuses a request without the header in scripts/nginx/nginx.e2e.test.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { originSecretHeader } from '../nginx/render';
+import { originSecretHeader, originSecretPattern, originSecretPlaceholder } from '../nginx/render';
 import { loadConfigFiles, optionSettings, resolveOptionSettings, resources, settingValue } from './ebextensions';
 
 const files = loadConfigFiles();
@@ -42,12 +42,14 @@ test('every request to the origin carries the secret header Nginx checks', () =>
     [originSecretHeader],
   );
   // The files set no secret (it is set on the environment: eb setenv ORIGIN_SECRET=...), and
-  // without one Nginx checks nothing, so the placeholder CloudFront sends then is harmless.
+  // without one Nginx checks nothing, so the placeholder CloudFront sends then is harmless; it
+  // has the secret's format, so turning the check on can accept it for a while (deploy.md).
   assert.equal(settingValue(settings, 'aws:elasticbeanstalk:application:environment', 'ORIGIN_SECRET'), undefined);
-  assert.equal(origin!.OriginCustomHeaders[0]!.HeaderValue, 'unset');
+  assert.equal(origin!.OriginCustomHeaders[0]!.HeaderValue, originSecretPlaceholder);
+  assert.match(originSecretPlaceholder, originSecretPattern);
   const raw = resources(files).KioskDistribution!.Properties!.DistributionConfig as { Origins: { OriginCustomHeaders: { HeaderValue: unknown }[] }[] };
   assert.deepEqual(raw.Origins[0]!.OriginCustomHeaders[0]!.HeaderValue, {
-    'Fn::GetOptionSetting': { Namespace: 'aws:elasticbeanstalk:application:environment', OptionName: 'ORIGIN_SECRET', DefaultValue: 'unset' },
+    'Fn::GetOptionSetting': { Namespace: 'aws:elasticbeanstalk:application:environment', OptionName: 'ORIGIN_SECRET', DefaultValue: originSecretPlaceholder },
   });
 });
 

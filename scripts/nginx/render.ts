@@ -50,6 +50,12 @@ export interface NginxParams {
 
 /** The header CloudFront adds to every request to the origin (.ebextensions/10-cloudfront.config). */
 export const originSecretHeader = 'X-Kiosk-Origin-Secret';
+/**
+ * What CloudFront sends while ORIGIN_SECRET is unset (.ebextensions/10-cloudfront.config): in the
+ * secret's format, so that turning the check on can accept it as ORIGIN_SECRET_PREVIOUS until
+ * the distribution sends the new secret everywhere. Known to all, so never a secret.
+ */
+export const originSecretPlaceholder = 'origin-secret-not-set-placeholder';
 /** Long random values only (openssl rand -hex 32): nothing an Nginx string or regex would need to escape. */
 export const originSecretPattern = /^[A-Za-z0-9_-]{32,128}$/;
 
