@@ -174,7 +174,7 @@ test('with a distribution: the edge alarm in us-east-1, a topic in each region t
     { Name: 'Region', Value: 'Global' },
   ]);
   const body = JSON.parse(origin.body!) as { widgets: { properties: { title: string; region: string } }[] };
-  assert.equal(body.widgets.filter((w) => w.properties.region === 'us-east-1').length, 3);
+  assert.equal(body.widgets.filter((w) => w.properties.region === 'us-east-1').length, 4);
 
   const subscribed = await cloudwatch(['setup', '--subscribe-email', 'oncall@example.com'], env);
   assert.equal(subscribed.code, 0, subscribed.stderr);

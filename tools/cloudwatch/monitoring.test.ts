@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { metricNames } from '../../server/metrics/cloudwatch';
 import { alarms, alarmsByRegion, cloudFront, dashboardBody, dashboardName, edgeAlarms, monitoringDefaults, type MonitoringOptions } from './monitoring';
@@ -85,7 +87,16 @@ test('with a distribution: the edge charts read CloudFront in us-east-1, first a
   assert.match(titles[0]!, /^Requests per second \(edge/);
   assert.match(titles[1]!, /^Requests per second \(origin\)/);
   const edge = body.widgets.filter((w) => w.properties.region === 'us-east-1');
-  assert.equal(edge.length, 3);
+  assert.equal(edge.length, 4);
+  // The DDoS kit's web ACL, by the metric name its template gives it.
+  const waf = edge.find((w) => w.properties.title.startsWith('Edge protection'))!;
+  const search = (waf.properties.metrics[0]![0] as { expression: string }).expression;
+  assert.match(
+    search,
+    /^SEARCH\('Namespace="AWS\/WAFV2" WebACL="kiosk-edge-prod" \(MetricName="BlockedRequests" OR MetricName="CountedRequests"\)', 'Sum', 60\)$/,
+  );
+  const template = fs.readFileSync(path.join(import.meta.dirname, '../../cloudformation/edge-protection.yaml'), 'utf8');
+  assert.match(template, /MetricName:\s+Fn::Sub: kiosk-edge-\$\{EnvironmentName\}\n/);
   const seen = new Set<string>();
   for (const widget of edge) {
     for (const row of widget.properties.metrics) {

@@ -72,6 +72,11 @@ export const cloudFront = {
   },
 } as const;
 
+/** The metric name of the DDoS kit's web ACL (its VisibilityConfig), the WebACL dimension of WAF's metrics. */
+export function webAclMetricName(o: Pick<MonitoringOptions, 'environment'>): string {
+  return `kiosk-edge-${o.environment}`;
+}
+
 export function cloudFrontDimensions(distributionId: string): Dimension[] {
   return [
     { Name: 'DistributionId', Value: distributionId },
@@ -138,6 +143,15 @@ export function dashboardBody(o: MonitoringOptions): Record<string, unknown> {
           ],
           { yAxis: { left: { min: 0, max: 100 }, right: { min: 0 } } },
         ),
+        // The DDoS kit (cloudformation/edge-protection.yaml) names its web ACL's metrics
+        // kiosk-edge-<environment>; WAF reports per rule, by action, in us-east-1. A SEARCH, since
+        // the rules (and whether the kit is deployed at all) vary: no kit, an empty chart.
+        edgeWidget('Edge protection (AWS WAF): requests blocked and counted per rule, per minute', [
+          expression(
+            `SEARCH('Namespace="AWS/WAFV2" WebACL="${webAclMetricName(o)}" (MetricName="BlockedRequests" OR MetricName="CountedRequests")', 'Sum', ${periodS})`,
+            { id: 'waf', label: '' },
+          ),
+        ]),
       ]
     : [];
   const perInstance = (name: string, stat: string) =>
