@@ -106,7 +106,7 @@ test('status, block-countries (dry run, then for real), a repeat that changes no
   assert.match((await edge(['status', '--stack', stack])).stdout, /countries: count requests from FI, SE/);
 });
 
-test('a bad country code is a clear error, exit 2, and nothing is called; --help', async () => {
+test('a bad country code is a clear error, exit 2, and nothing is called; a missing stack says how to deploy it; --help', async () => {
   // No endpoint or credentials: a call would fail with exit 1, not 2.
   const bad = await edge(['block-countries', 'FI,UK', '--stack', stack], { AWS_ENDPOINT_URL_CLOUDFORMATION: 'http://127.0.0.1:9' });
   assert.equal(bad.code, 2);
@@ -115,6 +115,9 @@ test('a bad country code is a clear error, exit 2, and nothing is called; --help
   const none = await edge(['block-countries', '--stack', stack]);
   assert.equal(none.code, 2);
   assert.match(none.stderr, /block-countries needs the countries/);
+  const missing = await edge(['status', '--stack', 'kiosk-edge-nowhere']);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /kiosk-edge-nowhere.*deploy the kit first/);
   const help = await edge(['--help']);
   assert.equal(help.code, 0);
   assert.match(help.stdout, /block-countries CODES/);

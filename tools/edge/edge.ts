@@ -164,6 +164,9 @@ function explain(error: unknown): string {
   if (e?.name === 'CredentialsProviderError' || /credential/i.test(e?.message ?? '')) {
     return `no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (${e?.message})`;
   }
+  if (/does not exist/i.test(e?.message ?? '')) {
+    return `${e?.message} in ${edgeRegion}: deploy the kit first (docs/deploy.md, "Edge protection"), or name its stack with --stack`;
+  }
   return `${e?.name ?? 'Error'}: ${e?.message ?? String(error)}`;
 }
 
