@@ -1,4 +1,5 @@
-// Test harness: moto's server, a real implementation of the CloudWatch API, on a free port.
+// Test harness: moto's server, a real implementation of the CloudWatch and SNS APIs (and the
+// other AWS services it mocks, all on one port), on a free port.
 // scripts/setup-system.sh installs it into .venv-moto/; the tests fail, not skip, without it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -22,6 +23,8 @@ export const motoServerPath = path.join(root, '.venv-moto', 'bin', 'moto_server'
 export interface MotoEnv {
   AWS_REGION: string;
   AWS_ENDPOINT_URL_CLOUDWATCH: string;
+  AWS_ENDPOINT_URL_SNS: string;
+  AWS_ENDPOINT_URL_CLOUDFORMATION: string;
   AWS_ACCESS_KEY_ID: string;
   AWS_SECRET_ACCESS_KEY: string;
   AWS_EC2_METADATA_DISABLED: string;
@@ -63,6 +66,8 @@ export async function startMoto(): Promise<Moto> {
   const env: MotoEnv = {
     AWS_REGION: 'eu-west-1',
     AWS_ENDPOINT_URL_CLOUDWATCH: endpoint,
+    AWS_ENDPOINT_URL_SNS: endpoint,
+    AWS_ENDPOINT_URL_CLOUDFORMATION: endpoint,
     AWS_ACCESS_KEY_ID: 'testing',
     AWS_SECRET_ACCESS_KEY: 'testing',
     AWS_EC2_METADATA_DISABLED: 'true',

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { nginxBinary } from '../nginx/local';
-import { ebConfigPath } from '../nginx/render';
+import { ebConfigPath, originSecretConf } from '../nginx/render';
 import { platformDir } from './ebextensions';
 
 const skip = process.getuid?.() !== 0 && 'the Elastic Beanstalk rendering names /var/log/nginx and user nginx: run as root, as CI does';
@@ -58,6 +58,25 @@ function layOut(nginxConf: string): void {
   fs.writeFileSync(path.join(etc, 'nginx.conf'), nginxConf);
   // .ebextensions/05-instance.config makes this on the instance, before Nginx reads its config.
   fs.mkdirSync('/var/log/kiosk', { recursive: true });
+  // The prebuild hook writes the origin secret's map beside nginx.conf before Nginx reads it.
+  const hook = runOriginSecretHook({ ORIGIN_SECRET: 'a'.repeat(64) });
+  assert.equal(hook.status, 0, hook.stderr);
+}
+
+const hookPath = path.join(platformDir, 'hooks/prebuild/20-origin-secret.sh');
+
+/**
+ * The platform hook as the instance runs it, writing into the test's /etc/nginx. A fake, because
+ * Elastic Beanstalk's get-config exists only on an instance: a script that answers
+ * "get-config environment -k NAME" from the given properties, as the real one does.
+ */
+function runOriginSecretHook(properties: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+  const fake = path.join(etc, 'fake-get-config.sh');
+  const lines = Object.entries(properties).map(([k, v]) => `  ${k}) printf %s '${v}' ;;`);
+  fs.writeFileSync(fake, ['#!/bin/sh', '[ "$1" = environment ] && [ "$2" = -k ] || exit 2', 'case "$3" in', ...lines, 'esac', ''].join('\n'), { mode: 0o755 });
+  const result = spawnSync('bash', [hookPath], { encoding: 'utf8', env: { PATH: process.env.PATH, KIOSK_GET_CONFIG: fake, KIOSK_NGINX_DIR: etc } });
+  fs.rmSync(fake);
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 function nginxTest(): { ok: boolean; output: string } {
@@ -94,6 +113,30 @@ test("the rendering stands alone: pulling in the platform's generated files woul
   const httpLevel = nginxTest();
   assert.equal(httpLevel.ok, false);
   assert.match(httpLevel.output, /duplicate "log_format" name "healthd"/);
+});
+
+test('the origin secret hook writes what the renderer would, for no secret, one, and a rotation; a bad one fails the deployment', () => {
+  fs.mkdirSync(etc, { recursive: true });
+  const conf = path.join(etc, 'kiosk-origin-secret.conf');
+  const current = 'c'.repeat(40);
+  const previous = 'p'.repeat(64);
+  for (const [properties, secrets] of [
+    [{}, []],
+    [{ ORIGIN_SECRET: current }, [current]],
+    [{ ORIGIN_SECRET: current, ORIGIN_SECRET_PREVIOUS: previous }, [current, previous]],
+  ] as [Record<string, string>, string[]][]) {
+    const run = runOriginSecretHook(properties);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(fs.readFileSync(conf, 'utf8'), originSecretConf(secrets));
+    assert.equal(fs.statSync(conf).mode & 0o777, 0o600, 'only root reads the secret');
+  }
+  const bad = runOriginSecretHook({ ORIGIN_SECRET: 'short$' });
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /ORIGIN_SECRET must be 32 to 128 letters/);
+  // Deployments (hooks/) and configuration changes such as eb setenv (confighooks/) run the same script.
+  const copy = path.join(platformDir, 'confighooks/prebuild/20-origin-secret.sh');
+  assert.equal(fs.readFileSync(copy, 'utf8'), fs.readFileSync(hookPath, 'utf8'));
+  for (const file of [hookPath, copy]) assert.ok(fs.statSync(file).mode & 0o100, `${file} is executable`);
 });
 
 test('.platform/nginx holds nginx.conf alone: the rendering includes no conf.d, so another file there would be ignored', () => {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { loadConfigFiles, resources, root } from './ebextensions';
+import { loadConfigFiles, optionSettings, resolveOptionSettings, resources, root } from './ebextensions';
 
 const cfnLint = process.env.CFN_LINT ?? path.join(root, '.venv-cfn-lint/bin/cfn-lint');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-cfn-lint-'));
@@ -43,8 +43,11 @@ function lint(template: Record<string, unknown>, name: string): { status: number
   return { status: result.status, output: `${result.stdout}${result.stderr}`.trim() };
 }
 
+/** Our resources with Fn::GetOptionSetting resolved, as Elastic Beanstalk hands them to CloudFormation. */
 function ownResources(): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(resources(loadConfigFiles())).map(([name, { file: _file, ...resource }]) => [name, resource]));
+  const files = loadConfigFiles();
+  const own = Object.fromEntries(Object.entries(resources(files)).map(([name, { file: _file, ...resource }]) => [name, resource]));
+  return resolveOptionSettings(own, optionSettings(files));
 }
 
 test('cfn-lint passes the Resources: no error, no warning', { timeout: 120_000 }, () => {

@@ -41,8 +41,8 @@ const managed = {
   CachingDisabled: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad',
   AllViewerExceptHostHeader: 'b689b0a8-53d0-40ab-baf2-68738e2966ac',
 };
-/** What Elastic Beanstalk's own template declares, so the resources may refer to it. */
-const ebProvided = new Set(['AWSEBV2LoadBalancer', 'AWSEBEnvironmentName']);
+/** What Elastic Beanstalk's own template declares (and CloudFormation's pseudo parameters), so the resources may refer to it. */
+const ebProvided = new Set(['AWSEBV2LoadBalancer', 'AWSEBEnvironmentName', 'AWS::AccountId']);
 
 const files = loadConfigFiles();
 const all = resources(files);
@@ -179,9 +179,11 @@ test('every reference resolves to a resource declared here or one Elastic Beanst
   walk(all);
   assert.ok(refs.length > 5);
   for (const ref of refs) assert.ok(declared.has(ref) || ebProvided.has(ref), `${ref} is neither declared nor provided by Elastic Beanstalk`);
-  // Names are unique per account: each environment's carry its own name.
+  // Names are unique per account: each environment's carry its own name (the other resources
+  // get generated names).
+  const named = new Set(['AWS::CloudFront::CachePolicy', 'AWS::CloudFront::OriginRequestPolicy', 'AWS::CloudFront::Function']);
   for (const [name, resource] of Object.entries(all)) {
-    if (resource.Type === 'AWS::CloudFront::Distribution') continue;
+    if (!named.has(resource.Type)) continue;
     assert.match(JSON.stringify(resource.Properties), /AWSEBEnvironmentName/, `${name}'s name does not include the environment's`);
   }
 });

@@ -61,6 +61,8 @@ const knownOptions: Record<string, readonly string[] | 'any'> = {
   'aws:ec2:instances': ['EnableSpot', 'InstanceTypes', 'SpotFleetOnDemandBase', 'SpotFleetOnDemandAboveBasePercentage', 'SpotMaxPrice'],
   'aws:ec2:vpc': ['VPCId', 'Subnets', 'ELBSubnets', 'ELBScheme', 'DBSubnets', 'AssociatePublicIpAddress'],
   'aws:elasticbeanstalk:application:environment': 'any',
+  // Options of our own, read by Fn::GetOptionSetting in Resources ("Custom options").
+  'aws:elasticbeanstalk:customoption': 'any',
   'aws:elasticbeanstalk:cloudwatch:logs': ['StreamLogs', 'DeleteOnTerminate', 'RetentionInDays'],
   'aws:elasticbeanstalk:cloudwatch:logs:health': ['HealthStreamingEnabled', 'DeleteOnTerminate', 'RetentionInDays'],
   'aws:elasticbeanstalk:command': ['DeploymentPolicy', 'Timeout', 'BatchSizeType', 'BatchSize', 'IgnoreHealthCheck'],

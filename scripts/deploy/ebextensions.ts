@@ -160,6 +160,26 @@ export function resources(files: ConfigFile[]): Record<string, CfnResource & { f
   return merged;
 }
 
+/**
+ * Fn::GetOptionSetting replaced by the option's value, or its DefaultValue when no file sets it,
+ * as Elastic Beanstalk does before it hands the resources to CloudFormation (for cfn-lint, which
+ * knows only CloudFormation's own functions). Settings made on the environment itself (eb setenv,
+ * the console) are not in the files: the defaults stand in for them.
+ */
+export function resolveOptionSettings<T>(node: T, settings: OptionSetting[]): T {
+  const walk = (n: unknown): unknown => {
+    if (Array.isArray(n)) return n.map(walk);
+    if (!n || typeof n !== 'object') return n;
+    const call = (n as Record<string, unknown>)['Fn::GetOptionSetting'] as { Namespace?: string; OptionName: string; DefaultValue?: unknown } | undefined;
+    if (call && Object.keys(n).length === 1) {
+      const value = settingValue(settings, call.Namespace ?? 'aws:elasticbeanstalk:customoption', call.OptionName);
+      return value === undefined ? (call.DefaultValue ?? '') : String(value);
+    }
+    return Object.fromEntries(Object.entries(n).map(([k, v]) => [k, walk(v)]));
+  };
+  return walk(node) as T;
+}
+
 function upstreamBlock(nginxConf: string, name = 'kiosk_workers'): string {
   const block = new RegExp(`upstream ${name} \\{([\\s\\S]*?)\\n\\s*\\}`).exec(nginxConf);
   if (!block) throw new Error(`no "upstream ${name}" block in the Nginx configuration`);

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { localParams, renderNginxConfig, type Admission, type NginxParams } from './render';
+import { localParams, originSecretConf, renderNginxConfig, type Admission, type NginxParams } from './render';
 
 export function nginxBinary(): string {
   for (const candidate of ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx']) {
@@ -47,6 +47,16 @@ export interface LocalNginxOptions {
   admission?: Admission;
   /** Where Nginx logs its fallback answers (default: fallback.log under the prefix). */
   fallbackLog?: string;
+  /**
+   * Values of X-Kiosk-Origin-Secret let through (default: ORIGIN_SECRET and ORIGIN_SECRET_PREVIOUS
+   * from this process's environment); none: every request is.
+   */
+  originSecrets?: string[];
+}
+
+/** The secrets Nginx accepts, as the platform hook reads them on an instance. */
+export function originSecretsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
+  return [env.ORIGIN_SECRET, env.ORIGIN_SECRET_PREVIOUS].filter((s): s is string => Boolean(s));
 }
 
 export interface LocalNginx {
@@ -69,6 +79,7 @@ export function writeLocalConfig(
     fs.mkdirSync(path.join(prefix, dir), { recursive: true });
   }
   const params = localParams(prefix, { ...options, rlimitNofile: Math.min(20_480, hardNofile()) });
+  fs.writeFileSync(params.originSecretConf, originSecretConf(options.originSecrets ?? originSecretsFromEnv()), { mode: 0o600 });
   const configPath = path.join(prefix, 'nginx.conf');
   fs.writeFileSync(configPath, renderNginxConfig('local', params));
   return { prefix, configPath, params };

@@ -5,11 +5,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { freePort, freePortRange, seedTempStore, startBuiltServer, teasersIn, type BuiltServer } from '../../test/server';
 import { startLocalNginx, testConfig, writeLocalConfig, type LocalNginx } from './local';
-import { ebConfigPath, root } from './render';
+import { ebConfigPath, originSecretConf, root } from './render';
 
 // Short timeouts in the same order as production's (Node 65 s > Nginx upstream 60 s), so a
 // test of a few seconds crosses them many times.
@@ -120,7 +121,13 @@ test(
   () => {
     // On an instance .ebextensions/05-instance.config makes the fallback log's directory.
     fs.mkdirSync('/var/log/kiosk', { recursive: true });
-    const eb = testConfig(ebConfigPath);
+    // Beside it, as in /etc/nginx on an instance, the map the prebuild hook writes (which
+    // scripts/deploy/beanstalk-nginx.e2e.test.ts runs for real).
+    const etc = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-nginx-eb-'));
+    fs.copyFileSync(ebConfigPath, path.join(etc, 'nginx.conf'));
+    fs.writeFileSync(path.join(etc, 'kiosk-origin-secret.conf'), originSecretConf([]));
+    const eb = testConfig(path.join(etc, 'nginx.conf'));
+    fs.rmSync(etc, { recursive: true, force: true });
     assert.ok(eb.ok, eb.output);
     const local = writeLocalConfig({ listen: '127.0.0.1:1', workerPorts: [2, 3] });
     try {
@@ -167,6 +174,59 @@ test('assets come from disk through Nginx: immutable, and the precompressed gzip
   const missing = await request('/assets/main.0000000000.js');
   assert.equal(missing.status, 404);
   assert.equal(missing.headers['x-render-mode'], undefined, 'a missing asset is Nginx 404, not a page');
+});
+
+test('with ORIGIN_SECRET set, Nginx answers 403 to anything without the CloudFront header, lets the health check through, and keeps the secret from Node', async () => {
+  const secret = 'a1b2c3d4'.repeat(8);
+  const previous = 'f0e1d2c3'.repeat(8);
+  // Headers as Node received them through Nginx: a plain echo server as the only upstream.
+  const echo = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'private, no-store' });
+    res.end(JSON.stringify({ url: req.url, headers: req.headers }));
+  });
+  const echoPort = await freePort();
+  await new Promise<void>((resolve) => echo.listen(echoPort, '127.0.0.1', resolve));
+  const guardedPort = await freePort();
+  const guarded = await startLocalNginx({ listen: `127.0.0.1:${guardedPort}`, workerPorts: [echoPort], originSecrets: [secret, previous] });
+  const ask = (pathname: string, headers: Record<string, string> = {}) =>
+    new Promise<Answer>((resolve, reject) => {
+      http
+        .get(`http://127.0.0.1:${guardedPort}${pathname}`, { headers, agent: false }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString(), bytes: 0 }));
+        })
+        .on('error', reject);
+    });
+  try {
+    for (const pathname of ['/', '/news/1', '/api/front', '/assets/missing.js', '/preview/x', '/metrics']) {
+      assert.equal((await ask(pathname)).status, 403, `${pathname} without the header`);
+      assert.equal((await ask(pathname, { 'x-kiosk-origin-secret': 'wrong' })).status, 403, `${pathname} with a wrong secret`);
+      assert.equal((await ask(pathname, { 'x-kiosk-origin-secret': secret.toUpperCase() })).status, 403, `${pathname}: the comparison is exact`);
+      assert.equal((await ask(pathname, { 'x-kiosk-origin-secret': `${secret}x` })).status, 403, `${pathname}: the whole value`);
+    }
+    // The load balancer's health check carries no secret and must pass.
+    const health = await ask('/healthz');
+    assert.equal(health.status, 200);
+    assert.equal((JSON.parse(health.body) as { url: string }).url, '/healthz');
+    assert.equal((await ask('/healthz?x=1')).status, 200);
+
+    for (const value of [secret, previous]) {
+      const page = await ask('/news/1', { 'x-kiosk-origin-secret': value });
+      assert.equal(page.status, 200);
+      const seen = JSON.parse(page.body) as { headers: Record<string, string> };
+      assert.equal(seen.headers['x-kiosk-origin-secret'], undefined, 'Node never sees the secret');
+    }
+    // The access log is buffered (flush=1s): refused requests are in it, for whoever looks.
+    const deadline = Date.now() + 5_000;
+    while (!/"GET \/news\/1 HTTP\/1\.1" 403 /.test(guarded.accessLog()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    assert.match(guarded.accessLog(), /"GET \/news\/1 HTTP\/1\.1" 403 /);
+  } finally {
+    await guarded.stop();
+    await new Promise((resolve) => echo.close(resolve));
+  }
+  // The shared Nginx of this file runs without ORIGIN_SECRET: nothing is checked.
+  assert.equal((await request('/api/front')).status, 200);
 });
 
 test('/metrics is not reachable through Nginx', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import { loadConfig } from '../../server/config';
-import { admissionOf, ebConfigPath, ebParams, localParams, renderEbConfig, renderNginxConfig } from './render';
+import { admissionOf, ebConfigPath, ebParams, localParams, originSecretConf, renderEbConfig, renderNginxConfig } from './render';
 
 function directive(config: string, name: string): string[] {
   return [...config.matchAll(new RegExp(`^\\s*${name}\\s+([^;]+);`, 'gm'))].map((m) => m[1]!.trim());
@@ -100,4 +100,27 @@ test("admission: caps from the workers' own limits, the fallbacks wired to Nginx
   const none = renderNginxConfig('eb', ebParams(2, 8080, { ...admissionOf(config), ssrQueueLimit: 0, crawlerQueueLimit: 0 }));
   assert.match(none, /upstream kiosk_pages \{[^}]*server 127\.0\.0\.1:8080 down /);
   assert.doesNotMatch(none, /upstream kiosk_crawlers/);
+});
+
+test('the origin secret: checked before any location, the health check exempt, the header stripped before Node', () => {
+  const eb = renderEbConfig();
+  // Relative: /etc/nginx/kiosk-origin-secret.conf, written by the prebuild hook on the instance.
+  assert.deepEqual(directive(eb, 'include'), ['kiosk-origin-secret.conf']);
+  assert.match(eb, /map "\$kiosk_origin_verified:\$uri" \$kiosk_origin_refused \{\s*default 1;\s*"~\^1:" 0;\s*"0:\/healthz" 0;\s*\}/);
+  const server = eb.slice(eb.indexOf('    server {'));
+  const check = server.indexOf('if ($kiosk_origin_refused) {\n            return 403;');
+  assert.ok(check > 0 && check < server.search(/^\s*location /m), 'the check comes before every location');
+  assert.ok(directive(eb, 'proxy_set_header').includes('X-Kiosk-Origin-Secret ""'));
+  const local = renderNginxConfig('local', localParams('/tmp/kiosk-x', { listen: '127.0.0.1:3000', workerPorts: [3001] }));
+  assert.deepEqual(directive(local, 'include'), ['/tmp/kiosk-x/origin-secret.conf']);
+});
+
+test('the origin secret map: nothing checked without a secret, exact values with one or two (a rotation), refused when unsafe', () => {
+  assert.equal(originSecretConf([]), 'map $http_x_kiosk_origin_secret $kiosk_origin_verified {\n    default 1;\n}\n');
+  const a = 'a'.repeat(32);
+  const b = 'B_-9'.repeat(16);
+  assert.equal(originSecretConf([a, b]), `map $http_x_kiosk_origin_secret $kiosk_origin_verified {\n    default 0;\n    "~^${a}$" 1;\n    "~^${b}$" 1;\n}\n`);
+  for (const bad of ['short', 'a'.repeat(31), `${'a'.repeat(32)}"`, `${'a'.repeat(32)}$`, `${'a'.repeat(32)} x`, 'a'.repeat(129)]) {
+    assert.throws(() => originSecretConf([bad]), /ORIGIN_SECRET must be 32 to 128/, bad);
+  }
 });

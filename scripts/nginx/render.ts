@@ -40,6 +40,37 @@ export interface NginxParams {
   fallbackLog: string;
   /** The admission limits and shell settings, from the same settings Node reads. */
   admission: Admission;
+  /**
+   * The file that maps the origin secret header to $kiosk_origin_verified (originSecretConf):
+   * written on the instance by .platform/hooks/prebuild/20-origin-secret.sh, under the local prefix
+   * by writeLocalConfig. A relative path is Nginx's configuration directory's.
+   */
+  originSecretConf: string;
+}
+
+/** The header CloudFront adds to every request to the origin (.ebextensions/10-cloudfront.config). */
+export const originSecretHeader = 'X-Kiosk-Origin-Secret';
+/**
+ * What CloudFront sends while ORIGIN_SECRET is unset (.ebextensions/10-cloudfront.config): in the
+ * secret's format, so that turning the check on can accept it as ORIGIN_SECRET_PREVIOUS until
+ * the distribution sends the new secret everywhere. Known to all, so never a secret.
+ */
+export const originSecretPlaceholder = 'origin-secret-not-set-placeholder';
+/** Long random values only (openssl rand -hex 32): nothing an Nginx string or regex would need to escape. */
+export const originSecretPattern = /^[A-Za-z0-9_-]{32,128}$/;
+
+/**
+ * The included map: 1 for a request carrying one of the secrets (compared case-sensitively, in
+ * full), 0 for any other; with no secret, 1 for every request (nothing is checked). The platform
+ * hook writes exactly this text (a test compares them).
+ */
+export function originSecretConf(secrets: string[]): string {
+  for (const secret of secrets) {
+    if (!originSecretPattern.test(secret)) throw new Error(`ORIGIN_SECRET must be 32 to 128 letters, digits, "-" or "_" (openssl rand -hex 32)`);
+  }
+  const variable = `$http_${originSecretHeader.toLowerCase().replace(/-/g, '_')}`;
+  const entries = secrets.length === 0 ? ['    default 1;'] : ['    default 0;', ...secrets.map((s) => `    "~^${s}$" 1;`)];
+  return [`map ${variable} $kiosk_origin_verified {`, ...entries, '}', ''].join('\n');
 }
 
 export type Admission = Pick<Config, 'ssrQueueLimit' | 'crawlerQueueLimit' | 'apiQueueLimit' | 'shellSMaxAgeS' | 'shedRetryAfterS'>;
@@ -76,6 +107,8 @@ export function ebParams(workers = 4, basePort = 8080, admission = ebAdmission()
     listenBacklog: ebListenBacklog,
     fallbackLog: '/var/log/kiosk/nginx-fallback.log',
     admission,
+    // /etc/nginx/kiosk-origin-secret.conf on the instance.
+    originSecretConf: 'kiosk-origin-secret.conf',
   };
 }
 
@@ -111,6 +144,7 @@ export function localParams(
     listenBacklog: ebListenBacklog,
     fallbackLog: options.fallbackLog ?? path.join(prefix, 'fallback.log'),
     admission: options.admission ?? admissionOf(loadConfig()),
+    originSecretConf: path.join(prefix, 'origin-secret.conf'),
   };
 }
 
@@ -188,6 +222,8 @@ function values(params: NginxParams): Record<string, string> {
     upstream_keepalive_timeout: `${params.upstreamKeepaliveTimeoutS}s`,
     listen: params.listen,
     client_root: params.clientRoot,
+    origin_secret_conf: params.originSecretConf,
+    origin_secret_header: originSecretHeader,
   };
 }
 

@@ -1,23 +1,38 @@
-// npm run cloudwatch against moto: setup creates, a second setup changes nothing, teardown removes.
+// npm run cloudwatch against moto: setup creates, a second setup changes nothing, teardown removes;
+// the edge alarm in us-east-1 (with CloudFront's metrics), the origin's where the servers send,
+// an SNS topic in each.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { DescribeAlarmsCommand, GetDashboardCommand, ListDashboardsCommand } from '@aws-sdk/client-cloudwatch';
+import { CloudWatchClient, DescribeAlarmsCommand, GetDashboardCommand, ListDashboardsCommand } from '@aws-sdk/client-cloudwatch';
+import { ListSubscriptionsByTopicCommand, ListTopicsCommand, SNSClient } from '@aws-sdk/client-sns';
 import { startMoto, type Moto } from '../../test/moto';
 import { freePort } from '../../test/server';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 let moto: Moto;
+let edgeClient: CloudWatchClient;
+const sns = new Map<string, SNSClient>();
 
 before(async () => {
   moto = await startMoto();
+  const credentials = { accessKeyId: moto.env.AWS_ACCESS_KEY_ID, secretAccessKey: moto.env.AWS_SECRET_ACCESS_KEY };
+  edgeClient = new CloudWatchClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials });
+  for (const region of ['eu-west-1', 'us-east-1']) sns.set(region, new SNSClient({ region, endpoint: moto.endpoint, credentials }));
 });
 
 after(async () => {
+  edgeClient?.destroy();
+  for (const client of sns.values()) client.destroy();
   await moto?.stop();
 });
+
+async function topicsNamed(region: string, name: string): Promise<string[]> {
+  const { Topics = [] } = await sns.get(region)!.send(new ListTopicsCommand({}));
+  return Topics.map((t) => t.TopicArn!).filter((arn) => arn.endsWith(`:${name}`));
+}
 
 interface Run {
   code: number | null;
@@ -65,6 +80,7 @@ test('setup creates the dashboard and alarms; run again it changes nothing; a ne
   assert.equal(first.code, 0, first.stderr);
   assert.match(first.stdout, /dashboard Kiosk-setup-\d+: created/);
   assert.match(first.stdout, /setup done: dashboard created; 5 alarms: 5 created, 0 updated, 0 unchanged, 0 removed/);
+  assert.match(first.stderr, /no --distribution-id .*: the edge charts and the edge alarm are left out/);
   const created = await state(prefix, dashboard);
   assert.equal(created.alarms.length, 5);
   const body = JSON.parse(created.body!) as { widgets: { properties: { title: string } }[] };
@@ -82,28 +98,28 @@ test('setup creates the dashboard and alarms; run again it changes nothing; a ne
 
   const raised = await cloudwatch(['setup', '--max-request-rate', '2500'], env);
   assert.equal(raised.code, 0, raised.stderr);
-  assert.match(raised.stdout, /alarm .*-request-rate: updated/);
+  assert.match(raised.stdout, /alarm .*-request-rate \(eu-west-1\): updated/);
   assert.match(raised.stdout, /dashboard updated; 5 alarms: 0 created, 1 updated, 4 unchanged/);
   const updated = await state(prefix, dashboard);
   assert.equal(updated.alarms.find((a) => a.AlarmName === `${prefix}request-rate`)?.Threshold, 2500);
 
   const down = await cloudwatch(['teardown'], env);
   assert.equal(down.code, 0, down.stderr);
-  assert.match(down.stdout, /teardown done: dashboard deleted; 5 alarms deleted/);
+  assert.match(down.stdout, /teardown done: dashboard deleted; 5 alarms deleted; 1 topics deleted/);
   const { DashboardEntries = [] } = await moto.client.send(new ListDashboardsCommand({ DashboardNamePrefix: dashboard }));
   assert.equal(DashboardEntries.length, 0);
   assert.equal((await moto.client.send(new DescribeAlarmsCommand({ AlarmNamePrefix: prefix }))).MetricAlarms?.length, 0);
   const again = await cloudwatch(['teardown'], env);
-  assert.match(again.stdout, /teardown done: dashboard not there; 0 alarms deleted/);
+  assert.match(again.stdout, /teardown done: dashboard not there; 0 alarms deleted; 0 topics deleted/);
 });
 
 test('print calls nothing; missing region or credentials end in one clear line, not a stack trace', async () => {
   const dead = `http://127.0.0.1:${await freePort()}`;
   const printed = await cloudwatch(['print', '--max-shell-percent', '40'], { AWS_REGION: 'eu-west-1', AWS_ENDPOINT_URL_CLOUDWATCH: dead });
   assert.equal(printed.code, 0, printed.stderr);
-  const json = JSON.parse(printed.stdout) as { dashboard: { name: string }; alarms: { AlarmName: string; Threshold: number }[] };
+  const json = JSON.parse(printed.stdout) as { dashboard: { name: string }; alarms: Record<string, { AlarmName: string; Threshold: number }[]> };
   assert.equal(json.dashboard.name, 'Kiosk-development');
-  assert.equal(json.alarms.find((a) => a.AlarmName.endsWith('shell-share'))?.Threshold, 40);
+  assert.equal(json.alarms['eu-west-1']!.find((a) => a.AlarmName.endsWith('shell-share'))?.Threshold, 40);
 
   const noRegion = await cloudwatch(['setup'], { AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y' });
   assert.equal(noRegion.code, 2);
@@ -122,4 +138,80 @@ test('print calls nothing; missing region or credentials end in one clear line, 
   const help = await cloudwatch(['--help'], {});
   assert.equal(help.code, 0);
   assert.match(help.stdout, /Usage: npm run cloudwatch -- setup \| teardown \| print/);
+});
+
+test('with a distribution: the edge alarm in us-east-1, a topic in each region that every alarm notifies, a warning while nobody is subscribed; idempotent; torn down', async () => {
+  const env = { ...moto.env, KIOSK_ENV: `edge-${process.pid}`, METRICS_NAMESPACE: 'Kiosk', CLOUDFRONT_DISTRIBUTION_ID: 'E2QWRUHAPOMQZL' };
+  const dashboard = `Kiosk-edge-${process.pid}`;
+  const prefix = `${dashboard}-`;
+  const topic = `${dashboard}-alarms`;
+  const edgeAlarms = async () => (await edgeClient.send(new DescribeAlarmsCommand({ AlarmNamePrefix: prefix }))).MetricAlarms ?? [];
+
+  const first = await cloudwatch(['setup'], env);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stdout, new RegExp(`topic ${topic} \\(eu-west-1\\): created`));
+  assert.match(first.stdout, new RegExp(`topic ${topic} \\(us-east-1\\): created`));
+  assert.match(first.stdout, /setup done: dashboard created; 6 alarms: 6 created, 0 updated, 0 unchanged, 0 removed/);
+  assert.match(first.stderr, /warning: nobody is subscribed to arn:aws:sns:eu-west-1:\d+:Kiosk-edge-\d+-alarms, so its alarms page no one/);
+  assert.match(first.stderr, /warning: nobody is subscribed to arn:aws:sns:us-east-1:/);
+  assert.match(first.stderr, /--subscribe-email/);
+
+  const [euTopic] = await topicsNamed('eu-west-1', topic);
+  const [usTopic] = await topicsNamed('us-east-1', topic);
+  assert.ok(euTopic && usTopic);
+  const origin = await state(prefix, dashboard);
+  assert.equal(origin.alarms.length, 5, 'the origin alarms stay in the origin region');
+  for (const alarm of origin.alarms) assert.deepEqual(alarm.AlarmActions, [euTopic]);
+  const [edge, ...more] = await edgeAlarms();
+  assert.equal(more.length, 0);
+  assert.equal(edge!.AlarmName, `${prefix}edge-request-rate`);
+  assert.deepEqual(edge!.AlarmActions, [usTopic]);
+  assert.deepEqual(edge!.OKActions, [usTopic]);
+  const requests = edge!.Metrics!.find((m) => m.MetricStat)!.MetricStat!;
+  assert.equal(requests.Metric!.Namespace, 'AWS/CloudFront');
+  assert.deepEqual(requests.Metric!.Dimensions, [
+    { Name: 'DistributionId', Value: 'E2QWRUHAPOMQZL' },
+    { Name: 'Region', Value: 'Global' },
+  ]);
+  const body = JSON.parse(origin.body!) as { widgets: { properties: { title: string; region: string } }[] };
+  assert.equal(body.widgets.filter((w) => w.properties.region === 'us-east-1').length, 4);
+
+  const subscribed = await cloudwatch(['setup', '--subscribe-email', 'oncall@example.com'], env);
+  assert.equal(subscribed.code, 0, subscribed.stderr);
+  assert.match(subscribed.stdout, /\(eu-west-1\): oncall@example\.com subscribed/);
+  assert.match(subscribed.stdout, /setup done: dashboard unchanged; 6 alarms: 0 created, 0 updated, 6 unchanged, 0 removed/);
+  for (const [region, arn] of [
+    ['eu-west-1', euTopic],
+    ['us-east-1', usTopic],
+  ] as const) {
+    const { Subscriptions = [] } = await sns.get(region)!.send(new ListSubscriptionsByTopicCommand({ TopicArn: arn }));
+    assert.deepEqual(
+      Subscriptions.map((x) => [x.Protocol, x.Endpoint]),
+      [['email', 'oncall@example.com']],
+    );
+    // moto confirms an e-mail subscription at once; real SNS waits for the link in the e-mail,
+    // which setup reports as "waiting for confirmation" (not exercised here).
+    assert.match(Subscriptions[0]!.SubscriptionArn!, /^arn:aws:sns:/);
+  }
+
+  const again = await cloudwatch(['setup', '--subscribe-email', 'oncall@example.com'], env);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /oncall@example\.com already subscribed/);
+  assert.match(again.stdout, new RegExp(`topic ${topic} \\(us-east-1\\): unchanged`));
+  assert.match(again.stdout, /setup done: dashboard unchanged; 6 alarms: 0 created, 0 updated, 6 unchanged, 0 removed/);
+  assert.doesNotMatch(again.stderr, /nobody is subscribed/);
+  assert.deepEqual(await state(prefix, dashboard), origin, 'the origin side exactly as before');
+  assert.deepEqual(await edgeAlarms(), [edge], 'the edge alarm exactly as before, timestamps included');
+  assert.equal((await topicsNamed('us-east-1', topic)).length, 1, 'one topic, not a second');
+
+  const raised = await cloudwatch(['setup', '--max-edge-request-rate', '8000'], env);
+  assert.match(raised.stdout, /alarm .*-edge-request-rate \(us-east-1\): updated/);
+  assert.equal((await edgeAlarms())[0]!.Threshold, 8000);
+
+  const down = await cloudwatch(['teardown'], env);
+  assert.equal(down.code, 0, down.stderr);
+  assert.match(down.stdout, /teardown done: dashboard deleted; 6 alarms deleted; 2 topics deleted/);
+  assert.deepEqual(await edgeAlarms(), []);
+  assert.deepEqual(await topicsNamed('eu-west-1', topic), []);
+  assert.deepEqual(await topicsNamed('us-east-1', topic), []);
 });

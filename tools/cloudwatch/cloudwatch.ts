@@ -1,44 +1,43 @@
-import { isDeepStrictEqual, parseArgs } from 'node:util';
-import {
-  CloudWatchClient,
-  DeleteAlarmsCommand,
-  DeleteDashboardsCommand,
-  DescribeAlarmsCommand,
-  GetDashboardCommand,
-  PutDashboardCommand,
-  PutMetricAlarmCommand,
-  type MetricAlarm,
-  type PutMetricAlarmInput,
-} from '@aws-sdk/client-cloudwatch';
+import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../server/config';
-import { alarmPrefix, alarms, dashboardBody, dashboardName, monitoringDefaults, type MonitoringOptions } from './monitoring';
+import { Clients, setup, teardown } from './apply';
+import { alarmsByRegion, cloudFront, dashboardBody, dashboardName, monitoringDefaults, topicName, type MonitoringOptions } from './monitoring';
 
 const usage = `Usage: npm run cloudwatch -- setup | teardown | print [options]
 
-Creates or updates the Kiosk dashboard and alarms in CloudWatch, removes them, or prints them.
-setup changes only what differs, so running it again changes nothing.
+Creates or updates the Kiosk dashboard, its alarms and the SNS topic they notify, removes them,
+or prints them. setup changes only what differs, so running it again changes nothing.
 
 Commands:
-  setup      create or update the dashboard and the alarms (and remove alarms of ours that are
-             no longer defined)
-  teardown   delete the dashboard and every alarm named with its prefix
+  setup      create or update the dashboard, the alarms and their SNS topic (and remove alarms of
+             ours that are no longer defined); warns when nobody is subscribed to the topic
+  teardown   delete the dashboard, every alarm named with its prefix (in the origin's region and
+             in us-east-1) and the topics
   print      print the dashboard and alarms as JSON; calls nothing
 
 Options:
   --region NAME                    default: $AWS_REGION (print: us-east-1 if unset)
   --namespace NAME                 default: $METRICS_NAMESPACE, else Kiosk
   --environment NAME               default: $KIOSK_ENV, else $NODE_ENV
-  --max-request-rate N             req/s across the environment (default ${monitoringDefaults.maxRequestRatePerS})
+  --distribution-id ID             the CloudFront distribution (default: $CLOUDFRONT_DISTRIBUTION_ID); its
+                                   charts and the edge alarm are left out without one
+  --max-edge-request-rate N        viewer req/s at CloudFront that pages (default ${monitoringDefaults.maxEdgeRequestRatePerS})
+  --edge-minutes N                 for this many minutes in a row (default ${monitoringDefaults.edgeMinutes})
+  --max-request-rate N             origin req/s across the environment, the early warning
+                                   (default ${monitoringDefaults.maxRequestRatePerS})
   --max-shell-percent N            shell share of pages, % (default ${monitoringDefaults.maxShellPercent})
   --shell-minutes N                for this many minutes in a row (default ${monitoringDefaults.shellMinutes})
   --max-5xx-per-minute N           (default ${monitoringDefaults.max5xxPerMinute})
   --max-worker-rss-mib N           one worker's resident memory (default ${monitoringDefaults.maxWorkerRssMiB})
   --max-event-loop-delay-ms N      p90 of the event-loop delay (default ${monitoringDefaults.maxEventLoopDelayMs})
-  --alarm-action ARN               an SNS topic to notify on alarm and on recovery; repeatable
+  --subscribe-email ADDRESS        subscribe this address to the alarms' topic(s) (setup; AWS mails a
+                                   confirmation link, and nothing is delivered until it is followed)
+  --alarm-action ARN               another action on alarm and on recovery, besides the topic; repeatable
+                                   (an ARN in us-east-1 also goes on the edge alarm)
   -h, --help                       show this help
 
 AWS credentials come from the SDK's usual chain (environment, profile, instance role);
-AWS_ENDPOINT_URL_CLOUDWATCH points it at another endpoint (the tests use moto).
+AWS_ENDPOINT_URL_CLOUDWATCH and AWS_ENDPOINT_URL_SNS point it at other endpoints (the tests use moto).
 Exit codes: 0 done, 1 AWS refused or could not be reached, 2 bad arguments or configuration.
 `;
 
@@ -55,7 +54,7 @@ function number(flag: string, raw: string | undefined, fallback: number, min: nu
   return value;
 }
 
-type Parsed = { help: true } | { help: false; command: Command; options: MonitoringOptions };
+type Parsed = { help: true } | { help: false; command: Command; options: MonitoringOptions; subscribeEmail?: string };
 
 function readCommand(args: string[]): Parsed {
   const { values, positionals } = parseArgs({
@@ -72,6 +71,10 @@ function readCommand(args: string[]): Parsed {
       'max-5xx-per-minute': { type: 'string' },
       'max-worker-rss-mib': { type: 'string' },
       'max-event-loop-delay-ms': { type: 'string' },
+      'distribution-id': { type: 'string' },
+      'max-edge-request-rate': { type: 'string' },
+      'edge-minutes': { type: 'string' },
+      'subscribe-email': { type: 'string' },
       'alarm-action': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -94,9 +97,17 @@ function readCommand(args: string[]): Parsed {
   }
   const alarmActions = values['alarm-action'] ?? [];
   for (const arn of alarmActions) if (!arn.startsWith('arn:')) throw new UsageError(`--alarm-action must be an ARN, got "${arn}"`);
+  const distributionId = values['distribution-id'] ?? (process.env.CLOUDFRONT_DISTRIBUTION_ID || undefined);
+  if (distributionId !== undefined && !/^[A-Z0-9]{6,32}$/.test(distributionId)) {
+    throw new UsageError(`--distribution-id must be a CloudFront distribution id (capital letters and digits, like E2QWRUHAPOMQZL), got "${distributionId}"`);
+  }
+  const email = values['subscribe-email'];
+  if (email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new UsageError(`--subscribe-email must be an e-mail address, got "${email}"`);
+  if (email !== undefined && command !== 'setup') throw new UsageError('--subscribe-email goes with setup');
   return {
     command,
     help: false,
+    subscribeEmail: email,
     options: {
       region: region ?? 'us-east-1',
       namespace: config.metrics.namespace,
@@ -108,118 +119,14 @@ function readCommand(args: string[]): Parsed {
       maxWorkerRssMiB: number('max-worker-rss-mib', values['max-worker-rss-mib'], monitoringDefaults.maxWorkerRssMiB, 16, 1_048_576),
       maxEventLoopDelayMs: number('max-event-loop-delay-ms', values['max-event-loop-delay-ms'], monitoringDefaults.maxEventLoopDelayMs, 1, 600_000),
       ssrQueueLimit: config.ssrQueueLimit,
+      // The topic's ARN is added by setup once the topic exists.
       alarmActions,
+      distributionId,
+      maxEdgeRequestRatePerS: number('max-edge-request-rate', values['max-edge-request-rate'], monitoringDefaults.maxEdgeRequestRatePerS, 1, 100_000_000),
+      edgeMinutes: Math.round(number('edge-minutes', values['edge-minutes'], monitoringDefaults.edgeMinutes, 1, 5)),
+      edgeAlarmActions: alarmActions.filter((arn) => arn.split(':')[3] === cloudFront.region),
     },
   };
-}
-
-/** The fields of an alarm that setup decides; what DescribeAlarms adds (state, ARN, timestamps) is ignored. */
-function alarmShape(alarm: PutMetricAlarmInput | MetricAlarm): unknown {
-  const keep = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.length === 0 ? undefined : value.map(keep);
-    if (value && typeof value === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value).sort(([a], [b]) => a.localeCompare(b))) {
-        const kept = keep(v);
-        if (kept !== undefined) out[k] = kept;
-      }
-      return out;
-    }
-    return value;
-  };
-  return keep({
-    AlarmName: alarm.AlarmName,
-    AlarmDescription: alarm.AlarmDescription,
-    ActionsEnabled: alarm.ActionsEnabled,
-    AlarmActions: alarm.AlarmActions,
-    OKActions: alarm.OKActions,
-    InsufficientDataActions: alarm.InsufficientDataActions,
-    Namespace: alarm.Namespace,
-    MetricName: alarm.MetricName,
-    Dimensions: alarm.Dimensions,
-    Statistic: alarm.Statistic,
-    ExtendedStatistic: alarm.ExtendedStatistic,
-    Period: alarm.Metrics?.length ? undefined : alarm.Period,
-    Metrics: alarm.Metrics,
-    EvaluationPeriods: alarm.EvaluationPeriods,
-    DatapointsToAlarm: alarm.DatapointsToAlarm,
-    Threshold: alarm.Threshold,
-    ComparisonOperator: alarm.ComparisonOperator,
-    TreatMissingData: alarm.TreatMissingData,
-  });
-}
-
-async function existingAlarms(client: CloudWatchClient, prefix: string): Promise<MetricAlarm[]> {
-  const found: MetricAlarm[] = [];
-  let NextToken: string | undefined;
-  do {
-    const page = await client.send(new DescribeAlarmsCommand({ AlarmNamePrefix: prefix, AlarmTypes: ['MetricAlarm'], NextToken }));
-    found.push(...(page.MetricAlarms ?? []));
-    NextToken = page.NextToken;
-  } while (NextToken);
-  return found;
-}
-
-async function currentDashboard(client: CloudWatchClient, name: string): Promise<unknown> {
-  try {
-    const { DashboardBody } = await client.send(new GetDashboardCommand({ DashboardName: name }));
-    return DashboardBody ? JSON.parse(DashboardBody) : null;
-  } catch (error) {
-    if (/NotFound/i.test((error as Error).name)) return null;
-    throw error;
-  }
-}
-
-async function setup(client: CloudWatchClient, o: MonitoringOptions) {
-  const name = dashboardName(o);
-  const body = dashboardBody(o);
-  const before = await currentDashboard(client, name);
-  let dashboard = 'unchanged';
-  if (!isDeepStrictEqual(before, body)) {
-    await client.send(new PutDashboardCommand({ DashboardName: name, DashboardBody: JSON.stringify(body) }));
-    dashboard = before === null ? 'created' : 'updated';
-  }
-  console.log(`dashboard ${name}: ${dashboard}`);
-
-  const wanted = alarms(o);
-  const existing = new Map((await existingAlarms(client, alarmPrefix(o))).map((a) => [a.AlarmName, a]));
-  const tally = { created: 0, updated: 0, unchanged: 0, removed: 0 };
-  for (const alarm of wanted) {
-    const current = existing.get(alarm.AlarmName);
-    existing.delete(alarm.AlarmName);
-    let outcome: keyof typeof tally = 'unchanged';
-    // PutMetricAlarm on an unchanged alarm would still reset its state and history: skip it.
-    if (!current || !isDeepStrictEqual(alarmShape(current), alarmShape(alarm))) {
-      await client.send(new PutMetricAlarmCommand(alarm));
-      outcome = current ? 'updated' : 'created';
-    }
-    tally[outcome] += 1;
-    console.log(`alarm ${alarm.AlarmName}: ${outcome}`);
-  }
-  const stale = [...existing.keys()].filter((n): n is string => Boolean(n));
-  if (stale.length > 0) {
-    await client.send(new DeleteAlarmsCommand({ AlarmNames: stale }));
-    for (const n of stale) console.log(`alarm ${n}: removed (no longer defined)`);
-    tally.removed = stale.length;
-  }
-  console.log(
-    `setup done: dashboard ${dashboard}; ${wanted.length} alarms: ${tally.created} created, ${tally.updated} updated, ${tally.unchanged} unchanged, ${tally.removed} removed`,
-  );
-}
-
-async function teardown(client: CloudWatchClient, o: MonitoringOptions) {
-  const name = dashboardName(o);
-  let dashboard = 'not there';
-  if ((await currentDashboard(client, name)) !== null) {
-    await client.send(new DeleteDashboardsCommand({ DashboardNames: [name] }));
-    dashboard = 'deleted';
-  }
-  console.log(`dashboard ${name}: ${dashboard}`);
-  const names = (await existingAlarms(client, alarmPrefix(o))).map((a) => a.AlarmName).filter((n): n is string => Boolean(n));
-  // DeleteAlarms takes at most 100 names.
-  for (let i = 0; i < names.length; i += 100) await client.send(new DeleteAlarmsCommand({ AlarmNames: names.slice(i, i + 100) }));
-  for (const n of names) console.log(`alarm ${n}: deleted`);
-  console.log(`teardown done: dashboard ${dashboard}; ${names.length} alarms deleted`);
 }
 
 /** A one-line reason for an AWS failure, with what to do about the common ones. */
@@ -248,32 +155,34 @@ async function main(args: string[]): Promise<number> {
     console.log(usage);
     return 0;
   }
-  const { command, options } = parsed;
+  const { command, options, subscribeEmail: email } = parsed;
   if (command === 'print') {
     if (!process.env.AWS_REGION && !process.env.AWS_DEFAULT_REGION && !args.some((a) => a.startsWith('--region'))) {
       console.error('cloudwatch: no region given; the dashboard below names us-east-1');
     }
     const dashboard = { name: dashboardName(options), body: dashboardBody(options) };
-    console.log(JSON.stringify({ dashboard, alarms: alarms(options) }, null, 2));
+    // Without the topics (print calls nothing), the alarms show only the --alarm-action ARNs.
+    console.log(JSON.stringify({ dashboard, topic: topicName(options), alarms: Object.fromEntries(alarmsByRegion(options)) }, null, 2));
     return 0;
   }
 
   const endpoint = process.env.AWS_ENDPOINT_URL_CLOUDWATCH || process.env.AWS_ENDPOINT_URL;
   console.log(
-    `cloudwatch ${command}: namespace ${options.namespace}, environment ${options.environment}, region ${options.region}${endpoint ? `, endpoint ${endpoint}` : ''}`,
+    `cloudwatch ${command}: namespace ${options.namespace}, environment ${options.environment}, region ${options.region}` +
+      `${options.distributionId ? `, distribution ${options.distributionId} (edge metrics in ${cloudFront.region})` : ''}${endpoint ? `, endpoint ${endpoint}` : ''}`,
   );
-  const client = new CloudWatchClient({ region: options.region, maxAttempts: 3 });
+  const clients = new Clients();
   try {
     // Fail on missing credentials with a clear line before anything is attempted.
-    await client.config.credentials();
-    if (command === 'setup') await setup(client, options);
-    else await teardown(client, options);
+    await clients.cw(options.region).config.credentials();
+    if (command === 'setup') await setup(clients, options, email);
+    else await teardown(clients, options);
     return 0;
   } catch (error) {
     console.error(`cloudwatch ${command} failed: ${explain(error)}`);
     return 1;
   } finally {
-    client.destroy();
+    clients.destroy();
   }
 }
 

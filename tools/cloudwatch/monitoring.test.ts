@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { metricNames } from '../../server/metrics/cloudwatch';
-import { alarms, dashboardBody, dashboardName, monitoringDefaults, type MonitoringOptions } from './monitoring';
+import { alarms, alarmsByRegion, cloudFront, dashboardBody, dashboardName, edgeAlarms, monitoringDefaults, type MonitoringOptions } from './monitoring';
 
 const options: MonitoringOptions = {
   region: 'eu-west-1',
@@ -10,6 +12,16 @@ const options: MonitoringOptions = {
   ...monitoringDefaults,
   ssrQueueLimit: 15,
   alarmActions: ['arn:aws:sns:eu-west-1:123456789012:pager'],
+  edgeAlarmActions: ['arn:aws:sns:us-east-1:123456789012:pager'],
+};
+const withEdge: MonitoringOptions = { ...options, distributionId: 'E2QWRUHAPOMQZL' };
+// From "Types of metrics for CloudFront" (CloudFront Developer Guide), with the one statistic each allows.
+const cloudFrontStatistics: Record<string, string[]> = {
+  Requests: ['Sum'],
+  '4xxErrorRate': ['Average'],
+  '5xxErrorRate': ['Average'],
+  CacheHitRate: ['Average'],
+  OriginLatency: ['p50', 'p90', 'p99'],
 };
 const known = new Set<string>(Object.values(metricNames));
 
@@ -33,6 +45,7 @@ test('the dashboard charts only metrics the servers send, in the right region', 
       `a chart "${wanted}" in ${titles.join(' | ')}`,
     );
   }
+  assert.ok(!titles.some((t) => t.includes('edge')), 'no edge charts without a distribution');
   for (const widget of body.widgets) {
     assert.equal(widget.properties.region, 'eu-west-1');
     for (const row of widget.properties.metrics) {
@@ -66,4 +79,65 @@ test('the alarms: names under one prefix, thresholds from the options, notificat
     for (const name of names) assert.ok(known.has(name), name);
     assert.equal(alarm.Metrics ? alarm.Metrics.filter((m) => m.ReturnData).length : 1, 1, 'one series decides');
   }
+});
+
+test('with a distribution: the edge charts read CloudFront in us-east-1, first and beside the origin requests', () => {
+  const body = dashboardBody(withEdge) as { widgets: { properties: { region: string; title: string; metrics: unknown[][] } }[] };
+  const titles = body.widgets.map((w) => w.properties.title);
+  assert.match(titles[0]!, /^Requests per second \(edge/);
+  assert.match(titles[1]!, /^Requests per second \(origin\)/);
+  const edge = body.widgets.filter((w) => w.properties.region === 'us-east-1');
+  assert.equal(edge.length, 4);
+  // The DDoS kit's web ACL, by the metric name its template gives it.
+  const waf = edge.find((w) => w.properties.title.startsWith('Edge protection'))!;
+  const search = (waf.properties.metrics[0]![0] as { expression: string }).expression;
+  assert.match(
+    search,
+    /^SEARCH\('Namespace="AWS\/WAFV2" WebACL="kiosk-edge-prod" \(MetricName="BlockedRequests" OR MetricName="CountedRequests"\)', 'Sum', 60\)$/,
+  );
+  const template = fs.readFileSync(path.join(import.meta.dirname, '../../cloudformation/edge-protection.yaml'), 'utf8');
+  assert.match(template, /MetricName:\s+Fn::Sub: kiosk-edge-\$\{EnvironmentName\}\n/);
+  const seen = new Set<string>();
+  for (const widget of edge) {
+    for (const row of widget.properties.metrics) {
+      if (typeof row[0] !== 'string') continue;
+      assert.equal(row[0], 'AWS/CloudFront');
+      assert.deepEqual(row.slice(2, 6), ['DistributionId', 'E2QWRUHAPOMQZL', 'Region', 'Global']);
+      const stat = (row[6] as { stat: string }).stat;
+      assert.ok(cloudFrontStatistics[row[1] as string]?.includes(stat), `${String(row[1])} with ${stat}`);
+      seen.add(row[1] as string);
+    }
+  }
+  assert.deepEqual([...seen].sort(), Object.keys(cloudFrontStatistics).sort());
+  for (const widget of body.widgets.filter((w) => w.properties.region !== 'us-east-1')) assert.equal(widget.properties.region, 'eu-west-1');
+});
+
+test('the edge alarm: viewer requests per second at CloudFront, in us-east-1, paging within 5 minutes', () => {
+  assert.deepEqual(edgeAlarms(options), [], 'none without a distribution');
+  const [edge] = edgeAlarms(withEdge);
+  assert.equal(edge!.AlarmName, 'Kiosk-prod-edge-request-rate');
+  assert.equal(edge!.Threshold, monitoringDefaults.maxEdgeRequestRatePerS);
+  const requests = edge!.Metrics!.find((m) => m.MetricStat)!.MetricStat!;
+  assert.equal(requests.Metric!.Namespace, cloudFront.namespace);
+  assert.equal(requests.Metric!.MetricName, 'Requests');
+  assert.equal(requests.Stat, 'Sum');
+  // Minutes of breach before ALARM, with the 1-minute period: well inside the 5 minutes.
+  assert.ok(requests.Period! * edge!.EvaluationPeriods! <= 180, `${requests.Period! * edge!.EvaluationPeriods!} s`);
+  assert.deepEqual(edge!.AlarmActions, withEdge.edgeAlarmActions);
+
+  const byRegion = alarmsByRegion(withEdge);
+  assert.deepEqual([...byRegion.keys()], ['eu-west-1', 'us-east-1']);
+  assert.deepEqual(
+    byRegion.get('us-east-1')!.map((a) => a.AlarmName),
+    ['Kiosk-prod-edge-request-rate'],
+  );
+  // An environment in us-east-1 keeps every alarm in one region.
+  assert.equal(alarmsByRegion({ ...withEdge, region: 'us-east-1' }).get('us-east-1')!.length, 6);
+});
+
+test("the origin request alarm warns below the design load: under the objective peak's 600 origin req/s, above a normal day's 200", () => {
+  const [rate] = alarms(options);
+  assert.ok(rate!.Threshold! < 600 && rate!.Threshold! > 200, String(rate!.Threshold));
+  assert.ok(monitoringDefaults.maxEdgeRequestRatePerS >= 3 * 1_000, 'no page for the 3x spike the fleet is built to absorb');
+  assert.ok(monitoringDefaults.maxEdgeRequestRatePerS < 20 * 1_000, 'a 20x flood pages');
 });
