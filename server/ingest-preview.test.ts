@@ -89,7 +89,11 @@ describe('ingestion', () => {
     assert.equal((await errorOf(huge)).code, 'payload_too_large');
 
     const cases: [Record<string, unknown>, RegExp][] = [
-      [article({ tags: ['x'] }), /unknown field "tags"/],
+      [article({ comments: ['x'] }), /unknown field "comments"/],
+      [article({ tags: ['Not A Tag'] }), /tags\[0\] must be a tag/],
+      [article({ tags: 'climate' }), /tags must be an array/],
+      [article({ tags: ['climate', 'climate'] }), /tags must not name a tag twice/],
+      [article({ tags: Array.from({ length: 9 }, (_, i) => `tag-${i}`) }), /tags must be an array of at most 8 tags/],
       [article({ section: 'weather' }), /section/],
       [article({ status: 'live' }), /status/],
       [article({ title: 'x'.repeat(201) }), /title must be at most 200/],

@@ -85,16 +85,28 @@ describe('postgres store', () => {
         anyArticle: ['202611212100010200'],
         countPublished: [],
         countAll: [],
+        tagFirstPage: ['elections', 21],
+        tagNextPage: ['elections', '202611212100010200', 21],
+        tagCandidates: ['elections,climate', '202611212100010200', 50],
+        publishedTeasers: ['202611212100010200,202611212100010199'],
+        publishedHeadlines: ['202611212100010200,202611212100010199'],
+        trendingTags: [200, 6],
+        mostReadRanked: [29_000_000, 30],
       };
+      // These sort what an index walk already bounded: a few tags' candidate lists merged in tag
+      // order, a handful of ids' rows, the tags of the newest 200 stories, one hour of view rows.
+      const sorts = new Set<string>(['frontPageSections', 'tagCandidates', 'publishedTeasers', 'publishedHeadlines', 'trendingTags', 'mostReadRanked']);
       for (const [name, text] of Object.entries(queries) as [keyof typeof queries, string][]) {
         // A small table is cheaper to scan; what matters is that an index can answer at scale.
         const plan = await sql.begin(async (tx) => {
           await tx`SET LOCAL enable_seqscan = off`;
+          // Likewise a bitmap of a few rows then sorted: at scale the ordered index walk wins.
+          await tx`SET LOCAL enable_bitmapscan = off`;
           return tx.unsafe<{ 'QUERY PLAN': string }[]>(`EXPLAIN ${text}`, params[name] as never[]);
         });
         const lines = plan.map((row) => row['QUERY PLAN']).join('\n');
         assert.doesNotMatch(lines, /Seq Scan/, `${name} scans the whole table:\n${lines}`);
-        if (name !== 'frontPageSections') assert.doesNotMatch(lines, /\bSort\b/, `${name} sorts:\n${lines}`);
+        if (!sorts.has(name)) assert.doesNotMatch(lines, /\bSort\b/, `${name} sorts:\n${lines}`);
         assert.match(lines, /Index/, `${name}:\n${lines}`);
       }
     } finally {

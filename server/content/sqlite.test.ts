@@ -11,7 +11,7 @@ import { openSqliteStore, queries, type SqliteStore } from './sqlite';
 import { describeStoreContract } from '../../test/store-contract';
 
 const teaserKeys = ['id', 'image', 'lead', 'publishedAt', 'section', 'title'];
-const articleKeys = [...teaserKeys, 'author', 'body', 'status', 'updatedAt'].sort();
+const articleKeys = [...teaserKeys, 'author', 'body', 'status', 'tags', 'updatedAt'].sort();
 const small = { published: 600, drafts: 20 } as const;
 
 const dir = mkdtempSync(join(tmpdir(), 'kiosk-content-'));
@@ -146,7 +146,16 @@ describe('sqlite store', () => {
         anyArticle: ['202611212100010200'],
         countPublished: [],
         countAll: [],
+        tagFirstPage: ['elections', 21],
+        tagNextPage: ['elections', '202611212100010200', 21],
+        tagCandidates: ['elections', '202611212100010200', 50],
+        publishedTeaser: ['202611212100010200'],
+        publishedHeadline: ['202611212100010200'],
+        trendingTags: [200, 6],
       };
+      // Counting the tags of the newest 200 stories groups and orders at most a thousand rows,
+      // once per content change (the front page is memoised): the one query allowed to sort.
+      const sorts = new Set<string>(['trendingTags']);
       for (const [name, sql] of Object.entries(queries) as [keyof typeof queries, string][]) {
         const plan = db
           .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
@@ -155,11 +164,11 @@ describe('sqlite store', () => {
         assert.ok(plan.length > 0, name);
         for (const step of plan) {
           assert.doesNotMatch(step, /^SCAN articles$/, `${name} scans the whole table: ${plan.join('; ')}`);
-          assert.doesNotMatch(step, /TEMP B-TREE/, `${name} sorts: ${plan.join('; ')}`);
+          if (!sorts.has(name)) assert.doesNotMatch(step, /TEMP B-TREE/, `${name} sorts: ${plan.join('; ')}`);
         }
         if (name !== 'countAll')
           assert.ok(
-            plan.some((s) => /^SEARCH articles USING/.test(s)),
+            plan.some((s) => /^SEARCH (articles|a) USING/.test(s)),
             `${name}: ${plan.join('; ')}`,
           );
       }
