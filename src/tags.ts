@@ -21,3 +21,17 @@ export function tagName(slug: string): string {
 export function tagPath(slug: string): string {
   return `/tag/${slug}`;
 }
+
+/** The newsroom's standing topics, linked from every page's footer (the editors' choice, not computed). */
+export const standingTopics = [
+  'elections',
+  'climate',
+  'inflation',
+  'interest-rates',
+  'housing-market',
+  'artificial-intelligence',
+  'football',
+  'transport',
+  'explainer',
+  'analysis',
+] as const;

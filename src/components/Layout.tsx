@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { sections } from '../sections';
+import { standingTopics, tagName, tagPath } from '../tags';
 
 export function Header() {
   return (
@@ -66,6 +67,16 @@ export function Footer() {
             {sections.map((s) => (
               <li key={s.slug}>
                 <a href={`/${s.slug}`}>{s.name}</a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <nav aria-labelledby="footer-topics">
+          <h2 id="footer-topics">Topics</h2>
+          <ul>
+            {standingTopics.map((tag) => (
+              <li key={tag}>
+                <a href={tagPath(tag)}>{tagName(tag)}</a>
               </li>
             ))}
           </ul>
