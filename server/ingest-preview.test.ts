@@ -208,6 +208,9 @@ describe('preview', () => {
     assert.match(textOf(html), new RegExp(`${previewBanner}.*${draftTitle}`));
     assert.match(html, /<meta name="robots" content="noindex">/);
     assert.doesNotMatch(html, /rel="canonical"|<script/, 'no canonical URL, no state, no client bundle');
+    // No script will ever fill in what the DOM budget leaves to the browser: a preview has it all.
+    assert.match(html, /teaser-grid--more/);
+    assert.match(html, /class="related"/);
   });
 
   test('missing, tampered, expired or other-article signatures get 401/403 pages with no draft data', async () => {

@@ -85,7 +85,9 @@ export function previewHandler(deps: { secret: string | null; content: ContentSo
     try {
       const draft = await deps.content.articleAnyStatus(id);
       if (!draft) return fail('notFound', `There is no article ${id}.`);
-      const outcome = await renderPage(`/${draft.section}/${id}`, { ...deps.render, content: withDraft(deps.content, draft) }, { preview: previewBanner });
+      // A preview carries no scripts, so nothing would fill in what the DOM budget leaves to the browser.
+      const render = { ...deps.render, content: withDraft(deps.content, draft), domBudget: false };
+      const outcome = await renderPage(`/${draft.section}/${id}`, render, { preview: previewBanner });
       if (outcome.kind !== 'page') return fail('notFound', `There is no article ${id}.`);
       res.status(outcome.status).set({ ...outcome.headers, ...previewHeaders, 'Content-Type': 'text/html; charset=utf-8' });
       res.send(req.method === 'HEAD' ? '' : outcome.html);
