@@ -356,8 +356,11 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
       }
       if (!isTagSlug(slug)) return null;
       const limit = clampPageSize(options.limit, sectionPageSize);
-      const page = await load(`tag:${slug}:${limit}:${cursor ?? ''}`, () => readTag(slug, cursor, limit));
-      return cursor === undefined && page !== null && page.items.length === 0 ? null : page;
+      // A tag no published article carries is null, which is not kept: made-up tags cannot fill the cache.
+      return load(`tag:${slug}:${limit}:${cursor ?? ''}`, async () => {
+        const page = await readTag(slug, cursor, limit);
+        return cursor === undefined && page.items.length === 0 ? null : page;
+      });
     },
 
     articleWithTeasers(id) {

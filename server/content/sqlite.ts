@@ -139,6 +139,33 @@ function requireSchema(db: Database.Database, path: string): void {
   }
 }
 
+/**
+ * Adds tags to a store written before them, once, before the workers open it read-only (the
+ * primary's start-up check calls it). False when there was nothing to do or the file cannot be
+ * written (a read-only mount): the workers then say what is missing.
+ */
+export function upgradeSqliteStore(path: string): boolean {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { fileMustExist: true });
+  } catch {
+    return false;
+  }
+  try {
+    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'articles'").get();
+    if (table === undefined || hasTags(db)) return false;
+    db.pragma('busy_timeout = 2000');
+    db.transaction(() => {
+      addTags(db);
+    })();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    db.close();
+  }
+}
+
 function hasTags(db: Database.Database): boolean {
   const columns = db.prepare<[], { name: string }>('PRAGMA table_info(articles)').all();
   const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_tags'").get();
@@ -181,7 +208,7 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
   const memo = new Map<string, unknown>();
   let ownWrites = 0;
   let memoVersion = -1;
-  function remembered<T>(key: string, read: () => T): T {
+  function remembered<T>(key: string, read: () => T, keep: (value: T) => boolean = () => true): T {
     const version = dataVersion.get() ?? 0;
     if (version !== memoVersion) {
       memo.clear();
@@ -191,7 +218,7 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
     if (value === undefined) {
       // Shared by every request from now on: frozen so no caller can change it for the others.
       value = deepFreeze(read());
-      memo.set(key, value);
+      if (keep(value)) memo.set(key, value);
     }
     return value;
   }
@@ -233,7 +260,15 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
       assertCursor(cursor);
       if (!isTagSlug(slug)) return null;
       const limit = clampPageSize(options.limit, sectionPageSize);
-      const page = cursor === undefined ? remembered(`tag:${slug}:${limit}`, () => readTag(slug, undefined, limit)) : readTag(slug, cursor, limit);
+      // Only tags with articles are remembered: a crawl of made-up tags cannot grow the memo.
+      const page =
+        cursor === undefined
+          ? remembered(
+              `tag:${slug}:${limit}`,
+              () => readTag(slug, undefined, limit),
+              (p) => p.items.length > 0,
+            )
+          : readTag(slug, cursor, limit);
       // A tag no published article carries has no page; past its last article, an empty page.
       return cursor === undefined && page.items.length === 0 ? null : page;
     },
