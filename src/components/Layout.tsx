@@ -59,7 +59,7 @@ export function Footer() {
     <footer className="site-footer">
       <div className="site-footer__columns">
         <nav aria-labelledby="footer-sections">
-          <h2 id="footer-sections">Sections</h2>
+          <h2 id="footer-sections">All sections</h2>
           <ul>
             <li>
               <a href="/">Front page</a>
