@@ -27,20 +27,21 @@ export function rankByTags(candidates: readonly (readonly string[])[], limit: nu
 export interface ArticleTeaserReads {
   article(id: string): Promise<Article | null>;
   section(slug: Article['section'], options: { limit: number }): Promise<SectionPage | null>;
-  /** Per tag, in the order given: newest published ids carrying it, `excludeId` left out. */
-  tagCandidates(tags: readonly string[], excludeId: string, perTag: number): Promise<string[][]>;
-  /** Published teasers for these ids, in the order given; unknown ids are left out. */
-  teasers(ids: readonly string[]): Promise<Teaser[]>;
+  /**
+   * At most `limit` published teasers ranked as `rankByTags` ranks, from each tag's
+   * `relatedCandidatesPerTag` newest published articles other than `excludeId`. SQLite ranks with
+   * rankByTags itself; PostgreSQL in one statement (one round trip instead of two).
+   */
+  relatedByTags(tags: readonly string[], excludeId: string, limit: number): Promise<Teaser[]>;
 }
 
 export async function readArticleWithTeasers(reads: ArticleTeaserReads, id: string): Promise<ArticleWithTeasers | null> {
   const article = await reads.article(id);
   if (!article) return null;
-  const [candidates, sectionPage] = await Promise.all([
-    article.tags.length === 0 ? Promise.resolve([]) : reads.tagCandidates(article.tags, id, relatedCandidatesPerTag),
+  const [byTags, sectionPage] = await Promise.all([
+    article.tags.length === 0 ? Promise.resolve([]) : reads.relatedByTags(article.tags, id, relatedSize),
     reads.section(article.section, { limit: sectionListForArticle }),
   ]);
-  const byTags = await reads.teasers(rankByTags(candidates, relatedSize));
   const sectionItems = (sectionPage?.items ?? []).filter((t) => t.id !== id);
   const taken = new Set(byTags.map((t) => t.id));
   const related = [...byTags, ...sectionItems.filter((t) => !taken.has(t.id))].slice(0, relatedSize);

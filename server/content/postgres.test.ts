@@ -87,15 +87,14 @@ describe('postgres store', () => {
         countAll: [],
         tagFirstPage: ['elections', 21],
         tagNextPage: ['elections', '202611212100010200', 21],
-        tagCandidates: ['elections,climate', '202611212100010200', 50],
-        publishedTeasers: ['202611212100010200,202611212100010199'],
+        relatedByTags: ['elections,climate', '202611212100010200', 50, 6],
         publishedHeadlines: ['202611212100010200,202611212100010199'],
         trendingTags: [200, 6],
         mostReadRanked: [29_000_000, 30],
       };
-      // These sort what an index walk already bounded: a few tags' candidate lists merged in tag
-      // order, a handful of ids' rows, the tags of the newest 200 stories, one hour of view rows.
-      const sorts = new Set<string>(['frontPageSections', 'tagCandidates', 'publishedTeasers', 'publishedHeadlines', 'trendingTags', 'mostReadRanked']);
+      // These sort what an index walk already bounded: a few tags' candidate lists counted and
+      // ranked, a handful of ids' rows, the tags of the newest 200 stories, one hour of view rows.
+      const sorts = new Set<string>(['frontPageSections', 'relatedByTags', 'publishedHeadlines', 'trendingTags', 'mostReadRanked']);
       for (const [name, text] of Object.entries(queries) as [keyof typeof queries, string][]) {
         // A small table is cheaper to scan; what matters is that an index can answer at scale.
         const plan = await sql.begin(async (tx) => {

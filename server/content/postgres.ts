@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
-import type { Article, FrontPage, Headline, SectionPage, TagPage, Teaser } from '../../src/content';
+import type { Article, FrontPage, Headline, SectionPage, TagPage } from '../../src/content';
 import { clampPageSize, latestListSize, mostReadSize, sectionPageSize, trendingTagsSize } from '../../src/content';
 import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import { isTagSlug } from '../../src/tags';
-import { readArticleWithTeasers, trendingWindowArticles } from './article-teasers';
+import { readArticleWithTeasers, relatedCandidatesPerTag, trendingWindowArticles } from './article-teasers';
 import type { Config } from '../config';
 import { KioskError } from '../errors';
 import { describeError, log } from '../log';
@@ -108,12 +108,14 @@ export const queries = {
     WHERE t.tag = $1 AND a.status = 'published' ORDER BY t.article_id DESC LIMIT $2`,
   tagNextPage: `SELECT ${joinedTeaserColumns} FROM article_tags t JOIN articles a ON a.id = t.article_id
     WHERE t.tag = $1 AND t.article_id < $2 AND a.status = 'published' ORDER BY t.article_id DESC LIMIT $3`,
-  // Every tag of an article in one statement: each tag's newest published ids, in tag order.
-  tagCandidates: `SELECT s.n::int AS n, c.id FROM unnest(string_to_array($1, ',')) WITH ORDINALITY AS s(tag, n)
-    CROSS JOIN LATERAL (SELECT t.article_id AS id FROM article_tags t JOIN articles a ON a.id = t.article_id
-      WHERE t.tag = s.tag AND t.article_id <> $2 AND a.status = 'published' ORDER BY t.article_id DESC LIMIT $3) AS c
-    ORDER BY s.n, c.id DESC`,
-  publishedTeasers: `SELECT ${teaserColumns} FROM articles WHERE status = 'published' AND id = ANY(string_to_array($1, ','))`,
+  // The related stories by tags in one statement: each tag's newest published candidates,
+  // counted, most tags in common first and newer first among equals (rankByTags's order).
+  relatedByTags: `SELECT a.id, a.section, a.title, a.lead, a.image, a.published_at
+    FROM (SELECT c.id, count(*) AS shared FROM unnest(string_to_array($1, ',')) AS s(tag)
+      CROSS JOIN LATERAL (SELECT t.article_id AS id FROM article_tags t JOIN articles p ON p.id = t.article_id
+        WHERE t.tag = s.tag AND t.article_id <> $2 AND p.status = 'published' ORDER BY t.article_id DESC LIMIT $3) AS c
+      GROUP BY c.id ORDER BY shared DESC, c.id DESC LIMIT $4) AS r
+    JOIN articles a ON a.id = r.id ORDER BY r.shared DESC, r.id DESC`,
   publishedHeadlines: `SELECT id, section, title, published_at FROM articles WHERE status = 'published' AND id = ANY(string_to_array($1, ','))`,
   trendingTags: `SELECT t.tag FROM (SELECT id FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT $1) AS r
     JOIN article_tags t ON t.article_id = r.id GROUP BY t.tag ORDER BY count(*) DESC, t.tag LIMIT $2`,
@@ -313,11 +315,6 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     return { tag: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
   }
 
-  async function readTeasers(ids: readonly string[]): Promise<Teaser[]> {
-    if (ids.length === 0) return [];
-    return inOrder(ids, await run<TeaserRow[]>(queries.publishedTeasers, [ids.join(',')])).map(toTeaser);
-  }
-
   async function readMostRead(limit: number): Promise<Headline[]> {
     const ranked = await run<{ article_id: string }[]>(queries.mostReadRanked, [windowStart(minuteOf(Date.now())), limit * rankedOverRead]);
     if (ranked.length === 0) return [];
@@ -368,14 +365,10 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         {
           article: (articleId) => store.article(articleId),
           section: (slug, { limit }) => store.section(slug, { limit }),
-          tagCandidates: async (tags, excludeId, perTag) => {
-            const lists = await required(`tagCandidates:${excludeId}:${tags.join(',')}`, async () => {
-              const rows = await run<{ n: number; id: string }[]>(queries.tagCandidates, [tags.join(','), excludeId, perTag]);
-              return tags.map((_, i) => rows.filter((r) => r.n === i + 1).map((r) => r.id));
-            });
-            return lists.map((ids) => [...ids]);
-          },
-          teasers: (ids) => (ids.length === 0 ? Promise.resolve([]) : required(`teasers:${ids.join(',')}`, () => readTeasers(ids))),
+          relatedByTags: (tags, excludeId, limit) =>
+            required(`related:${excludeId}:${tags.join(',')}:${limit}`, async () =>
+              (await run<TeaserRow[]>(queries.relatedByTags, [tags.join(','), excludeId, relatedCandidatesPerTag, limit])).map(toTeaser),
+            ),
         },
         id,
       );

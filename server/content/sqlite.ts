@@ -4,7 +4,7 @@ import { clampPageSize, latestListSize, mostReadSize, sectionPageSize, trendingT
 import { assertCursor } from '../../src/api-paths';
 import { isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import { isTagSlug } from '../../src/tags';
-import { readArticleWithTeasers, trendingWindowArticles } from './article-teasers';
+import { rankByTags, readArticleWithTeasers, relatedCandidatesPerTag, trendingWindowArticles } from './article-teasers';
 import { deepFreeze } from './freeze';
 import { toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
 import type { ArticleWriter, ContentSource } from './source';
@@ -278,8 +278,13 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
         {
           article: (articleId) => store.article(articleId),
           section: (slug, { limit }) => store.section(slug, { limit }),
-          tagCandidates: async (tags, excludeId, perTag) => tags.map((tag) => tagCandidates.all(tag, excludeId, perTag)),
-          teasers: async (ids) => ids.flatMap((teaserId) => publishedTeaser.all(teaserId).map(toTeaser)),
+          async relatedByTags(tags, excludeId, limit) {
+            const ranked = rankByTags(
+              tags.map((tag) => tagCandidates.all(tag, excludeId, relatedCandidatesPerTag)),
+              limit,
+            );
+            return ranked.flatMap((teaserId) => publishedTeaser.all(teaserId).map(toTeaser));
+          },
         },
         id,
       );

@@ -23,9 +23,6 @@ export interface Listing {
   moreFailed: boolean;
 }
 
-/** Kept for the section page's readers: a section's listing. */
-export type SectionListing = Listing;
-
 export type ListingsState = Partial<Record<string, Listing>>;
 
 interface ListingPage {
@@ -70,7 +67,6 @@ function listingSlice<N extends string>(name: N) {
   });
 }
 
-export type SectionsState = ListingsState;
 export const sectionsSlice = listingSlice('sections');
 export const tagsSlice = listingSlice('tags');
 
