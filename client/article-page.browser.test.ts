@@ -56,9 +56,24 @@ interface Opened {
   mode: string | undefined;
 }
 
-async function open(server: BuiltServer, path: string): Promise<Opened> {
-  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+interface OpenOptions {
+  viewport?: { width: number; height: number };
+  /** Hold the answers the blocks below the fold wait for, so they surely arrive after the first paint. */
+  slowBelowFold?: boolean;
+  /** CSS added to the page (the test of the test turns the reserved space off with it). */
+  extraCss?: string;
+}
+
+async function open(server: BuiltServer, path: string, options: OpenOptions = {}): Promise<Opened> {
+  // The extra CSS is an inline style, which the site's policy refuses: only that test bypasses it.
+  context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, bypassCSP: options.extraCss !== undefined });
   const page = await context.newPage();
+  if (options.slowBelowFold) {
+    await page.route(/\/api\/(latest|most-read)/, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      await route.continue();
+    });
+  }
   const problems = recordProblems(page);
   const beacons: string[] = [];
   page.on('request', (request) => {
@@ -73,6 +88,11 @@ async function open(server: BuiltServer, path: string): Promise<Opened> {
       for (const entry of list.getEntries()) shifts.push((entry as unknown as { value: number }).value);
     }).observe({ type: 'layout-shift', buffered: true });
   });
+  if (options.extraCss !== undefined) {
+    await page.addInitScript((css) => {
+      document.addEventListener('DOMContentLoaded', () => document.head.append(Object.assign(document.createElement('style'), { textContent: css })));
+    }, options.extraCss);
+  }
   const response = await page.goto(server.baseUrl + path);
   await page.waitForSelector('html[data-kiosk-ready]');
   return { page, problems, beacons, mode: response?.headers()['x-render-mode'] };
@@ -105,7 +125,7 @@ describe('article page', () => {
     assert.doesNotMatch(html, /most-read__list|teaser-grid--more/, 'the server leaves them to the browser');
     assert.match(html, /class="related"/, 'related links are in the HTML');
     assert.match(html, /srcSet="\/media\/\d{18}-320w\.svg 320w|srcset="\/media\/\d{18}-320w\.svg 320w/);
-    const { page, problems } = await open(ssr, path);
+    const { page, problems } = await open(ssr, path, { slowBelowFold: true });
     await belowFoldComplete(page);
     // Let images and late layout settle before reading the shifts.
     await page.waitForLoadState('networkidle');
@@ -119,6 +139,25 @@ describe('article page', () => {
     // Below-the-fold images wait until they are near.
     assert.equal(await page.getAttribute('.teaser-grid--more img >> nth=0', 'loading'), 'lazy');
     assert.equal(await page.getAttribute('.article__figure img', 'loading'), 'eager');
+  });
+
+  test('the layout-shift check can fail: without the reserved space the same page shifts', async () => {
+    const { page } = await open(ssr, await articlePath(), {
+      slowBelowFold: true,
+      extraCss: '.latest__list, .most-read.below-fold { min-height: 0 !important } .latest__list li { height: auto !important }',
+    });
+    await belowFoldComplete(page);
+    await page.waitForLoadState('networkidle');
+    const shifts = await page.evaluate(() => (window as unknown as { kioskShifts: number[] }).kioskShifts);
+    assert.ok(shifts.length > 0 && shifts.reduce((a, b) => a + b, 0) > 0, `shifts seen: ${shifts.join(', ')}`);
+  });
+
+  test('no layout shift on a phone either (412 × 823, one column)', async () => {
+    const { page, problems } = await open(ssr, await articlePath(4), { viewport: { width: 412, height: 823 }, slowBelowFold: true });
+    await belowFoldComplete(page);
+    await page.waitForLoadState('networkidle');
+    assert.deepEqual(await page.evaluate(() => (window as unknown as { kioskShifts: number[] }).kioskShifts), []);
+    assert.deepEqual(problems, []);
   });
 
   test('DOM budget off: the server renders every block, and the browser hydrates it as it is', async () => {
