@@ -59,6 +59,21 @@ describe('postgres store', () => {
     await assert.rejects(seedPostgres(cluster.url, { published: 1, drafts: 0 }), StoreNotEmptyError);
   });
 
+  test('newsletter sign-ups: recorded unconfirmed, a second adds letters and keeps the first time', async () => {
+    await store.recordSignup('reader@example.com', ['sport', 'morning'], '2026-11-22T08:00:00.000Z');
+    await store.recordSignup('reader@example.com', ['business', 'sport'], '2026-11-22T09:00:00.000Z');
+    const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+    try {
+      const rows = await sql`SELECT address, newsletters, signed_up_at, confirmed FROM newsletter_signups`;
+      assert.deepEqual(
+        rows.map((r) => ({ ...r })),
+        [{ address: 'reader@example.com', newsletters: 'business,morning,sport', signed_up_at: '2026-11-22T08:00:00.000Z', confirmed: false }],
+      );
+    } finally {
+      await sql.end();
+    }
+  });
+
   test('rows are byte for byte the articles written', async () => {
     const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
     try {

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { articleIdPattern, sections } from '../../src/sections';
 import { generateArticles, isEmptyStore, leadLength, newestPublishedAt, seedStore, StoreNotEmptyError, titleLength } from './seed';
+import { viewsPathFor } from './sqlite-views';
 import { openSqliteStore, queries, type SqliteStore } from './sqlite';
 import { describeStoreContract } from '../../test/store-contract';
 
@@ -132,6 +133,29 @@ describe('sqlite store', () => {
   });
 
   describeStoreContract(() => store, small);
+
+  test('newsletter sign-ups: recorded unconfirmed beside the content, a second adds letters and keeps the first time', () => {
+    store.recordSignup('reader@example.com', ['sport', 'morning'], '2026-11-22T08:00:00.000Z');
+    store.recordSignup('reader@example.com', ['business', 'sport'], '2026-11-22T09:00:00.000Z');
+    const db = new Database(viewsPathFor(smallPath), { readonly: true });
+    try {
+      assert.deepEqual(db.prepare('SELECT address, newsletters, signed_up_at, confirmed FROM newsletter_signups').all(), [
+        { address: 'reader@example.com', newsletters: 'business,morning,sport', signed_up_at: '2026-11-22T08:00:00.000Z', confirmed: 0 },
+      ]);
+    } finally {
+      db.close();
+    }
+    const content = new Database(smallPath, { readonly: true });
+    try {
+      assert.equal(
+        content.prepare("SELECT 1 FROM sqlite_master WHERE name IN ('newsletter_signups', 'article_views')").get(),
+        undefined,
+        'not in the content file',
+      );
+    } finally {
+      content.close();
+    }
+  });
 
   test('every query is answered from an index, without sorting', () => {
     const db = new Database(smallPath, { readonly: true });
