@@ -1,5 +1,5 @@
 import { apiBase, apiPath } from '../src/api-paths';
-import type { Article, ContentClient, FrontPage, Headline, SectionPage } from '../src/content';
+import type { ArticleWithTeasers, ContentClient, FrontPage, Headline, SectionPage, TagPage } from '../src/content';
 
 export class ContentRequestError extends Error {
   override name = 'ContentRequestError';
@@ -35,6 +35,16 @@ function api(path: string): string {
   return `${apiBase}/${path}`;
 }
 
+/**
+ * Counts this reader's view of an article (server/views.ts): a beacon, so it neither delays
+ * the page nor is lost when the reader moves on, and never answered from a cache.
+ */
+export function countView(id: string): void {
+  const url = api(apiPath.view(id));
+  if (typeof navigator.sendBeacon === 'function' && navigator.sendBeacon(url)) return;
+  void fetch(url, { method: 'POST', credentials: 'same-origin', keepalive: true }).catch(() => undefined);
+}
+
 /** The browser's content client: the same interface the server implements in-process. */
 export function httpContentClient(): ContentClient {
   return {
@@ -43,8 +53,15 @@ export function httpContentClient(): ContentClient {
       return getJson<SectionPage>(api(apiPath.section(slug, { cursor: options.cursor || undefined, limit: options.limit || undefined })));
     },
     async article(id) {
-      const body = await getJson<{ article: Article }>(api(apiPath.article(id)));
-      return body?.article ?? null;
+      return (await getJson<ArticleWithTeasers>(api(apiPath.article(id))))?.article ?? null;
+    },
+    articleWithTeasers: (id) => getJson<ArticleWithTeasers>(api(apiPath.article(id))),
+    tag(slug, options = {}) {
+      return getJson<TagPage>(api(apiPath.tag(slug, { cursor: options.cursor || undefined, limit: options.limit || undefined })));
+    },
+    async mostRead(limit) {
+      const body = await required<{ items: Headline[] }>(api(apiPath.mostRead(limit || undefined)));
+      return body.items;
     },
     async latest(limit) {
       const body = await required<{ items: Headline[] }>(api(apiPath.latest(limit || undefined)));

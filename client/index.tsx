@@ -5,7 +5,7 @@ import { App } from '../src/App';
 import { renderModeAttribute, rootElementId, stateElementId, type RenderMode } from '../src/page-contract';
 import { resolveRoute } from '../src/routes';
 import { createStore, type AppStore, type RootState } from '../src/store';
-import { httpContentClient } from './http-content';
+import { countView, httpContentClient } from './http-content';
 import { navigatedEvent, startNavigation, type Shown } from './navigation';
 
 function readState(): Partial<RootState> | undefined {
@@ -21,6 +21,12 @@ function Root({ store, initial }: { store: AppStore; initial: Shown }) {
     document.documentElement.setAttribute('data-kiosk-ready', '');
     return startNavigation(store, setShown);
   }, [store]);
+
+  // Every article shown counts once for most read: served, from the shell, or navigated to.
+  const viewed = shown.page.articleId;
+  useEffect(() => {
+    if (viewed !== undefined) countView(viewed);
+  }, [shown, viewed]);
 
   useLayoutEffect(() => {
     if (shown === initial) return;

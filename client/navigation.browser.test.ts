@@ -106,10 +106,11 @@ describe('reading in the browser', () => {
     await page.evaluate(() => ((window as unknown as { __kioskMarker: string }).__kioskMarker = 'still here'));
     await page.evaluate(() => window.scrollTo(0, 900));
     // Clicking scrolls the link into view first; the position to restore is the one after that.
-    await page.locator('.latest__list a >> nth=10').scrollIntoViewIfNeeded();
+    // Each latest item links its headline and its section: the headline of the twelfth.
+    await page.locator('.latest__list li:nth-child(12) > a').scrollIntoViewIfNeeded();
     const scrolledTo = await page.evaluate(() => window.scrollY);
     assert.ok(scrolledTo > 300, `scrolled down (${scrolledTo})`);
-    await clickAndWaitForNavigation('.latest__list a >> nth=10');
+    await clickAndWaitForNavigation('.latest__list li:nth-child(12) > a');
     assert.equal(await page.evaluate(() => window.scrollY), 0, 'a new page starts at the top');
 
     const navigated = nextNavigation(page);
@@ -159,9 +160,9 @@ describe('reading in the browser', () => {
     const start = await firstArticlePath();
     await open(start);
     await page.route('**/api/**', (route) => route.fulfill({ status: 500, body: 'boom' }));
-    const target = await page.getAttribute('.latest__list a >> nth=1', 'href');
+    const target = await page.getAttribute('.latest__list li:nth-child(2) > a', 'href');
     const documentLoad = page.waitForRequest((r) => r.resourceType() === 'document');
-    await page.click('.latest__list a >> nth=1');
+    await page.click('.latest__list li:nth-child(2) > a');
     const request = await documentLoad;
     assert.equal(new URL(request.url()).pathname, target);
     await page.waitForSelector('html[data-kiosk-ready]');

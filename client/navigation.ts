@@ -18,7 +18,7 @@ interface HistoryState {
 /** Fired on window once a navigation has rendered; tests and analytics can listen. */
 export const navigatedEvent = 'kiosk:navigated';
 
-const unroutedPrefixes = ['/api/', '/assets/', '/media/', '/healthz', '/preview/'];
+const unroutedPrefixes = ['/api/', '/assets/', '/media/', '/healthz', '/preview/', '/newsletter'];
 
 function routableLink(event: MouseEvent): URL | null {
   if (event.defaultPrevented || event.button !== 0) return null;

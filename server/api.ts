@@ -2,8 +2,10 @@ import express, { type Request, type Response } from 'express';
 import { maxSectionPageSize, type ContentClient } from '../src/content';
 import { apiRoutes, isCursor } from '../src/api-paths';
 import { articleIdPattern, findSection, sectionSlugPattern } from '../src/sections';
+import { isTagSlug } from '../src/tags';
 import { cacheControl } from './cache-policy';
 import { KioskError } from './errors';
+import { viewClient, type ViewCounter } from './views';
 
 function queryString(req: Request, name: string): string | undefined {
   const value = (req.query as Record<string, unknown>)[name];
@@ -30,12 +32,24 @@ function sectionParam(req: Request) {
   return section;
 }
 
+function cursorParam(req: Request): string | undefined {
+  const cursor = queryString(req, 'cursor');
+  if (cursor !== undefined && !isCursor(cursor)) throw new KioskError('badRequest', '"cursor" must be an article id (18 digits).');
+  return cursor;
+}
+
 function send(res: Response, cache: string, body: unknown) {
   res.set('Cache-Control', cache).json(body);
 }
 
+export interface ApiOptions {
+  /** Counts article views (POST /api/views/:id); null where the store keeps no counts. */
+  views: ViewCounter | null;
+  viewsClientHops: number;
+}
+
 /** The JSON API the browser renders from. Errors reach the app's handler, which answers JSON. */
-export function apiRouter(content: ContentClient): express.Router {
+export function apiRouter(content: ContentClient, options: ApiOptions = { views: null, viewsClientHops: 0 }): express.Router {
   const api = express.Router({ caseSensitive: true, strict: true });
 
   api.get(apiRoutes.front, async (_req, res) => {
@@ -44,10 +58,7 @@ export function apiRouter(content: ContentClient): express.Router {
 
   api.get(apiRoutes.section, async (req, res) => {
     const section = sectionParam(req);
-    const cursor = queryString(req, 'cursor');
-    if (cursor !== undefined && !isCursor(cursor)) {
-      throw new KioskError('badRequest', '"cursor" must be an article id (18 digits).');
-    }
+    const cursor = cursorParam(req);
     const page = await content.section(section.slug, { cursor, limit: limitParam(req) });
     if (!page) throw new KioskError('notFound', `There is no section "${section.slug}".`);
     send(res, cacheControl.section, page);
@@ -56,9 +67,30 @@ export function apiRouter(content: ContentClient): express.Router {
   api.get(apiRoutes.article, async (req, res) => {
     const id = String(req.params.id);
     if (!articleIdPattern.test(id)) throw new KioskError('badRequest', 'An article id is 18 digits.');
-    const article = await content.article(id);
-    if (!article) throw new KioskError('notFound', `There is no published article ${id}.`);
-    send(res, cacheControl.article, { article });
+    const page = await content.articleWithTeasers(id);
+    if (!page) throw new KioskError('notFound', `There is no published article ${id}.`);
+    send(res, cacheControl.article, page);
+  });
+
+  api.get(apiRoutes.tag, async (req, res) => {
+    const slug = String(req.params.slug);
+    if (!isTagSlug(slug)) throw new KioskError('badRequest', 'A tag is lower-case words joined by hyphens, at most 40 characters.');
+    const page = await content.tag(slug, { cursor: cursorParam(req), limit: limitParam(req) });
+    if (!page) throw new KioskError('notFound', `No published article is tagged "${slug}".`);
+    send(res, cacheControl.tag, page);
+  });
+
+  api.get(apiRoutes.mostRead, async (req, res) => {
+    // Moves with every flush of views: cached like the front page.
+    send(res, cacheControl.front, { items: await content.mostRead(limitParam(req)) });
+  });
+
+  api.post(apiRoutes.view, (req, res) => {
+    res.set('Cache-Control', cacheControl.noStore);
+    const id = String(req.params.id);
+    if (!articleIdPattern.test(id)) throw new KioskError('badRequest', 'An article id is 18 digits.');
+    options.views?.record(id, viewClient(req.socket.remoteAddress, req.headers['x-forwarded-for'], options.viewsClientHops));
+    res.status(204).end();
   });
 
   api.get(apiRoutes.latest, async (req, res) => {
@@ -66,6 +98,10 @@ export function apiRouter(content: ContentClient): express.Router {
   });
 
   api.all('/{*rest}', (req, res) => {
+    if (req.path.startsWith('/views/')) {
+      res.set('Allow', 'POST');
+      throw new KioskError('methodNotAllowed', 'This address only answers POST.');
+    }
     if (req.method === 'GET' || req.method === 'HEAD') throw new KioskError('notFound');
     res.set('Allow', 'GET, HEAD');
     throw new KioskError('methodNotAllowed');

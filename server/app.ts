@@ -11,8 +11,10 @@ import { ingestRouter } from './ingest';
 import { describeError, log } from './log';
 import { faviconHandler, mediaHandler } from './media';
 import { sendErrorPage } from './pages';
+import { newsletterRouter } from './newsletter';
 import { previewHandler } from './preview';
 import type { RenderDeps } from './render';
+import type { ViewCounter } from './views';
 
 export interface AppDeps {
   config: Pick<Config, 'siteUrl' | 'distDir' | 'trustProxy' | 'ingestToken' | 'previewSecret' | 'previewConcurrencyLimit'>;
@@ -22,13 +24,16 @@ export interface AppDeps {
   writer: () => ArticleWriter;
   /** How previews and error pages render; the site's pages use the same. */
   render?: RenderDeps;
+  /** Counts article views; absent or null where the store keeps no counts. */
+  views?: ViewCounter | null;
+  viewsClientHops?: number;
 }
 
 /**
  * The Express app for everything but pages: the API, static files, health, and the error
  * answers. It never listens: server/site.ts puts it behind the overload guard.
  */
-export function createApp({ config, content, assets, writer, render }: AppDeps): express.Express {
+export function createApp({ config, content, assets, writer, render, views = null, viewsClientHops = 0 }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -57,7 +62,8 @@ export function createApp({ config, content, assets, writer, render }: AppDeps):
   app.get(['/favicon.svg', '/favicon.ico'], faviconHandler);
   app.get('/preview/:id', previewHandler({ secret: config.previewSecret, content, render: renderDeps, concurrencyLimit: config.previewConcurrencyLimit }));
   app.use('/api/ingest', ingestRouter(config.ingestToken, writer));
-  app.use(apiBase, apiRouter(content));
+  app.use(newsletterRouter(content, renderDeps));
+  app.use(apiBase, apiRouter(content, { views, viewsClientHops }));
 
   // Pages are answered before Express (server/pages.ts); what reaches here is anything else.
   app.use((req: Request, res: Response) => {

@@ -196,4 +196,55 @@ describe('bad input over a real socket', () => {
     await expectStatus('GET', '*', [400, 404]);
     await expectStatus('OPTIONS', '*', [400, 405]);
   });
+
+  test('tags, views and the newsletter: bad slugs, cursors, ids and addresses are clear 4xx answers', async () => {
+    // A page for a malformed or unknown tag is the not-found page; the API says which is which.
+    for (const target of ['/tag/Not_A_Tag', '/tag/-x', '/tag/no-such-tag', `/tag/${'a'.repeat(41)}`]) {
+      const res = await expectStatus('GET', target, 404);
+      assert.match(res.headers['content-type'] ?? '', /^text\/html/);
+    }
+    for (const [target, status] of [
+      ['/api/tags/Not_A_Tag', 400],
+      ['/api/tags/no-such-tag', 404],
+      ['/api/tags/elections?cursor=abc', 400],
+      ['/api/tags/elections?cursor=1%20OR%201=1', 400],
+      ['/api/tags/elections?limit=0', 400],
+      ['/api/tags/elections?cursor=1&cursor=2', 400],
+      ['/api/most-read?limit=x', 400],
+    ] as const) {
+      const res = await expectStatus('GET', target, status);
+      assert.match(res.headers['content-type'] ?? '', /^application\/json/);
+    }
+    await expectStatus('POST', '/api/views/abc', 400);
+    await expectStatus('POST', `/api/views/${'9'.repeat(19)}`, 400);
+    await expectStatus('GET', `/api/views/${article.id}`, 405);
+    await expectStatus('POST', `/api/views/${article.id}`, 204);
+
+    const form = (body: string) =>
+      rawRequest(
+        server.baseUrl,
+        `POST /newsletter HTTP/1.1\r\nHost: kiosk.example\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    for (const body of [
+      '',
+      'email=',
+      'email=not-an-address&newsletters=morning',
+      'email=a%40b&newsletters=morning',
+      `email=${'a'.repeat(250)}%40example.com&newsletters=morning`,
+      'email=reader%40example.com',
+      'email=reader%40example.com&newsletters=lottery',
+      'email=a%0A%40example.com&newsletters=morning',
+    ]) {
+      const res = await form(body);
+      assertSafeAnswer(res, `newsletter ${body.slice(0, 40)}`);
+      assert.equal(res.status, 400, body.slice(0, 60));
+      assert.match(res.headers['content-type'] ?? '', /^text\/html/);
+      assert.match(res.body, /email address|newsletter/i);
+    }
+    const ok = await form('email=Reader%40Example.COM&newsletters=morning&newsletters=sport');
+    assert.equal(ok.status, 200);
+    assert.match(ok.body, /We have noted Reader@example\.com/);
+    assert.equal(ok.headers['cache-control'], 'private, no-store');
+    await expectStatus('PUT', '/newsletter', 405);
+  });
 });

@@ -11,6 +11,8 @@ export const cacheControl = {
   front: shared(10),
   section: shared(30),
   article: shared(60),
+  // Many tags, few readers each, and a story's place on them matters less than on a section.
+  tag: shared(120),
   // Short, so a story that appears moments later is not hidden behind a cached 404.
   notFound: 'public, max-age=0, s-maxage=10',
   // Content could not be fetched (503): a CDN may hold this a few seconds, which spares the

@@ -100,6 +100,19 @@ export interface Config {
   ssrLatestItems: number;
   /** Render the header, navigation and footer once per process instead of per request. */
   ssrSharedChrome: boolean;
+  /**
+   * DOM_BUDGET=on (the default): the server renders what is above the fold and what search
+   * engines need; most read, more from the section and the rest of the latest list render in
+   * the browser after hydration. off: the server renders the whole page.
+   */
+  domBudget: boolean;
+  /** How often each worker adds the article views it counted to the content store. */
+  viewsFlushS: number;
+  /**
+   * Which X-Forwarded-For entry names the reader for telling repeat views apart: that many
+   * proxies back from the end (CloudFront → load balancer → Nginx: 3); 0 takes the socket's peer.
+   */
+  viewsClientHops: number;
   /** The breaking-news cache of rendered pages per worker; 0 turns it off. */
   pageCacheTtlMs: number;
   pageCacheMaxBytes: number;
@@ -348,6 +361,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     previewConcurrencyLimit: integer(env, 'PREVIEW_CONCURRENCY_LIMIT', 2, 1, 100),
     ssrLatestItems: integer(env, 'SSR_LATEST_ITEMS', 5, 0, latestListSize),
     ssrSharedChrome: flag(env, 'SSR_SHARED_CHROME') ?? true,
+    domBudget: flag(env, 'DOM_BUDGET') ?? true,
+    viewsFlushS: integer(env, 'VIEWS_FLUSH_S', 5, 1, 60),
+    viewsClientHops: integer(env, 'VIEWS_CLIENT_HOPS', 0, 0, 10),
     pageCacheTtlMs: integer(env, 'PAGE_CACHE_TTL_MS', 0, 0, 60_000),
     pageCacheMaxBytes: integer(env, 'PAGE_CACHE_MAX_MB', 64, 1, 4_096) * 1024 * 1024,
     contentApiUrl: contentApiUrl(env),

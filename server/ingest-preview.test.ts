@@ -89,7 +89,11 @@ describe('ingestion', () => {
     assert.equal((await errorOf(huge)).code, 'payload_too_large');
 
     const cases: [Record<string, unknown>, RegExp][] = [
-      [article({ tags: ['x'] }), /unknown field "tags"/],
+      [article({ comments: ['x'] }), /unknown field "comments"/],
+      [article({ tags: ['Not A Tag'] }), /tags\[0\] must be a tag/],
+      [article({ tags: 'climate' }), /tags must be an array/],
+      [article({ tags: ['climate', 'climate'] }), /tags must not name a tag twice/],
+      [article({ tags: Array.from({ length: 9 }, (_, i) => `tag-${i}`) }), /tags must be an array of at most 8 tags/],
       [article({ section: 'weather' }), /section/],
       [article({ status: 'live' }), /status/],
       [article({ title: 'x'.repeat(201) }), /title must be at most 200/],
@@ -204,6 +208,9 @@ describe('preview', () => {
     assert.match(textOf(html), new RegExp(`${previewBanner}.*${draftTitle}`));
     assert.match(html, /<meta name="robots" content="noindex">/);
     assert.doesNotMatch(html, /rel="canonical"|<script/, 'no canonical URL, no state, no client bundle');
+    // No script will ever fill in what the DOM budget leaves to the browser: a preview has it all.
+    assert.match(html, /teaser-grid--more/);
+    assert.match(html, /class="related"/);
   });
 
   test('missing, tampered, expired or other-article signatures get 401/403 pages with no draft data', async () => {

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { mediaWidths } from '../src/media';
 import { articleIdPattern } from '../src/sections';
 import { cacheControl } from './cache-policy';
 import { KioskError } from './errors';
@@ -6,16 +7,20 @@ import { KioskError } from './errors';
 // Stand-in photographs: the seeded store has no real images and this machine has no network,
 // so each article gets a deterministic SVG drawn from its id. A newsroom deployment points
 // image URLs at its own image service instead.
+// `<id>-<width>w.svg` is the same picture at one of the widths pages offer in srcset.
 export function mediaHandler(req: Request, res: Response) {
-  const match = /^(\d{18})\.svg$/.exec(String(req.params.file));
+  const match = /^(\d{18})(?:-(\d{3,4})w)?\.svg$/.exec(String(req.params.file));
   if (!match || !articleIdPattern.test(match[1] ?? '')) throw new KioskError('notFound');
+  const width = match[2] === undefined ? 1200 : Number(match[2]);
+  if (!(mediaWidths as readonly number[]).includes(width)) throw new KioskError('notFound', `Images come ${mediaWidths.join(', ')} pixels wide.`);
+  const height = Math.round((width * 675) / 1200);
   const id = match[1] as string;
   let hash = 0;
   for (const c of id) hash = (hash * 31 + c.charCodeAt(0)) >>> 0;
   const hue = hash % 360;
   const hue2 = (hue + 40) % 360;
   const svg =
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1200 675" width="1200" height="675">` +
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1200 675" width="${width}" height="${height}">` +
     `<defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1">` +
     `<stop offset="0" stop-color="hsl(${hue} 45% 42%)"/><stop offset="1" stop-color="hsl(${hue2} 50% 22%)"/>` +
     `</linearGradient></defs><rect width="1200" height="675" fill="url(#g)"/>` +

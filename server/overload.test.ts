@@ -44,9 +44,15 @@ function gatedStore(): { content: ContentSource; open(): void } {
     count: () => store.count(),
     articleAnyStatus: (id) => store.articleAnyStatus(id),
     close: () => store.close(),
+    tag: (slug, options) => store.tag(slug, options),
+    mostRead: (limit) => store.mostRead(limit),
     async article(id): Promise<Article | null> {
       await gate;
       return store.article(id);
+    },
+    async articleWithTeasers(id) {
+      await gate;
+      return store.articleWithTeasers(id);
     },
   };
   return { content, open: () => openGate() };

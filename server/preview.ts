@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Article, ContentClient } from '../src/content';
+import { moreFromSectionSize, relatedSize } from '../src/content';
 import { articleIdPattern } from '../src/sections';
 import { cacheControl } from './cache-policy';
 import type { ContentSource } from './content/source';
@@ -46,6 +47,15 @@ function withDraft(content: ContentClient, draft: Article): ContentClient {
     section: (slug, options) => content.section(slug, options),
     article: (id) => (id === draft.id ? Promise.resolve(draft) : content.article(id)),
     latest: (limit) => content.latest(limit),
+    tag: (slug, options) => content.tag(slug, options),
+    mostRead: (limit) => content.mostRead(limit),
+    async articleWithTeasers(id) {
+      if (id !== draft.id) return content.articleWithTeasers(id);
+      // A draft carries no tag rows yet: its page is previewed with its section's newest around it.
+      const page = await content.section(draft.section, { limit: relatedSize + moreFromSectionSize + 1 });
+      const others = (page?.items ?? []).filter((t) => t.id !== draft.id);
+      return { article: draft, related: others.slice(0, relatedSize), moreFromSection: others.slice(relatedSize, relatedSize + moreFromSectionSize) };
+    },
   };
 }
 
@@ -75,7 +85,9 @@ export function previewHandler(deps: { secret: string | null; content: ContentSo
     try {
       const draft = await deps.content.articleAnyStatus(id);
       if (!draft) return fail('notFound', `There is no article ${id}.`);
-      const outcome = await renderPage(`/${draft.section}/${id}`, { ...deps.render, content: withDraft(deps.content, draft) }, { preview: previewBanner });
+      // A preview carries no scripts, so nothing would fill in what the DOM budget leaves to the browser.
+      const render = { ...deps.render, content: withDraft(deps.content, draft), domBudget: false };
+      const outcome = await renderPage(`/${draft.section}/${id}`, render, { preview: previewBanner });
       if (outcome.kind !== 'page') return fail('notFound', `There is no article ${id}.`);
       res.status(outcome.status).set({ ...outcome.headers, ...previewHeaders, 'Content-Type': 'text/html; charset=utf-8' });
       res.send(req.method === 'HEAD' ? '' : outcome.html);

@@ -28,18 +28,65 @@ after(() => {
 const withoutNonce = (html: string) => html.replace(/ nonce="[^"]+"/g, '');
 
 test('the chrome rendered once and spliced in gives byte for byte the page rendered whole', async () => {
-  const whole: RenderDeps = { content, assets: testAssets, siteUrl: 'https://kiosk.example', chrome: null };
-  const spliced: RenderDeps = { ...whole, chrome: buildChrome() };
-  for (const path of [articlePath, '/', '/news', '/news/999999999999999999', '/nowhere']) {
-    const a = await renderPage(path, whole);
-    const b = await renderPage(path, spliced);
-    assert.equal(a.kind, 'page');
-    assert.equal(b.kind, 'page');
-    if (a.kind === 'page' && b.kind === 'page') {
-      assert.equal(b.status, a.status, path);
-      assert.equal(withoutNonce(b.html), withoutNonce(a.html), path);
+  for (const domBudget of [true, false]) {
+    const whole: RenderDeps = { content, assets: testAssets, siteUrl: 'https://kiosk.example', chrome: null, domBudget };
+    const spliced: RenderDeps = { ...whole, chrome: buildChrome() };
+    for (const path of [articlePath, '/', '/news', '/tag/elections', '/news/999999999999999999', '/nowhere']) {
+      const a = await renderPage(path, whole);
+      const b = await renderPage(path, spliced);
+      assert.equal(a.kind, 'page');
+      assert.equal(b.kind, 'page');
+      if (a.kind === 'page' && b.kind === 'page') {
+        assert.equal(b.status, a.status, path);
+        assert.equal(withoutNonce(b.html), withoutNonce(a.html), path);
+      }
     }
   }
+});
+
+test('DOM_BUDGET: on, the server leaves most read and more from the section to the browser and says so; off, it renders them', async () => {
+  const stateOf = (html: string) =>
+    JSON.parse(new RegExp(`<script id="${stateElementId}"[^>]*>([^<]*)</script>`).exec(html)![1]!) as {
+      render: { belowFoldDeferred: boolean; siteUrl: string };
+      mostRead: { items: unknown[] | null };
+      articleTeasers: Record<string, { related: unknown[]; moreFromSection: unknown[] }>;
+    };
+  const deps: RenderDeps = { content, assets: testAssets, siteUrl: 'https://kiosk.example' };
+  const on = await renderPage(articlePath, { ...deps, domBudget: true });
+  const off = await renderPage(articlePath, { ...deps, domBudget: false });
+  assert.ok(on.kind === 'page' && off.kind === 'page');
+  const id = articlePath.split('/')[2]!;
+  // What search engines need is in both: the article, its byline, image, breadcrumb and related links.
+  for (const html of [on.html, off.html]) {
+    for (const marker of [
+      'class="breadcrumb"',
+      'class="article__title"',
+      'class="article__byline"',
+      'srcSet="/media/',
+      'class="related"',
+      'class="read-also"',
+    ]) {
+      assert.ok(html.includes(marker), marker);
+    }
+    // The blocks keep their box and heading either way, so their space is reserved.
+    assert.match(html, /<section class="most-read below-fold"[^>]*><h2 id="most-read-heading">/);
+    assert.match(html, /<section class="more-from-section below-fold"/);
+  }
+  assert.doesNotMatch(on.html, /teaser-grid--more|most-read__list|most-read__empty/);
+  assert.match(off.html, /teaser-grid--more/);
+  assert.match(off.html, /most-read__list|most-read__empty/);
+  const [onState, offState] = [stateOf(on.html), stateOf(off.html)];
+  assert.deepEqual(onState.render, { belowFoldDeferred: true, siteUrl: 'https://kiosk.example' });
+  assert.equal(offState.render.belowFoldDeferred, false);
+  assert.equal(onState.mostRead.items, null, 'the browser loads most read');
+  assert.ok(Array.isArray(offState.mostRead.items), 'the server loaded most read');
+  // The browser needs no request to fill in more from the section: the state has it.
+  assert.deepEqual(onState.articleTeasers[id], {
+    related: (await content.articleWithTeasers(id))!.related,
+    moreFromSection: (await content.articleWithTeasers(id))!.moreFromSection,
+  });
+  assert.equal(onState.articleTeasers[id]?.related.length, 6);
+  assert.ok((onState.articleTeasers[id]?.moreFromSection.length ?? 0) > 0);
 });
 
 test('the server renders SSR_LATEST_ITEMS latest headlines and says so in the state, for the browser to complete', async () => {

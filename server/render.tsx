@@ -23,6 +23,8 @@ export interface RenderDeps {
   siteUrl: string;
   /** Latest headlines rendered on the server (SSR_LATEST_ITEMS); the browser adds the rest. */
   latestItems?: number;
+  /** DOM_BUDGET: leave the blocks below the fold to the browser (the default); false renders them here. */
+  domBudget?: boolean;
   /** The header, navigation and footer rendered once (SSR_SHARED_CHROME); null renders them per request. */
   chrome?: Chrome | null;
 }
@@ -62,7 +64,11 @@ export type RenderOutcome =
  * a search engine or the browser bundle (no scripts, no state, no canonical URL).
  */
 export async function renderPage(pathname: string, deps: RenderDeps, options: { preview?: string } = {}): Promise<RenderOutcome> {
-  const store = createStore(deps.content, undefined, { latestItems: deps.latestItems });
+  const store = createStore(deps.content, undefined, {
+    latestItems: deps.latestItems,
+    belowFold: deps.domBudget === false ? 'server' : 'browser',
+    siteUrl: deps.siteUrl,
+  });
   const result = await resolveRoute(pathname, store);
   if (result.kind === 'redirect') {
     return { kind: 'redirect', status: result.status, location: result.location, headers: { 'Cache-Control': cacheControl.article } };
@@ -113,15 +119,20 @@ function renderApp(store: AppStore, result: PageResult, chrome: Chrome | null): 
  * An error page inside the site's chrome, without the client bundle (nothing to hydrate).
  * If even that fails, a plain-text answer: an error page must never throw.
  */
-export function renderErrorPage(status: number, message: string, deps: Pick<RenderDeps, 'assets' | 'siteUrl'>): { html: string; contentType: string } {
+export function renderErrorPage(
+  status: number,
+  message: string,
+  deps: Pick<RenderDeps, 'assets' | 'siteUrl'>,
+  heading?: string,
+): { html: string; contentType: string } {
   try {
     const body = renderToString(
       <Layout>
-        <ErrorPage status={status} message={message} />
+        <ErrorPage status={status} message={message} heading={heading} />
       </Layout>,
     );
     const html = renderDocument({
-      head: { title: `Error ${status} — Kiosk`, description: message, canonicalUrl: null, ogType: 'website', robots: 'noindex' },
+      head: { title: `${heading ?? `Error ${status}`} — Kiosk`, description: message, canonicalUrl: null, ogType: 'website', robots: 'noindex' },
       siteUrl: deps.siteUrl,
       assets: deps.assets,
       body,

@@ -10,6 +10,7 @@ import { PageCache } from './page-cache';
 import { createPageHandler } from './pages';
 import { buildChrome, type RenderDeps } from './render';
 import { shellForServing } from './shell-file';
+import { ViewCounter } from './views';
 
 export type SiteConfig = Pick<
   Config,
@@ -21,6 +22,9 @@ export type SiteConfig = Pick<
   | 'previewConcurrencyLimit'
   | 'ssrLatestItems'
   | 'ssrSharedChrome'
+  | 'domBudget'
+  | 'viewsFlushS'
+  | 'viewsClientHops'
   | 'pageCacheTtlMs'
   | 'pageCacheMaxBytes'
   | 'ssrQueueLimit'
@@ -35,8 +39,10 @@ export interface Site {
   /** The request listener for an http.Server. */
   listener: RequestListener;
   metrics: WorkerMetrics;
-  /** Stops the event-loop sampler's timer. */
-  close(): void;
+  /** Article views counted by this worker; null where the store keeps no counts. */
+  views: ViewCounter | null;
+  /** Stops the timers; resolves once the last counted views are in the store. */
+  close(): Promise<void>;
 }
 
 /** Everything one worker answers with, put together: guard in front, then pages or the Express app. */
@@ -57,11 +63,15 @@ export function createSite({
     content,
     assets,
     siteUrl: config.siteUrl,
-    latestItems: config.ssrLatestItems,
+    latestItems: config.domBudget ? config.ssrLatestItems : undefined,
+    domBudget: config.domBudget,
     chrome: config.ssrSharedChrome ? buildChrome() : null,
   };
+  const views = content.recordViews
+    ? new ViewCounter(content, { flushIntervalMs: config.viewsFlushS * 1000, maxIdsPerFlush: 10_000, maxClientsPerMinute: 200_000 })
+    : null;
   const listener = overloadAwareListener({
-    app: createApp({ config, content, assets, writer, render }),
+    app: createApp({ config, content, assets, writer, render, views, viewsClientHops: config.viewsClientHops }),
     pages: createPageHandler({
       render,
       metrics,
@@ -72,5 +82,13 @@ export function createSite({
     metrics,
     shedRetryAfterS: config.shedRetryAfterS,
   });
-  return { listener, metrics, close: () => eventLoop.close() };
+  return {
+    listener,
+    metrics,
+    views,
+    async close() {
+      eventLoop.close();
+      await views?.close();
+    },
+  };
 }

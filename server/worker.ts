@@ -110,7 +110,12 @@ export async function startWorker(
     await closed;
     clearInterval(idleSweep);
     clearTimeout(grace);
-    site.close();
+    // After the last response and before the store closes: every view counted reaches it.
+    try {
+      await site.close();
+    } catch (error) {
+      log.error('flushing article views failed at shutdown', describeError(error));
+    }
     try {
       writer.close();
       content.close();

@@ -13,6 +13,10 @@ export const apiRoutes = {
   section: '/sections/:slug',
   article: '/articles/:id',
   latest: '/latest',
+  tag: '/tags/:slug',
+  mostRead: '/most-read',
+  /** POST: one reader's view of one article, sent by the browser (see server/views.ts). */
+  view: '/views/:id',
 } as const;
 
 /** A section page's cursor is the id of the last article on the page before. */
@@ -41,4 +45,8 @@ export const apiPath = {
     withQuery(`sections/${encodeURIComponent(slug)}`, { limit: options.limit, cursor: options.cursor }),
   article: (id: string): string => `articles/${encodeURIComponent(id)}`,
   latest: (limit?: number): string => withQuery('latest', { limit }),
+  tag: (slug: string, options: { cursor?: string; limit?: number } = {}): string =>
+    withQuery(`tags/${encodeURIComponent(slug)}`, { limit: options.limit, cursor: options.cursor }),
+  mostRead: (limit?: number): string => withQuery('most-read', { limit }),
+  view: (id: string): string => `views/${encodeURIComponent(id)}`,
 };

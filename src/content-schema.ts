@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { articleIdPattern, sections, type SectionSlug } from './sections';
+import { maxTagsPerArticle, tagSlugPattern } from './tags';
 
 // The article and the API's answers, written once. Two profiles of the same shapes:
 // - `ingest`, what the CMS may send: unknown fields refused, every text non-empty (unless
@@ -95,6 +96,14 @@ function schemasFor(profile: Profile) {
   const id = v.pipe(v.string('must be an article id (18 digits)'), v.regex(articleIdPattern, 'must be an article id (18 digits)'));
   const section = v.picklist(sectionSlugs, "must be one of the site's sections");
   const status = v.picklist(['published', 'draft'], 'must be "published" or "draft"');
+  const tag = v.pipe(
+    v.string('must be a tag (lower-case words joined by hyphens, at most 40 characters)'),
+    v.regex(tagSlugPattern, 'must be a tag (lower-case words joined by hyphens, at most 40 characters)'),
+  );
+  const tagList = v.pipe(
+    list(tag, maxTagsPerArticle, { count: `must be an array of at most ${maxTagsPerArticle} tags` }),
+    v.check((tags) => new Set(tags).size === tags.length, 'must not name a tag twice'),
+  );
 
   const image = object({
     src: v.pipe(text(limits.imageSrc), v.check(isImageSrc, 'must be a /media/ path or an https URL')),
@@ -124,6 +133,8 @@ function schemasFor(profile: Profile) {
     ...teaserEntries,
     author: text(limits.author),
     updatedAt: time,
+    // The CMS may leave tags out (an article without topics); the API always sends the list.
+    tags: ingest ? v.optional(tagList, () => []) : tagList,
     body: ingest
       ? list(block, limits.blocks, { min: 1, notArray: 'must be an array of blocks', count: `must have 1 to ${limits.blocks} blocks` })
       : list(block, limits.blocks),
@@ -146,12 +157,19 @@ function schemasFor(profile: Profile) {
     frontPage: object({
       lead: teaser,
       sections: list(object({ section, teasers: list(teaser, maxListItems) }), maxListItems),
+      trendingTags: list(tag, maxListItems),
     }),
     /** `GET {api}/sections/:slug` */
     sectionPage: object({ section, items: list(teaser, maxListItems), nextCursor: v.nullable(id) }),
-    /** `GET {api}/articles/:id` */
-    articleAnswer: object({ article: object(articleEntries) }),
-    /** `GET {api}/latest` */
+    /** `GET {api}/tags/:slug` */
+    tagPage: object({ tag, items: list(teaser, maxListItems), nextCursor: v.nullable(id) }),
+    /** `GET {api}/articles/:id`: the article and the teasers its page shows, in one answer. */
+    articleAnswer: object({
+      article: object(articleEntries),
+      related: list(teaser, maxListItems),
+      moreFromSection: list(teaser, maxListItems),
+    }),
+    /** `GET {api}/latest` and `GET {api}/most-read` */
     latest: object({ items: list(headline, maxListItems) }),
   };
 }
@@ -170,6 +188,8 @@ export type BlockShape = v.InferOutput<AnswerSchemas['block']>;
 export type ArticleShape = v.InferOutput<AnswerSchemas['article']>;
 export type FrontPageShape = v.InferOutput<AnswerSchemas['frontPage']>;
 export type SectionPageShape = v.InferOutput<AnswerSchemas['sectionPage']>;
+export type TagPageShape = v.InferOutput<AnswerSchemas['tagPage']>;
+export type ArticleAnswerShape = v.InferOutput<AnswerSchemas['articleAnswer']>;
 
 function pathOf(path: readonly v.IssuePathItem[] = []): string {
   let where = '';

@@ -1,6 +1,16 @@
 import type { SectionSlug } from './sections';
 
-import type { ArticleShape, BlockShape, FrontPageShape, HeadlineShape, ImageShape, SectionPageShape, TeaserShape } from './content-schema';
+import type {
+  ArticleAnswerShape,
+  ArticleShape,
+  BlockShape,
+  FrontPageShape,
+  HeadlineShape,
+  ImageShape,
+  SectionPageShape,
+  TagPageShape,
+  TeaserShape,
+} from './content-schema';
 
 // The content model as it crosses the wire: the JSON API answers with exactly these shapes,
 // and the server-side store returns them too, so a page renders the same from either. The
@@ -17,10 +27,21 @@ export type Headline = HeadlineShape;
 export type FrontPage = FrontPageShape;
 /** `nextCursor`: pass back as `cursor` to get the next page; null on the last page. */
 export type SectionPage = SectionPageShape;
+/** A tag's articles, newest first, paged like a section: `nextCursor` is the last item's id. */
+export type TagPage = TagPageShape;
+/**
+ * What an article page shows, in one answer (one request per in-browser navigation): the
+ * article, `related` (by shared tags, then the section) and `moreFromSection`.
+ */
+export type ArticleWithTeasers = ArticleAnswerShape;
 
 export const sectionPageSize = 20;
 export const maxSectionPageSize = 50;
 export const latestListSize = 15;
+export const relatedSize = 6;
+export const moreFromSectionSize = 12;
+export const mostReadSize = 10;
+export const trendingTagsSize = 6;
 
 /** Page sizes come from query strings: anything odd becomes the default or the nearest bound. */
 export function clampPageSize(limit: number | undefined, fallback: number): number {
@@ -39,6 +60,12 @@ export interface ContentClient {
   article(id: string): Promise<Article | null>;
   /** Newest published stories across sections, as headlines (the list beside an article). */
   latest(limit?: number): Promise<Headline[]>;
+  /** A tag's published articles, newest first; null when no published article carries it. */
+  tag(slug: string, options?: { cursor?: string; limit?: number }): Promise<TagPage | null>;
+  /** A published article with the teasers its page shows; null when there is none. */
+  articleWithTeasers(id: string): Promise<ArticleWithTeasers | null>;
+  /** The most-read published stories of the last hour, most read first. */
+  mostRead(limit?: number): Promise<Headline[]>;
 }
 
 export function articlePath(teaser: Pick<Teaser, 'section' | 'id'>): string {

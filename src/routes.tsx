@@ -3,14 +3,16 @@ import UniversalRouter, { type Routes } from 'universal-router';
 import { articlePath } from './content';
 import { articleIdPattern, findSection, type SectionSlug } from './sections';
 import type { AppStore } from './store';
-import { loadArticle, loadFrontPage, loadLatest, loadSection } from './store/thunks';
+import { isTagSlug, tagName, tagPath } from './tags';
+import { loadArticle, loadFrontPage, loadLatest, loadMostRead, loadSection, loadTag } from './store/thunks';
 import { ArticlePage } from './pages/ArticlePage';
 import { FrontPage } from './pages/FrontPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import { SectionPage } from './pages/SectionPage';
+import { TagPage } from './pages/TagPage';
 
 /** How long caches may keep the page; the server turns it into Cache-Control. */
-export type CacheClass = 'front' | 'section' | 'article' | 'notFound';
+export type CacheClass = 'front' | 'section' | 'tag' | 'article' | 'notFound';
 
 export interface PageResult {
   kind: 'page';
@@ -22,6 +24,8 @@ export interface PageResult {
   canonicalPath: string | null;
   ogType: 'website' | 'article';
   ogImage?: string;
+  /** The article this page shows: the browser counts a view of it for most read. */
+  articleId?: string;
   component: ReactElement;
 }
 
@@ -74,6 +78,26 @@ const routes: Routes<RouteResult, RouteContext> = [
     },
   },
   {
+    path: '/tag/:slug',
+    async action({ store }, params) {
+      const slug = param(params.slug);
+      if (!isTagSlug(slug)) return notFound();
+      const page = await store.dispatch(loadTag(slug));
+      if (!page) return notFound();
+      const name = tagName(slug);
+      return {
+        kind: 'page',
+        status: 200,
+        title: `${name} — ${siteName}`,
+        description: `Stories about ${name.toLowerCase()} from ${siteName}, newest first.`,
+        cache: 'tag',
+        canonicalPath: tagPath(slug),
+        ogType: 'website',
+        component: <TagPage slug={slug} />,
+      };
+    },
+  },
+  {
     path: '/:section',
     async action({ store }, params) {
       const section = findSection(param(params.section));
@@ -98,7 +122,7 @@ const routes: Routes<RouteResult, RouteContext> = [
       const section = findSection(param(params.section));
       const id = param(params.id);
       if (!section || !articleIdPattern.test(id)) return notFound();
-      const [article] = await Promise.all([store.dispatch(loadArticle(id)), store.dispatch(loadLatest())]);
+      const [article] = await Promise.all([store.dispatch(loadArticle(id)), store.dispatch(loadLatest()), store.dispatch(loadMostRead({ forRoute: true }))]);
       if (!article) return notFound();
       // An article linked under the wrong section still has one address.
       if (article.section !== (section.slug as SectionSlug)) {
@@ -113,6 +137,7 @@ const routes: Routes<RouteResult, RouteContext> = [
         canonicalPath: articlePath(article),
         ogType: 'article',
         ogImage: article.image.src,
+        articleId: article.id,
         component: <ArticlePage id={article.id} />,
       };
     },

@@ -70,7 +70,7 @@ export async function serveTestSite<C extends ContentSource>(
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      site.close();
+      await site.close();
       content.close();
     },
   };

@@ -3,16 +3,21 @@
 // SQLite and PostgreSQL tests both run it, so the two stores cannot drift apart.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Teaser } from '../src/content';
-import { maxSectionPageSize, sectionPageSize } from '../src/content';
+import type { Article, Teaser } from '../src/content';
+import { maxSectionPageSize, moreFromSectionSize, relatedSize, sectionPageSize, trendingTagsSize } from '../src/content';
 import { sections, type SectionSlug } from '../src/sections';
+import { rankByTags, relatedCandidatesPerTag, trendingWindowArticles } from '../server/content/article-teasers';
 import { generateArticles, type GenerateOptions } from '../server/content/seed';
 import type { ContentSource } from '../server/content/source';
+import { minuteOf, mostReadWindowMinutes } from '../server/content/views-window';
 
-export type ContractStore = ContentSource & { countAll(): number | Promise<number> };
+export type ContractStore = ContentSource & {
+  countAll(): number | Promise<number>;
+  recordViews(minute: number, counts: ReadonlyMap<string, number>): void | Promise<void>;
+};
 
 const teaserKeys = ['id', 'image', 'lead', 'publishedAt', 'section', 'title'];
-const articleKeys = [...teaserKeys, 'author', 'body', 'status', 'updatedAt'].sort();
+const articleKeys = [...teaserKeys, 'author', 'body', 'status', 'tags', 'updatedAt'].sort();
 const imageKeys = ['alt', 'caption', 'credit', 'height', 'src', 'width'];
 
 function keysOf(value: object): string[] {
@@ -147,6 +152,107 @@ export function describeStoreContract(store: () => ContractStore, seeded: Genera
       assert.deepEqual(await store().articleAnyStatus(draft.id), draft);
     }
     assert.deepEqual(await store().articleAnyStatus(published[0]!.id), published[0]);
+  });
+
+  /** What the related list must be, worked out from the seed's own articles. */
+  function expectedTeasers(article: Article) {
+    const candidates = article.tags.map((tag) =>
+      published
+        .filter((a) => a.id !== article.id && a.tags.includes(tag))
+        .slice(0, relatedCandidatesPerTag)
+        .map((a) => a.id),
+    );
+    const byTags = rankByTags(candidates, relatedSize);
+    const sectionIds = published.filter((a) => a.section === article.section && a.id !== article.id).map((a) => a.id);
+    const related = [...byTags, ...sectionIds.filter((id) => !byTags.includes(id))].slice(0, relatedSize);
+    const more = sectionIds.filter((id) => !related.includes(id)).slice(0, moreFromSectionSize);
+    return { related, more };
+  }
+
+  test('articles carry tags; a tag page lists its published articles newest first, once each, by cursor', async () => {
+    const tagged = published.filter((a) => a.tags.length > 0);
+    assert.ok(tagged.length > published.length * 0.9, 'the seed tags nearly every article');
+    const tag = 'elections';
+    const expected = published.filter((a) => a.tags.includes(tag)).map((a) => a.id);
+    assert.ok(expected.length > 7, `${tag} spans several pages of 7`);
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await store().tag(tag, { cursor, limit: 7 });
+      assert.ok(page, 'the tag has a page');
+      assert.equal(page.tag, tag);
+      page.items.forEach(assertTeaser);
+      ids.push(...page.items.map((t) => t.id));
+      if (page.nextCursor === null) break;
+      assert.equal(page.nextCursor, page.items.at(-1)?.id);
+      cursor = page.nextCursor;
+    }
+    assert.deepEqual(ids, expected);
+    assert.equal(await store().tag('no-such-tag'), null);
+    assert.equal(await store().tag('Not A Tag'), null);
+    await assert.rejects(store().tag(tag, { cursor: 'abc' }), RangeError);
+  });
+
+  test('an article with its teasers: related by shared tags then section, more from the section, no repeats', async () => {
+    for (const sample of [published[3]!, published[42]!, published[published.length - 1]!]) {
+      const page = await store().articleWithTeasers(sample.id);
+      assert.ok(page);
+      assert.deepEqual(page.article, sample);
+      const expected = expectedTeasers(sample);
+      assert.deepEqual(
+        page.related.map((t) => t.id),
+        expected.related,
+      );
+      assert.deepEqual(
+        page.moreFromSection.map((t) => t.id),
+        expected.more,
+      );
+      assert.ok(page.moreFromSection.every((t) => t.section === sample.section));
+      [...page.related, ...page.moreFromSection].forEach(assertTeaser);
+      const all = [sample.id, ...page.related.map((t) => t.id), ...page.moreFromSection.map((t) => t.id)];
+      assert.equal(new Set(all).size, all.length, 'nothing twice on one page');
+    }
+    assert.equal(await store().articleWithTeasers(drafts[0]!.id), null);
+    assert.equal(await store().articleWithTeasers('999999999999999999'), null);
+  });
+
+  test('the front page names the tags most carried by the newest stories', async () => {
+    const counts = new Map<string, number>();
+    for (const a of published.slice(0, trendingWindowArticles)) for (const tag of a.tags) counts.set(tag, (counts.get(tag) ?? 0) + 1);
+    const expected = [...counts]
+      .sort(([a, n], [b, m]) => m - n || (a < b ? -1 : 1))
+      .slice(0, trendingTagsSize)
+      .map(([tag]) => tag);
+    assert.deepEqual((await store().frontPage()).trendingTags, expected);
+  });
+
+  test('most read: flushed views ranked over the last hour, published articles only', async () => {
+    const now = minuteOf(Date.now());
+    const [a, b, c, d] = published.slice(100, 104).map((x) => x.id) as [string, string, string, string];
+    await store().recordViews(
+      now - 1,
+      new Map([
+        [a, 5],
+        [b, 9],
+        [drafts[0]!.id, 50],
+        ['999999999999999999', 40],
+      ]),
+    );
+    await store().recordViews(
+      now,
+      new Map([
+        [a, 6],
+        [c, 2],
+      ]),
+    );
+    // An hour and more ago: outside the window, however many.
+    await store().recordViews(now - mostReadWindowMinutes, new Map([[d, 1_000]]));
+    // The ranking is kept for a few seconds; a flush lets it go.
+    const ranked = (await store().mostRead(10)).map((h) => h.id);
+    assert.deepEqual(ranked.slice(0, 3), [a, b, c], 'a: 11 views, b: 9, c: 2; the draft, the unknown id and the old views do not count');
+    assert.ok(!ranked.includes(d));
+    for (const h of await store().mostRead(10)) assert.deepEqual(keysOf(h), ['id', 'publishedAt', 'section', 'title']);
+    assert.equal((await store().mostRead(2)).length, 2);
   });
 
   test('latest: newest published across sections, clamped', async () => {

@@ -2,14 +2,15 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { apiPath, assertCursor } from '../../src/api-paths';
-import type { Article, FrontPage, Headline, SectionPage } from '../../src/content';
-import { clampPageSize, latestListSize, sectionPageSize } from '../../src/content';
+import type { Article, ArticleWithTeasers, FrontPage, Headline, SectionPage, TagPage } from '../../src/content';
+import { clampPageSize, latestListSize, mostReadSize, sectionPageSize } from '../../src/content';
 import { articleIdPattern, isSectionSlug } from '../../src/sections';
+import { isTagSlug } from '../../src/tags';
 import type { Config } from '../config';
 import { KioskError } from '../errors';
 import { log } from '../log';
 import { deepFreeze } from './freeze';
-import { parseFrontPage, parseLatest, parsePublishedArticle, parseSectionPage, ShapeError } from './newsroom-shapes';
+import { parseFrontPage, parseLatest, parsePublishedArticle, parseSectionPage, parseTagPage, ShapeError } from './newsroom-shapes';
 import type { ContentSource } from './source';
 import { StaleCache } from './stale-cache';
 
@@ -231,6 +232,12 @@ export function openNewsroomApi(options: NewsroomApiOptions): NewsroomApiSource 
     return value;
   }
 
+  async function articleWithTeasers(id: string): Promise<ArticleWithTeasers | null> {
+    // Only a well-formed id is ever put into the API's URL.
+    if (!articleIdPattern.test(id)) return null;
+    return load(apiPath.article(id), (body) => parsePublishedArticle(body, id));
+  }
+
   return {
     frontPage: (): Promise<FrontPage> => required(apiPath.front(), parseFrontPage),
 
@@ -243,9 +250,23 @@ export function openNewsroomApi(options: NewsroomApiOptions): NewsroomApiSource 
     },
 
     async article(id): Promise<Article | null> {
-      // Only a well-formed id is ever put into the API's URL.
-      if (!articleIdPattern.test(id)) return null;
-      return load(apiPath.article(id), (body) => parsePublishedArticle(body, id));
+      return (await articleWithTeasers(id))?.article ?? null;
+    },
+
+    articleWithTeasers,
+
+    async tag(slug, options = {}): Promise<TagPage | null> {
+      const { cursor } = options;
+      assertCursor(cursor);
+      // Only a well-formed tag is ever put into the API's URL.
+      if (!isTagSlug(slug)) return null;
+      const limit = clampPageSize(options.limit, sectionPageSize);
+      return load(apiPath.tag(slug, { limit, cursor }), (body) => parseTagPage(body, slug, limit));
+    },
+
+    async mostRead(limit = mostReadSize): Promise<Headline[]> {
+      const n = clampPageSize(limit, mostReadSize);
+      return required(apiPath.mostRead(n), (body) => parseLatest(body, n, 'mostRead'));
     },
 
     async latest(limit = latestListSize): Promise<Headline[]> {

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { Article, FrontPage, Headline, SectionPage } from '../../src/content';
+import type { ArticleWithTeasers, FrontPage, Headline, SectionPage, TagPage } from '../../src/content';
 import { answerSchemas, parseWith } from '../../src/content-schema';
 import type { SectionSlug } from '../../src/sections';
 
@@ -31,17 +31,25 @@ export function parseSectionPage(body: unknown, slug: SectionSlug, limit: number
 
 const articleStatus = v.object({ article: v.object({ id: answerSchemas.id, status: answerSchemas.status }) });
 
-/** `GET {api}/articles/:id`: the article asked for; null if the API calls it anything but published. */
-export function parsePublishedArticle(body: unknown, articleId: string): Article | null {
+/** `GET {api}/articles/:id`: the article asked for and its page's teasers; null if the API calls it anything but published. */
+export function parsePublishedArticle(body: unknown, articleId: string): ArticleWithTeasers | null {
   const { article: asked } = parseWith(articleStatus, body, 'body', toShapeError);
   if (asked.id !== articleId) throw new ShapeError(`article.id must be ${articleId}, the article asked for.`);
   if (asked.status !== 'published') return null;
-  return parseWith(answerSchemas.articleAnswer, body, 'body', toShapeError).article;
+  return parseWith(answerSchemas.articleAnswer, body, 'body', toShapeError);
 }
 
-/** `GET {api}/latest?limit=`: at most `limit` headlines. */
-export function parseLatest(body: unknown, limit: number): Headline[] {
-  const { items } = parseWith(answerSchemas.latest, body, 'latest', toShapeError, true);
-  if (items.length > limit) throw new ShapeError(`latest.items must be an array of at most ${limit}.`);
+/** `GET {api}/tags/:slug`: the tag asked for, at most `limit` items. */
+export function parseTagPage(body: unknown, slug: string, limit: number): TagPage {
+  const page = parseWith(answerSchemas.tagPage, body, 'tag', toShapeError, true);
+  if (page.tag !== slug) throw new ShapeError(`tag.tag must be "${slug}", the tag asked for.`);
+  if (page.items.length > limit) throw new ShapeError(`tag.items must be an array of at most ${limit}.`);
+  return page;
+}
+
+/** `GET {api}/latest?limit=` and `GET {api}/most-read?limit=`: at most `limit` headlines. */
+export function parseLatest(body: unknown, limit: number, root = 'latest'): Headline[] {
+  const { items } = parseWith(answerSchemas.latest, body, root, toShapeError, true);
+  if (items.length > limit) throw new ShapeError(`${root}.items must be an array of at most ${limit}.`);
   return items;
 }

@@ -1,8 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
-import type { Article, FrontPage, Headline, SectionPage } from '../../src/content';
-import { clampPageSize, latestListSize, sectionPageSize } from '../../src/content';
+import type { Article, FrontPage, Headline, SectionPage, TagPage } from '../../src/content';
+import { clampPageSize, latestListSize, mostReadSize, sectionPageSize, trendingTagsSize } from '../../src/content';
 import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
+import { isTagSlug } from '../../src/tags';
+import { readArticleWithTeasers, relatedCandidatesPerTag, trendingWindowArticles } from './article-teasers';
 import type { Config } from '../config';
 import { KioskError } from '../errors';
 import { describeError, log } from '../log';
@@ -11,6 +13,7 @@ import { listenForChanges, withDeadline } from './postgres-listener';
 import { toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
 import type { ArticleWriter, ContentSource } from './source';
 import { StaleCache } from './stale-cache';
+import { KeptRanking, minuteOf, pruneBefore, rankedOverRead, windowStart } from './views-window';
 
 // The fleet's content store: one PostgreSQL for every worker of every instance. The same
 // queries, orderings and cursors as the SQLite store (the schema is migrations/…_articles.sql).
@@ -73,12 +76,15 @@ export interface PostgresStore extends ContentSource, ArticleWriter {
   countAll(): Promise<number>;
   deleteAll(): Promise<number>;
   stats(): PostgresStats;
+  recordViews(minute: number, counts: ReadonlyMap<string, number>): Promise<void>;
+  recordSignup(address: string, newsletters: readonly string[], at: string): Promise<void>;
   /** Resolves once every connection is closed. */
   end(): Promise<void>;
 }
 
 const teaserColumns = 'id, section, title, lead, image, published_at';
-const articleColumns = `${teaserColumns}, author, updated_at, body, status`;
+const articleColumns = `${teaserColumns}, author, updated_at, tags, body, status`;
+const joinedTeaserColumns = 'a.id, a.section, a.title, a.lead, a.image, a.published_at';
 const frontPageTeasersPerSection = 3;
 
 /** The store's SQL, exported so tests can check every query's plan uses an index. */
@@ -98,15 +104,48 @@ export const queries = {
   anyArticle: `SELECT ${articleColumns} FROM articles WHERE id = $1`,
   countPublished: `SELECT count(*)::int AS n FROM articles WHERE status = 'published'`,
   countAll: 'SELECT count(*)::int AS n FROM articles',
+  tagFirstPage: `SELECT ${joinedTeaserColumns} FROM article_tags t JOIN articles a ON a.id = t.article_id
+    WHERE t.tag = $1 AND a.status = 'published' ORDER BY t.article_id DESC LIMIT $2`,
+  tagNextPage: `SELECT ${joinedTeaserColumns} FROM article_tags t JOIN articles a ON a.id = t.article_id
+    WHERE t.tag = $1 AND t.article_id < $2 AND a.status = 'published' ORDER BY t.article_id DESC LIMIT $3`,
+  // The related stories by tags in one statement: each tag's newest published candidates,
+  // counted, most tags in common first and newer first among equals (rankByTags's order).
+  relatedByTags: `SELECT a.id, a.section, a.title, a.lead, a.image, a.published_at
+    FROM (SELECT c.id, count(*) AS shared FROM unnest(string_to_array($1, ',')) AS s(tag)
+      CROSS JOIN LATERAL (SELECT t.article_id AS id FROM article_tags t JOIN articles p ON p.id = t.article_id
+        WHERE t.tag = s.tag AND t.article_id <> $2 AND p.status = 'published' ORDER BY t.article_id DESC LIMIT $3) AS c
+      GROUP BY c.id ORDER BY shared DESC, c.id DESC LIMIT $4) AS r
+    JOIN articles a ON a.id = r.id ORDER BY r.shared DESC, r.id DESC`,
+  publishedHeadlines: `SELECT id, section, title, published_at FROM articles WHERE status = 'published' AND id = ANY(string_to_array($1, ','))`,
+  trendingTags: `SELECT t.tag FROM (SELECT id FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT $1) AS r
+    JOIN article_tags t ON t.article_id = r.id GROUP BY t.tag ORDER BY count(*) DESC, t.tag LIMIT $2`,
+  mostReadRanked: `SELECT article_id FROM article_views WHERE minute >= $1
+    GROUP BY article_id ORDER BY sum(views) DESC, article_id DESC LIMIT $2`,
 } as const;
 
-const upsertSql = `INSERT INTO articles (${articleColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+const upsertSql = `INSERT INTO articles (${articleColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
   ON CONFLICT (id) DO UPDATE SET section = excluded.section, title = excluded.title, lead = excluded.lead,
     image = excluded.image, published_at = excluded.published_at, author = excluded.author,
-    updated_at = excluded.updated_at, body = excluded.body, status = excluded.status
+    updated_at = excluded.updated_at, tags = excluded.tags, body = excluded.body, status = excluded.status
   RETURNING (xmax = 0) AS created`;
 const unpublishSql = "UPDATE articles SET status = 'draft', updated_at = $1 WHERE id = $2";
-const rowColumns = ['id', 'section', 'title', 'lead', 'image', 'published_at', 'author', 'updated_at', 'body', 'status'] as const;
+const rowColumns = ['id', 'section', 'title', 'lead', 'image', 'published_at', 'author', 'updated_at', 'tags', 'body', 'status'] as const;
+const dropTagsSql = 'DELETE FROM article_tags WHERE article_id = $1';
+const addTagsSql = `INSERT INTO article_tags (tag, article_id) SELECT tag, $2 FROM unnest(string_to_array($1, ',')) AS tag WHERE $1 <> ''`;
+const addViewsSql = `INSERT INTO article_views (article_id, minute, views)
+  SELECT id, $3::int, views::bigint FROM unnest(string_to_array($1, ','), string_to_array($2, ',')) AS v(id, views)
+  ON CONFLICT (article_id, minute) DO UPDATE SET views = article_views.views + excluded.views`;
+const pruneViewsSql = 'DELETE FROM article_views WHERE minute < $1';
+// A second sign-up adds letters to the first; its time stays the first's.
+const signupSql = `INSERT INTO newsletter_signups (address, newsletters, signed_up_at) VALUES ($1, $2, $3)
+  ON CONFLICT (address) DO UPDATE SET newsletters = (
+    SELECT string_agg(DISTINCT n, ',' ORDER BY n) FROM unnest(string_to_array(newsletter_signups.newsletters || ',' || excluded.newsletters, ',')) AS n)`;
+
+/** Rows for these ids, in the order of the ids; ids without a row are left out. */
+function inOrder<R extends { id: string }>(ids: readonly string[], rows: readonly R[]): R[] {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
 
 const defaultBackoffMs = 1_000;
 const logEveryMs = 1_000;
@@ -258,10 +297,39 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     const [leadRow] = await run<TeaserRow[]>(queries.latest, [1]);
     if (leadRow === undefined) throw new Error('the content database has no published articles; run `npm run seed -- --database-url ...`');
     const rows = await run<TeaserRow[]>(queries.frontPageSections, [sectionSlugs, leadRow.id, frontPageTeasersPerSection]);
+    const trending = await run<{ tag: string }[]>(queries.trendingTags, [trendingWindowArticles, trendingTagsSize]);
     return {
       lead: toTeaser(leadRow),
       sections: sections.map(({ slug }) => ({ section: slug, teasers: rows.filter((r) => r.section === slug).map(toTeaser) })),
+      trendingTags: trending.map((r) => r.tag),
     };
+  }
+
+  async function readTag(slug: string, cursor: string | undefined, limit: number): Promise<TagPage> {
+    const rows =
+      cursor === undefined
+        ? await run<TeaserRow[]>(queries.tagFirstPage, [slug, limit + 1])
+        : await run<TeaserRow[]>(queries.tagNextPage, [slug, cursor, limit + 1]);
+    const items = rows.slice(0, limit).map(toTeaser);
+    const last = items[items.length - 1];
+    return { tag: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
+  }
+
+  async function readMostRead(limit: number): Promise<Headline[]> {
+    const ranked = await run<{ article_id: string }[]>(queries.mostReadRanked, [windowStart(minuteOf(Date.now())), limit * rankedOverRead]);
+    if (ranked.length === 0) return [];
+    const ids = ranked.map((r) => r.article_id);
+    return inOrder(ids, await run<HeadlineRow[]>(queries.publishedHeadlines, [ids.join(',')]))
+      .slice(0, limit)
+      .map(toHeadline);
+  }
+
+  const ranking = new KeptRanking<Headline[]>();
+
+  async function writeTags(tx: postgres.TransactionSql, article: Article) {
+    queryCount += 2;
+    await tx.unsafe(dropTagsSql, [article.id]);
+    await tx.unsafe(addTagsSql, [article.tags.join(','), article.id]);
   }
 
   async function readSection(slug: SectionSlug, cursor: string | undefined, limit: number): Promise<SectionPage> {
@@ -275,8 +343,56 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     return { section: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
   }
 
-  return {
+  const store: PostgresStore = {
     frontPage: () => required('front', readFrontPage),
+
+    async tag(slug, options = {}): Promise<TagPage | null> {
+      const { cursor } = options;
+      if (cursor !== undefined && !articleIdPattern.test(cursor)) {
+        throw new RangeError(`tag cursor must be an article id, got ${JSON.stringify(cursor)}`);
+      }
+      if (!isTagSlug(slug)) return null;
+      const limit = clampPageSize(options.limit, sectionPageSize);
+      // A tag no published article carries is null, which is not kept: made-up tags cannot fill the cache.
+      return load(`tag:${slug}:${limit}:${cursor ?? ''}`, async () => {
+        const page = await readTag(slug, cursor, limit);
+        return cursor === undefined && page.items.length === 0 ? null : page;
+      });
+    },
+
+    articleWithTeasers(id) {
+      return readArticleWithTeasers(
+        {
+          article: (articleId) => store.article(articleId),
+          section: (slug, { limit }) => store.section(slug, { limit }),
+          relatedByTags: (tags, excludeId, limit) =>
+            required(`related:${excludeId}:${tags.join(',')}:${limit}`, async () =>
+              (await run<TeaserRow[]>(queries.relatedByTags, [tags.join(','), excludeId, relatedCandidatesPerTag, limit])).map(toTeaser),
+            ),
+        },
+        id,
+      );
+    },
+
+    mostRead(limit = mostReadSize): Promise<Headline[]> {
+      const n = clampPageSize(limit, mostReadSize);
+      return ranking.get(n, () => readMostRead(n));
+    },
+
+    async recordViews(minute, counts) {
+      const entries = [...counts].filter(([id, views]) => articleIdPattern.test(id) && views > 0);
+      if (entries.length === 0) return;
+      await sql.begin(async (tx) => {
+        queryCount += 2;
+        await tx.unsafe(addViewsSql, [entries.map(([id]) => id).join(','), entries.map(([, views]) => String(views)).join(','), minute]);
+        await tx.unsafe(pruneViewsSql, [pruneBefore(minute)]);
+      });
+      ranking.clear();
+    },
+
+    async recordSignup(address, newsletters, at) {
+      await direct('signup', () => run(signupSql, [address, newsletters.join(','), at]));
+    },
 
     async section(slug, options = {}): Promise<SectionPage | null> {
       const { cursor } = options;
@@ -322,12 +438,14 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     async upsert(article) {
       const row = toRow(article);
       const [result] = await direct('upsert', () =>
-        sql.begin((tx) => {
+        sql.begin(async (tx) => {
           queryCount += 1;
-          return tx.unsafe<{ created: boolean }[]>(
+          const answer = await tx.unsafe<{ created: boolean }[]>(
             upsertSql,
             rowColumns.map((c) => row[c]),
           );
+          await writeTags(tx, article);
+          return answer;
         }),
       );
       // This worker sees its own write at once; the others on the NOTIFY the trigger sends.
@@ -349,9 +467,11 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     async insertMany(articles) {
       if (articles.length === 0) return 0;
       const rows = articles.map(toRow);
-      await sql.begin((tx) => {
-        queryCount += 1;
-        return tx`INSERT INTO articles ${tx(rows, ...rowColumns)}`;
+      const tagRows = articles.flatMap((a) => a.tags.map((tag) => ({ tag, article_id: a.id })));
+      await sql.begin(async (tx) => {
+        queryCount += 2;
+        await tx`INSERT INTO articles ${tx(rows, ...rowColumns)}`;
+        if (tagRows.length > 0) await tx`INSERT INTO article_tags ${tx(tagRows, 'tag', 'article_id')}`;
       });
       changed();
       return rows.length;
@@ -374,4 +494,5 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
 
     end,
   };
+  return store;
 }

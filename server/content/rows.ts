@@ -17,6 +17,8 @@ export interface TeaserRow {
 export interface ArticleRow extends TeaserRow {
   author: string;
   updated_at: string;
+  /** JSON array of tag slugs, as written. */
+  tags: string;
   body: string;
   status: Article['status'];
 }
@@ -42,6 +44,7 @@ export function toArticle(row: ArticleRow): Article {
     ...toTeaser(row),
     author: row.author,
     updatedAt: row.updated_at,
+    tags: JSON.parse(row.tags) as string[],
     body: JSON.parse(row.body) as Block[],
     status: row.status,
   };
@@ -58,6 +61,7 @@ export function toRow(article: Article): ArticleRow {
     published_at: article.publishedAt,
     author: article.author,
     updated_at: article.updatedAt,
+    tags: JSON.stringify(article.tags),
     body: JSON.stringify(article.body),
     status: article.status,
   };

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import type { Article, Block } from '../../src/content';
 import { sections, type SectionSlug } from '../../src/sections';
+import { seedTags } from './seed-tags';
 import { openSqliteStore } from './sqlite';
 
 /** Same seed, same options: the same articles, byte for byte, on every machine. */
@@ -59,7 +60,7 @@ export function* generateArticles(options: GenerateOptions): Generator<Article, 
     if (position > 0) publishedMs -= dice.int(1, 8) * minute;
     const isDraft = draftsBefore(position + 1, drafts, total) > draftsBefore(position, drafts, total);
     // Serials count up with time, so even two pieces in one minute would sort by publish order.
-    yield writeArticle(dice, publishedMs, total - position, isDraft ? 'draft' : 'published');
+    yield writeArticle(dice, publishedMs, total - position, isDraft ? 'draft' : 'published', seed);
   }
 }
 
@@ -203,7 +204,7 @@ class StoryFacts {
   }
 }
 
-function writeArticle(dice: Dice, publishedMs: number, serial: number, status: Article['status']): Article {
+function writeArticle(dice: Dice, publishedMs: number, serial: number, status: Article['status'], seed: number): Article {
   const section = dice.pick(sectionWeights);
   const desk = desks[section];
   const { facts, story, title, lead } = writeHeadline(dice, desk);
@@ -226,6 +227,7 @@ function writeArticle(dice: Dice, publishedMs: number, serial: number, status: A
     publishedAt: new Date(publishedMs).toISOString(),
     author: dice.pick(bylines),
     updatedAt: new Date(Math.max(publishedMs, updatedMs)).toISOString(),
+    tags: seedTags(section, serial, seed),
     body: writeBody(dice, desk, facts),
     status,
   };

@@ -11,6 +11,13 @@ export interface ContentSource extends ContentClient {
   version?(): number;
   /** Any status, drafts included: for an editor's preview, never for public pages. */
   articleAnyStatus(id: string): Promise<Article | null>;
+  /**
+   * Adds one worker's flush of article views (id → count) to `minute` (minutes since the
+   * epoch). Absent where the store does not count (the newsroom API counts its own).
+   */
+  recordViews?(minute: number, counts: ReadonlyMap<string, number>): void | Promise<void>;
+  /** Records a newsletter address as unconfirmed (once; a repeat keeps the first time). */
+  recordSignup?(address: string, newsletters: readonly string[], at: string): void | Promise<void>;
   close(): void;
 }
 

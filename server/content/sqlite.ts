@@ -1,11 +1,14 @@
 import Database from 'better-sqlite3';
-import type { Article, FrontPage, Headline, SectionPage } from '../../src/content';
-import { clampPageSize, latestListSize, sectionPageSize } from '../../src/content';
+import type { Article, FrontPage, Headline, SectionPage, TagPage } from '../../src/content';
+import { clampPageSize, latestListSize, mostReadSize, sectionPageSize, trendingTagsSize } from '../../src/content';
 import { assertCursor } from '../../src/api-paths';
 import { isSectionSlug, sections, type SectionSlug } from '../../src/sections';
+import { isTagSlug } from '../../src/tags';
+import { rankByTags, readArticleWithTeasers, relatedCandidatesPerTag, trendingWindowArticles } from './article-teasers';
 import { deepFreeze } from './freeze';
 import { toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
 import type { ArticleWriter, ContentSource } from './source';
+import { openSqliteViews, viewsPathFor } from './sqlite-views';
 
 export interface SqliteStore extends ContentSource {
   readonly path: string;
@@ -21,6 +24,8 @@ export interface SqliteStore extends ContentSource {
   upsert(article: Article): 'created' | 'updated';
   /** Takes a published article off the site (it stays as a draft, for preview); false if unknown. */
   unpublish(id: string, updatedAt: string): boolean;
+  recordViews(minute: number, counts: ReadonlyMap<string, number>): void;
+  recordSignup(address: string, newsletters: readonly string[], at: string): void;
 }
 
 // Ids are 18 digits (publish minute + serial), so comparing them as text is comparing
@@ -36,15 +41,30 @@ const schema = `
     image        TEXT NOT NULL,
     published_at TEXT NOT NULL,
     updated_at   TEXT NOT NULL,
-    body         TEXT NOT NULL
+    body         TEXT NOT NULL,
+    tags         TEXT NOT NULL DEFAULT '[]'
   );
   CREATE INDEX IF NOT EXISTS articles_by_section ON articles (status, section, id DESC);
   CREATE INDEX IF NOT EXISTS articles_by_time ON articles (status, id DESC);
 `;
 
+// One row per tag an article carries, written with the article: a tag's page is a walk of
+// its (tag, id) range newest first, like a section's on articles_by_section. The queries say
+// CROSS JOIN, which fixes SQLite's join order: without statistics it would rather walk every
+// published article and look each one's tags up.
+const tagSchema = `
+  CREATE TABLE IF NOT EXISTS article_tags (
+    tag        TEXT NOT NULL,
+    article_id TEXT NOT NULL,
+    PRIMARY KEY (tag, article_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS article_tags_by_article ON article_tags (article_id);
+`;
+
 // Teaser lists never read the body: it is most of the row and no list shows it.
 const teaserColumns = 'id, section, title, lead, image, published_at';
-const articleColumns = `${teaserColumns}, author, updated_at, body, status`;
+const articleColumns = `${teaserColumns}, author, updated_at, tags, body, status`;
+const joinedTeaserColumns = 'a.id, a.section, a.title, a.lead, a.image, a.published_at';
 
 /** The store's SQL, exported so tests can check every query's plan uses an index. */
 export const queries = {
@@ -60,15 +80,26 @@ export const queries = {
   anyArticle: `SELECT ${articleColumns} FROM articles WHERE id = ?`,
   countPublished: `SELECT count(*) AS n FROM articles WHERE status = 'published'`,
   countAll: 'SELECT count(*) AS n FROM articles',
+  tagFirstPage: `SELECT ${joinedTeaserColumns} FROM article_tags t CROSS JOIN articles a ON a.id = t.article_id
+    WHERE t.tag = ? AND a.status = 'published' ORDER BY t.article_id DESC LIMIT ?`,
+  tagNextPage: `SELECT ${joinedTeaserColumns} FROM article_tags t CROSS JOIN articles a ON a.id = t.article_id
+    WHERE t.tag = ? AND t.article_id < ? AND a.status = 'published' ORDER BY t.article_id DESC LIMIT ?`,
+  tagCandidates: `SELECT t.article_id AS id FROM article_tags t CROSS JOIN articles a ON a.id = t.article_id
+    WHERE t.tag = ? AND t.article_id <> ? AND a.status = 'published' ORDER BY t.article_id DESC LIMIT ?`,
+  publishedTeaser: `SELECT ${teaserColumns} FROM articles WHERE id = ? AND status = 'published'`,
+  publishedHeadline: `SELECT id, section, title, published_at FROM articles WHERE id = ? AND status = 'published'`,
+  trendingTags: `SELECT t.tag AS tag, count(*) AS n
+    FROM (SELECT id FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT ?) AS r
+    JOIN article_tags t ON t.article_id = r.id GROUP BY t.tag ORDER BY n DESC, t.tag LIMIT ?`,
 } as const;
 
 const insertSql = `INSERT INTO articles (${articleColumns})
-  VALUES (@id, @section, @title, @lead, @image, @published_at, @author, @updated_at, @body, @status)`;
+  VALUES (@id, @section, @title, @lead, @image, @published_at, @author, @updated_at, @tags, @body, @status)`;
 
 const upsertSql = `${insertSql}
   ON CONFLICT (id) DO UPDATE SET section = excluded.section, title = excluded.title, lead = excluded.lead,
     image = excluded.image, published_at = excluded.published_at, author = excluded.author,
-    updated_at = excluded.updated_at, body = excluded.body, status = excluded.status`;
+    updated_at = excluded.updated_at, tags = excluded.tags, body = excluded.body, status = excluded.status`;
 
 const frontPageTeasersPerSection = 3;
 
@@ -76,7 +107,7 @@ interface CountRow {
   n: number;
 }
 
-export function openSqliteStore(path: string, options: { readonly?: boolean } = {}): SqliteStore {
+export function openSqliteStore(path: string, options: { readonly?: boolean; viewsPath?: string } = {}): SqliteStore {
   const readonly = options.readonly ?? false;
   const db = readonly ? new Database(path, { readonly, fileMustExist: true }) : new Database(path);
   try {
@@ -89,8 +120,9 @@ export function openSqliteStore(path: string, options: { readonly?: boolean } = 
       // Several workers may take a CMS push at once; wait for the lock rather than fail.
       db.pragma('busy_timeout = 2000');
       db.exec(schema);
+      addTags(db);
     }
-    return createStore(db, path);
+    return createStore(db, path, options.viewsPath ?? viewsPathFor(path));
   } catch (error) {
     db.close();
     throw error;
@@ -102,9 +134,52 @@ function requireSchema(db: Database.Database, path: string): void {
   if (table === undefined) {
     throw new Error(`content store ${path} has no articles table; run \`npm run seed\` first`);
   }
+  if (!hasTags(db)) {
+    throw new Error(`content store ${path} predates tags; open it once read-write (\`npm run seed\` does) to add them`);
+  }
 }
 
-function createStore(db: Database.Database, path: string): SqliteStore {
+/**
+ * Adds tags to a store written before them, once, before the workers open it read-only (the
+ * primary's start-up check calls it). False when there was nothing to do or the file cannot be
+ * written (a read-only mount): the workers then say what is missing.
+ */
+export function upgradeSqliteStore(path: string): boolean {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { fileMustExist: true });
+  } catch {
+    return false;
+  }
+  try {
+    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'articles'").get();
+    if (table === undefined || hasTags(db)) return false;
+    db.pragma('busy_timeout = 2000');
+    db.transaction(() => {
+      addTags(db);
+    })();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    db.close();
+  }
+}
+
+function hasTags(db: Database.Database): boolean {
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(articles)').all();
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_tags'").get();
+  return columns.some((c) => c.name === 'tags') && table !== undefined;
+}
+
+/** A store written before tags gets the column and the table (its articles carry no tags). */
+function addTags(db: Database.Database): void {
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(articles)').all();
+  if (!columns.some((c) => c.name === 'tags')) db.exec("ALTER TABLE articles ADD COLUMN tags TEXT NOT NULL DEFAULT '[]'");
+  db.exec(tagSchema);
+}
+
+function createStore(db: Database.Database, path: string, viewsPath: string): SqliteStore {
   const latest = db.prepare<[number], TeaserRow>(queries.latest);
   const headlines = db.prepare<[number], HeadlineRow>(queries.headlines);
   const frontPageSection = db.prepare<[string, string, number], TeaserRow>(queries.frontPageSection);
@@ -114,16 +189,16 @@ function createStore(db: Database.Database, path: string): SqliteStore {
   const anyArticle = db.prepare<[string], ArticleRow>(queries.anyArticle);
   const countPublished = db.prepare<[], CountRow>(queries.countPublished);
   const countAll = db.prepare<[], CountRow>(queries.countAll);
-  const insert = db.prepare<[ArticleRow]>(insertSql);
-  const deleteAll = db.prepare('DELETE FROM articles');
-  const upsertRow = db.prepare<[ArticleRow]>(upsertSql);
-  const exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM articles WHERE id = ?');
-  const unpublishRow = db.prepare<[string, string]>("UPDATE articles SET status = 'draft', updated_at = ? WHERE id = ?");
-  const upsert = db.transaction((article: Article): 'created' | 'updated' => {
-    const existed = exists.get(article.id) !== undefined;
-    upsertRow.run(toRow(article));
-    return existed ? 'updated' : 'created';
-  });
+  const tagFirstPage = db.prepare<[string, number], TeaserRow>(queries.tagFirstPage);
+  const tagNextPage = db.prepare<[string, string, number], TeaserRow>(queries.tagNextPage);
+  const tagCandidates = db.prepare<[string, string, number], string>(queries.tagCandidates).pluck();
+  const publishedTeaser = db.prepare<[string], TeaserRow>(queries.publishedTeaser);
+  const publishedHeadline = db.prepare<[string], HeadlineRow>(queries.publishedHeadline);
+  const trendingTags = db.prepare<[number, number], string>(queries.trendingTags).pluck();
+  const views = openSqliteViews(viewsPath);
+  // The rest needs a connection that may write: prepared on first use, never on a read-only one.
+  let writes: ReturnType<typeof prepareWrites> | null = null;
+  const writing = () => (writes ??= prepareWrites(db));
 
   // Lists every page shows (the front page, the latest list, a section's first page) are the
   // same for every reader until the content changes, so they are read once per change.
@@ -133,7 +208,7 @@ function createStore(db: Database.Database, path: string): SqliteStore {
   const memo = new Map<string, unknown>();
   let ownWrites = 0;
   let memoVersion = -1;
-  function remembered<T>(key: string, read: () => T): T {
+  function remembered<T>(key: string, read: () => T, keep: (value: T) => boolean = () => true): T {
     const version = dataVersion.get() ?? 0;
     if (version !== memoVersion) {
       memo.clear();
@@ -143,21 +218,12 @@ function createStore(db: Database.Database, path: string): SqliteStore {
     if (value === undefined) {
       // Shared by every request from now on: frozen so no caller can change it for the others.
       value = deepFreeze(read());
-      memo.set(key, value);
+      if (keep(value)) memo.set(key, value);
     }
     return value;
   }
 
-  const insertMany = db.transaction((articles: Iterable<Article>) => {
-    let inserted = 0;
-    for (const article of articles) {
-      insert.run(toRow(article));
-      inserted += 1;
-    }
-    return inserted;
-  });
-
-  return {
+  const store: SqliteStore = {
     path,
 
     async frontPage(): Promise<FrontPage> {
@@ -189,13 +255,56 @@ function createStore(db: Database.Database, path: string): SqliteStore {
       return remembered(`latest:${n}`, () => headlines.all(n).map(toHeadline));
     },
 
+    async tag(slug, options = {}): Promise<TagPage | null> {
+      const { cursor } = options;
+      assertCursor(cursor);
+      if (!isTagSlug(slug)) return null;
+      const limit = clampPageSize(options.limit, sectionPageSize);
+      // Only tags with articles are remembered: a crawl of made-up tags cannot grow the memo.
+      const page =
+        cursor === undefined
+          ? remembered(
+              `tag:${slug}:${limit}`,
+              () => readTag(slug, undefined, limit),
+              (p) => p.items.length > 0,
+            )
+          : readTag(slug, cursor, limit);
+      // A tag no published article carries has no page; past its last article, an empty page.
+      return cursor === undefined && page.items.length === 0 ? null : page;
+    },
+
+    articleWithTeasers(id) {
+      return readArticleWithTeasers(
+        {
+          article: (articleId) => store.article(articleId),
+          section: (slug, { limit }) => store.section(slug, { limit }),
+          async relatedByTags(tags, excludeId, limit) {
+            const ranked = rankByTags(
+              tags.map((tag) => tagCandidates.all(tag, excludeId, relatedCandidatesPerTag)),
+              limit,
+            );
+            return ranked.flatMap((teaserId) => publishedTeaser.all(teaserId).map(toTeaser));
+          },
+        },
+        id,
+      );
+    },
+
+    async mostRead(limit = mostReadSize): Promise<Headline[]> {
+      const n = clampPageSize(limit, mostReadSize);
+      return views.mostRead(n, (ranked) => ranked.flatMap((viewedId) => publishedHeadline.all(viewedId).map(toHeadline)));
+    },
+
+    recordViews: (minute, counts) => views.record(minute, counts),
+    recordSignup: (address, newsletters, at) => views.signup(address, newsletters, at),
+
     async count(): Promise<number> {
       return countPublished.get()?.n ?? 0;
     },
 
     insertMany(articles) {
       memo.clear();
-      return insertMany(articles);
+      return writing().insertMany(articles);
     },
     countAll: () => countAll.get()?.n ?? 0,
     countPublished: () => countPublished.get()?.n ?? 0,
@@ -203,20 +312,24 @@ function createStore(db: Database.Database, path: string): SqliteStore {
     version: () => (dataVersion.get() ?? 0) * 1_000_000 + ownWrites,
     deleteAll() {
       memo.clear();
-      return deleteAll.run().changes;
+      return writing().deleteAll();
     },
     upsert(article) {
       memo.clear();
       ownWrites += 1;
-      return upsert(article);
+      return writing().upsert(article);
     },
     unpublish(id, updatedAt) {
       memo.clear();
       ownWrites += 1;
-      return unpublishRow.run(updatedAt, id).changes > 0;
+      return writing().unpublish.run(updatedAt, id).changes > 0;
     },
-    close: () => db.close(),
+    close() {
+      views.close();
+      db.close();
+    },
   };
+  return store;
 
   function readFrontPage(): FrontPage {
     const [leadRow] = latest.all(1);
@@ -229,7 +342,15 @@ function createStore(db: Database.Database, path: string): SqliteStore {
         section: slug,
         teasers: frontPageSection.all(slug, leadRow.id, frontPageTeasersPerSection).map(toTeaser),
       })),
+      trendingTags: trendingTags.all(trendingWindowArticles, trendingTagsSize),
     };
+  }
+
+  function readTag(slug: string, cursor: string | undefined, limit: number): TagPage {
+    const rows = cursor === undefined ? tagFirstPage.all(slug, limit + 1) : tagNextPage.all(slug, cursor, limit + 1);
+    const items = rows.slice(0, limit).map(toTeaser);
+    const last = items[items.length - 1];
+    return { tag: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
   }
 
   function readSection(slug: SectionSlug, cursor: string | undefined, limit: number): SectionPage {
@@ -239,6 +360,41 @@ function createStore(db: Database.Database, path: string): SqliteStore {
     const last = items[items.length - 1];
     return { section: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
   }
+}
+
+/** An article's row and its tag rows are written together, in the caller's transaction. */
+function prepareWrites(db: Database.Database) {
+  const insert = db.prepare<[ArticleRow]>(insertSql);
+  const upsertRow = db.prepare<[ArticleRow]>(upsertSql);
+  const exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM articles WHERE id = ?');
+  const dropTags = db.prepare<[string]>('DELETE FROM article_tags WHERE article_id = ?');
+  const addTag = db.prepare<[string, string]>('INSERT INTO article_tags (tag, article_id) VALUES (?, ?)');
+  const writeTags = (article: Article) => {
+    for (const tag of article.tags) addTag.run(tag, article.id);
+  };
+  return {
+    unpublish: db.prepare<[string, string]>("UPDATE articles SET status = 'draft', updated_at = ? WHERE id = ?"),
+    insertMany: db.transaction((articles: Iterable<Article>) => {
+      let inserted = 0;
+      for (const article of articles) {
+        insert.run(toRow(article));
+        writeTags(article);
+        inserted += 1;
+      }
+      return inserted;
+    }),
+    upsert: db.transaction((article: Article): 'created' | 'updated' => {
+      const existed = exists.get(article.id) !== undefined;
+      upsertRow.run(toRow(article));
+      dropTags.run(article.id);
+      writeTags(article);
+      return existed ? 'updated' : 'created';
+    }),
+    deleteAll: db.transaction(() => {
+      db.prepare('DELETE FROM article_tags').run();
+      return db.prepare('DELETE FROM articles').run().changes;
+    }),
+  };
 }
 
 /** A writer that opens its own read-write connection on first use: most workers never write. */

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { seedStore } from './seed';
+import { openSqliteStore } from './sqlite';
 import { contentStoreProblem } from './store-check';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-store-check-'));
@@ -42,4 +43,22 @@ test('a missing, empty or draft-only store is a start-up error that names SEED_D
     null,
     'the store is not used',
   );
+});
+
+test('a store written before tags gets them at the start-up check, its articles untagged, and then serves', async () => {
+  const old = path.join(dir, 'before-tags.sqlite');
+  await seedStore(old, { published: 3, drafts: 0 });
+  const db = new Database(old);
+  db.exec('DROP TABLE article_tags; ALTER TABLE articles DROP COLUMN tags');
+  db.close();
+  assert.throws(() => openSqliteStore(old, { readonly: true }), /predates tags/);
+  assert.equal(contentStoreProblem({ contentDbPath: old, contentApiUrl: null, contentDatabaseUrl: null }), null);
+  const store = openSqliteStore(old, { readonly: true });
+  try {
+    const [newest] = await store.latest(1);
+    assert.deepEqual((await store.article(newest!.id))?.tags, []);
+    assert.equal(await store.tag('elections'), null);
+  } finally {
+    store.close();
+  }
 });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Config } from '../config';
-import { openSqliteStore } from './sqlite';
+import { openSqliteStore, upgradeSqliteStore } from './sqlite';
 
 // Before the cluster starts: a SQLite store with nothing to publish is a mistake (a store not
 // mounted, a path mistyped), never a reason to make news up. Demo articles come only when
@@ -17,6 +17,7 @@ export function contentStoreProblem(config: Pick<Config, 'contentDbPath' | 'cont
   if (config.contentApiUrl !== null || config.contentDatabaseUrl !== null) return null;
   const { contentDbPath } = config;
   if (!fs.existsSync(contentDbPath)) return `No content store at ${contentDbPath}: ${howToFill}.`;
+  upgradeSqliteStore(contentDbPath);
   let published: number;
   try {
     const store = openSqliteStore(contentDbPath, { readonly: true });

@@ -1,8 +1,7 @@
 import { useEffect } from 'react';
-import { articlePath } from '../content';
 import { useAppDispatch, useAppSelector } from '../store/hooks';
 import { completeLatest } from '../store/thunks';
-import { Timestamp } from './Timestamp';
+import { HeadlineItem } from './article-blocks';
 
 /**
  * Below the fold: the server renders the first SSR_LATEST_ITEMS, the browser fills in the rest
@@ -22,9 +21,7 @@ export function LatestList({ excludeId }: { excludeId?: string }) {
         {items
           .filter((t) => t.id !== excludeId)
           .map((t) => (
-            <li key={t.id}>
-              <Timestamp iso={t.publishedAt} /> <a href={articlePath(t)}>{t.title}</a>
-            </li>
+            <HeadlineItem key={t.id} headline={t} />
           ))}
       </ol>
     </aside>

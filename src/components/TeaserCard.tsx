@@ -1,6 +1,9 @@
 import { articlePath, type Teaser } from '../content';
 import { findSection } from '../sections';
+import { ResponsiveImage } from './ResponsiveImage';
 import { Timestamp } from './Timestamp';
+
+const imageSizes = { lead: '(min-width: 64rem) 44rem, 100vw', standard: '(min-width: 40rem) 20rem, 100vw', compact: '' } as const;
 
 type HeadingLevel = 'h2' | 'h3';
 
@@ -19,15 +22,10 @@ export function TeaserCard({
   return (
     <article className={`teaser teaser--${variant}`}>
       {variant !== 'compact' && (
-        <img
-          className="teaser__image"
-          src={teaser.image.src}
-          alt={teaser.image.alt}
-          width={teaser.image.width}
-          height={teaser.image.height}
-          loading={eagerImage ? 'eager' : 'lazy'}
-          decoding="async"
-        />
+        // The picture links too, as readers expect; the headline's link is the one announced.
+        <a className="teaser__image-link" href={href} tabIndex={-1} aria-hidden="true">
+          <ResponsiveImage className="teaser__image" image={teaser.image} sizes={imageSizes[variant]} eager={eagerImage} />
+        </a>
       )}
       <div className="teaser__text">
         <Heading className="teaser__title">
@@ -35,7 +33,10 @@ export function TeaserCard({
         </Heading>
         {variant !== 'compact' && <p className="teaser__lead">{teaser.lead}</p>}
         <p className="teaser__meta">
-          <span className="teaser__section">{findSection(teaser.section)?.name}</span> · <Timestamp iso={teaser.publishedAt} />
+          <a className="teaser__section" href={`/${teaser.section}`}>
+            {findSection(teaser.section)?.name}
+          </a>{' '}
+          · <Timestamp iso={teaser.publishedAt} />
         </p>
       </div>
     </article>

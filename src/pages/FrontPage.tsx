@@ -1,5 +1,6 @@
 import { TeaserCard } from '../components/TeaserCard';
 import { findSection } from '../sections';
+import { tagName, tagPath } from '../tags';
 import { useAppSelector } from '../store/hooks';
 
 export function FrontPage() {
@@ -8,6 +9,17 @@ export function FrontPage() {
   return (
     <div className="front-page">
       <h1 className="visually-hidden">Kiosk — top stories</h1>
+      {page.trendingTags.length > 0 && (
+        <nav className="trending" aria-label="Trending topics">
+          <ul>
+            {page.trendingTags.map((tag) => (
+              <li key={tag}>
+                <a href={tagPath(tag)}>{tagName(tag)}</a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
       <section className="front-page__lead" aria-label="Top story">
         <TeaserCard teaser={page.lead} variant="lead" heading="h2" eagerImage />
       </section>

@@ -1,5 +1,5 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import type { Article, FrontPage, Headline, SectionPage, Teaser } from '../content';
+import type { Article, ArticleWithTeasers, FrontPage, Headline, SectionPage, TagPage, Teaser } from '../content';
 
 export interface FrontPageState {
   page: FrontPage | null;
@@ -15,47 +15,68 @@ export const frontPageSlice = createSlice({
   },
 });
 
-export interface SectionListing {
+/** A list of teasers paged by cursor: a section's or a tag's. */
+export interface Listing {
   items: Teaser[];
   nextCursor: string | null;
   loadingMore: boolean;
   moreFailed: boolean;
 }
 
-export type SectionsState = Partial<Record<string, SectionListing>>;
+export type ListingsState = Partial<Record<string, Listing>>;
 
-export const sectionsSlice = createSlice({
-  name: 'sections',
-  initialState: {} as SectionsState,
-  reducers: {
-    sectionLoaded(state, action: PayloadAction<SectionPage>) {
-      const { section, items, nextCursor } = action.payload;
-      state[section] = { items, nextCursor, loadingMore: false, moreFailed: false };
-    },
-    moreRequested(state, action: PayloadAction<string>) {
-      const listing = state[action.payload];
-      if (listing) {
-        listing.loadingMore = true;
-        listing.moreFailed = false;
-      }
-    },
-    moreLoaded(state, action: PayloadAction<SectionPage>) {
-      const listing = state[action.payload.section];
-      if (!listing) return;
-      const seen = new Set(listing.items.map((t) => t.id));
-      listing.items.push(...action.payload.items.filter((t) => !seen.has(t.id)));
-      listing.nextCursor = action.payload.nextCursor;
-      listing.loadingMore = false;
-    },
-    moreFailed(state, action: PayloadAction<string>) {
-      const listing = state[action.payload];
-      if (listing) {
+interface ListingPage {
+  key: string;
+  items: Teaser[];
+  nextCursor: string | null;
+}
+
+/** Sections and tags page the same way: one slice shape, keyed by slug. */
+function listingSlice<N extends string>(name: N) {
+  return createSlice({
+    name,
+    initialState: {} as ListingsState,
+    reducers: {
+      listingLoaded(state, action: PayloadAction<ListingPage>) {
+        const { key, items, nextCursor } = action.payload;
+        state[key] = { items, nextCursor, loadingMore: false, moreFailed: false };
+      },
+      moreRequested(state, action: PayloadAction<string>) {
+        const listing = state[action.payload];
+        if (listing) {
+          listing.loadingMore = true;
+          listing.moreFailed = false;
+        }
+      },
+      moreLoaded(state, action: PayloadAction<ListingPage>) {
+        const listing = state[action.payload.key];
+        if (!listing) return;
+        const seen = new Set(listing.items.map((t) => t.id));
+        listing.items.push(...action.payload.items.filter((t) => !seen.has(t.id)));
+        listing.nextCursor = action.payload.nextCursor;
         listing.loadingMore = false;
-        listing.moreFailed = true;
-      }
+      },
+      moreFailed(state, action: PayloadAction<string>) {
+        const listing = state[action.payload];
+        if (listing) {
+          listing.loadingMore = false;
+          listing.moreFailed = true;
+        }
+      },
     },
-  },
-});
+  });
+}
+
+export const sectionsSlice = listingSlice('sections');
+export const tagsSlice = listingSlice('tags');
+
+export function sectionListingPage(page: SectionPage): ListingPage {
+  return { key: page.section, items: page.items, nextCursor: page.nextCursor };
+}
+
+export function tagListingPage(page: TagPage): ListingPage {
+  return { key: page.tag, items: page.items, nextCursor: page.nextCursor };
+}
 
 export type ArticlesState = Partial<Record<string, Article>>;
 
@@ -67,6 +88,51 @@ export const articlesSlice = createSlice({
       state[action.payload.id] = action.payload;
     },
   },
+});
+
+/** The teasers an article page shows besides the article, by article id. */
+export type ArticleTeasersState = Partial<Record<string, Pick<ArticleWithTeasers, 'related' | 'moreFromSection'>>>;
+
+export const articleTeasersSlice = createSlice({
+  name: 'articleTeasers',
+  initialState: {} as ArticleTeasersState,
+  reducers: {
+    articleTeasersLoaded(state, action: PayloadAction<ArticleWithTeasers>) {
+      const { article, related, moreFromSection } = action.payload;
+      state[article.id] = { related, moreFromSection };
+    },
+  },
+});
+
+export interface MostReadState {
+  items: Headline[] | null;
+}
+
+export const mostReadSlice = createSlice({
+  name: 'mostRead',
+  initialState: { items: null } as MostReadState,
+  reducers: {
+    mostReadLoaded(state, action: PayloadAction<Headline[]>) {
+      state.items = action.payload;
+    },
+  },
+});
+
+/**
+ * How this page was rendered, written by the server into the state: with the DOM budget on,
+ * the blocks below the fold were left out of the server's HTML, and the browser renders them
+ * once hydrated. A page the browser renders itself (the shell, a navigation) shows them at once.
+ */
+export interface RenderState {
+  belowFoldDeferred: boolean;
+  /** The canonical origin (SITE_URL), for share links; '' in the shell, which has no state. */
+  siteUrl: string;
+}
+
+export const renderSlice = createSlice({
+  name: 'render',
+  initialState: { belowFoldDeferred: false, siteUrl: '' } as RenderState,
+  reducers: {},
 });
 
 export interface LatestState {
@@ -87,6 +153,7 @@ export const latestSlice = createSlice({
 });
 
 export const { frontPageLoaded } = frontPageSlice.actions;
-export const { sectionLoaded, moreRequested, moreLoaded, moreFailed } = sectionsSlice.actions;
 export const { articleLoaded } = articlesSlice.actions;
+export const { articleTeasersLoaded } = articleTeasersSlice.actions;
+export const { mostReadLoaded } = mostReadSlice.actions;
 export const { latestLoaded } = latestSlice.actions;

@@ -1,12 +1,16 @@
 import { combineReducers, configureStore, type ThunkAction, type UnknownAction } from '@reduxjs/toolkit';
 import { latestListSize, type ContentClient } from '../content';
-import { articlesSlice, frontPageSlice, latestSlice, sectionsSlice } from './content-slices';
+import { articlesSlice, articleTeasersSlice, frontPageSlice, latestSlice, mostReadSlice, renderSlice, sectionsSlice, tagsSlice } from './content-slices';
 
 const rootReducer = combineReducers({
   frontPage: frontPageSlice.reducer,
   sections: sectionsSlice.reducer,
+  tags: tagsSlice.reducer,
   articles: articlesSlice.reducer,
+  articleTeasers: articleTeasersSlice.reducer,
   latest: latestSlice.reducer,
+  mostRead: mostReadSlice.reducer,
+  render: renderSlice.reducer,
 });
 
 export type RootState = ReturnType<typeof rootReducer>;
@@ -18,19 +22,29 @@ export interface ThunkExtra {
    * shows (the list is below the fold): the browser completes it after hydration.
    */
   latestItems: number;
+  /** The server with the DOM budget off renders most read too, so its route loads it. */
+  loadBelowFold: boolean;
 }
 
 /**
  * One store per request on the server and one per page load in the browser; never a
  * module-level store, or one reader's data would leak into another's page.
  */
-export function createStore(content: ContentClient, preloadedState?: Partial<RootState>, options: { latestItems?: number } = {}) {
+export function createStore(
+  content: ContentClient,
+  preloadedState?: Partial<RootState>,
+  options: { latestItems?: number; belowFold?: 'server' | 'browser'; siteUrl?: string } = {},
+) {
+  // On the server, say in the state whether the blocks below the fold were left to the browser.
+  const render = options.belowFold === undefined ? undefined : { belowFoldDeferred: options.belowFold === 'browser', siteUrl: options.siteUrl ?? '' };
   return configureStore({
     reducer: rootReducer,
-    preloadedState,
+    preloadedState: render ? { ...preloadedState, render } : preloadedState,
     middleware: (getDefault) =>
       getDefault({
-        thunk: { extraArgument: { content, latestItems: options.latestItems ?? latestListSize } satisfies ThunkExtra },
+        thunk: {
+          extraArgument: { content, latestItems: options.latestItems ?? latestListSize, loadBelowFold: options.belowFold === 'server' } satisfies ThunkExtra,
+        },
         // The checks walk the whole state on every dispatch; worth it only while developing.
         serializableCheck: false,
         immutableCheck: false,

@@ -1,7 +1,17 @@
-import type { Article, FrontPage, Headline, SectionPage } from '../content';
-import { latestListSize } from '../content';
+import type { Article, FrontPage, Headline, SectionPage, TagPage } from '../content';
+import { latestListSize, mostReadSize } from '../content';
 import type { SectionSlug } from '../sections';
-import { articleLoaded, frontPageLoaded, latestLoaded, moreFailed, moreLoaded, moreRequested, sectionLoaded } from './content-slices';
+import {
+  articleLoaded,
+  articleTeasersLoaded,
+  frontPageLoaded,
+  latestLoaded,
+  mostReadLoaded,
+  sectionListingPage,
+  sectionsSlice,
+  tagListingPage,
+  tagsSlice,
+} from './content-slices';
 import type { AppThunk } from './index';
 
 // Each loader returns what it loaded, from the store when it is already there, so a route
@@ -24,33 +34,52 @@ export const loadSection =
     const cached = getState().sections[slug];
     if (cached) return { section: slug, items: cached.items, nextCursor: cached.nextCursor };
     const page = await content.section(slug);
-    if (page) dispatch(sectionLoaded(page));
+    if (page) dispatch(sectionsSlice.actions.listingLoaded(sectionListingPage(page)));
     return page;
   };
 
-export const loadMoreOfSection =
-  (slug: SectionSlug): AppThunk<Promise<void>> =>
+export const loadTag =
+  (slug: string): AppThunk<Promise<TagPage | null>> =>
   async (dispatch, getState, { content }) => {
-    const listing = getState().sections[slug];
+    const cached = getState().tags[slug];
+    if (cached) return { tag: slug, items: cached.items, nextCursor: cached.nextCursor };
+    const page = await content.tag(slug);
+    if (page) dispatch(tagsSlice.actions.listingLoaded(tagListingPage(page)));
+    return page;
+  };
+
+/** The next page of a section's or a tag's listing, after the button below it. */
+export const loadMoreOf =
+  (kind: 'section' | 'tag', slug: string): AppThunk<Promise<void>> =>
+  async (dispatch, getState, { content }) => {
+    const slice = kind === 'section' ? sectionsSlice : tagsSlice;
+    const listing = (kind === 'section' ? getState().sections : getState().tags)[slug];
     if (!listing || !listing.nextCursor || listing.loadingMore) return;
-    dispatch(moreRequested(slug));
+    dispatch(slice.actions.moreRequested(slug));
     try {
-      const page = await content.section(slug, { cursor: listing.nextCursor });
-      if (page) dispatch(moreLoaded(page));
-      else dispatch(moreFailed(slug));
+      const cursor = listing.nextCursor;
+      const page =
+        kind === 'section'
+          ? await content.section(slug as SectionSlug, { cursor }).then((p) => p && sectionListingPage(p))
+          : await content.tag(slug, { cursor }).then((p) => p && tagListingPage(p));
+      if (page) dispatch(slice.actions.moreLoaded(page));
+      else dispatch(slice.actions.moreFailed(slug));
     } catch {
-      dispatch(moreFailed(slug));
+      dispatch(slice.actions.moreFailed(slug));
     }
   };
 
+/** The article and the teasers its page shows: one request when the store lacks them. */
 export const loadArticle =
   (id: string): AppThunk<Promise<Article | null>> =>
   async (dispatch, getState, { content }) => {
     const cached = getState().articles[id];
-    if (cached) return cached;
-    const article = await content.article(id);
-    if (article) dispatch(articleLoaded(article));
-    return article;
+    if (cached && getState().articleTeasers[id]) return cached;
+    const page = await content.articleWithTeasers(id);
+    if (!page) return null;
+    dispatch(articleLoaded(page.article));
+    dispatch(articleTeasersLoaded(page));
+    return page.article;
   };
 
 /** What a page needs to render: whatever list is there, else the first `latestItems`. */
@@ -74,5 +103,21 @@ export const completeLatest =
       dispatch(latestLoaded({ items, requested: latestListSize }));
     } catch {
       // The shorter list stays: it is below the fold and nothing else depends on it.
+    }
+  };
+
+/**
+ * Most read: by the server's route when it renders the whole page (DOM_BUDGET=off), else by the
+ * block itself once in the browser. A failure leaves the block empty: nothing depends on it.
+ */
+export const loadMostRead =
+  (options: { forRoute?: boolean } = {}): AppThunk<Promise<void>> =>
+  async (dispatch, getState, { content, loadBelowFold }) => {
+    if (options.forRoute && !loadBelowFold) return;
+    if (getState().mostRead.items) return;
+    try {
+      dispatch(mostReadLoaded(await content.mostRead(mostReadSize)));
+    } catch {
+      // Below the fold, and ranked again within seconds: an empty block until the next page.
     }
   };

@@ -10,6 +10,7 @@ import { balanceLayouts, measureBalance } from './balance';
 import { elementsAsShown } from './browser';
 import { renderChart } from './chart';
 import { describeEnvironment, ensureBuild } from './environment';
+import { describeDomBudget, measureDomBudget } from './dom-budget';
 import {
   connectionsExhausted,
   disturbed,
@@ -537,6 +538,10 @@ async function measureAll(run: Run): Promise<void> {
   if (run.options.capacity !== null) run.results.notes.push(`Capacity given (--capacity ${run.options.capacity}), not measured: no direct steps in this run.`);
   const capacity = run.options.capacity ?? (await fallbackOff(run));
   if (capacity === 0) return;
+  const withBudget = <T>(name: string, env: Record<string, string>, work: (s: ServerUnderTest) => Promise<T>) =>
+    withKiosk(run, name, { ...guardEnv.off, ...env }, work);
+  const budget = { withKiosk: withBudget, findRate: (s: ServerUnderTest, name: string, from: number) => findRate(run, s, name, from), progress };
+  run.results.notes.push(...describeDomBudget(await measureDomBudget({ ...budget, outDir: run.options.outDir, path: run.paths[0]!, startPerS: capacity })));
   if (run.options.capacity === null) await fallbackOn(run, capacity);
   if (!run.options.skipHotSet) await hotSet(run, capacity);
   if (!run.options.skipNginx) {
