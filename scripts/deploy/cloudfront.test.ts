@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { cacheControl } from '../../server/cache-policy';
+import { apiBase, apiRoutes } from '../../src/api-paths';
 import { ebConfigPath } from '../nginx/render';
 import { loadConfigFiles, optionSettings, resources, root, settingValue } from './ebextensions';
 
@@ -121,6 +122,31 @@ test('assets and media are cached long; preview, ingest and metrics never', () =
   assert.ok(behavior('/api/ingest*').AllowedMethods.includes('POST'));
   const patterns = distribution.CacheBehaviors.map((b) => b.PathPattern!);
   assert.ok(patterns.indexOf('/api/ingest*') < patterns.indexOf('/api/*'), 'the first matching pattern wins');
+});
+
+/** The behaviour CloudFront picks for a path: the first pattern that matches, else the default. */
+function behaviourFor(urlPath: string): Behavior {
+  const matches = (pattern: string) => new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(urlPath);
+  return distribution.CacheBehaviors.find((b) => matches(b.PathPattern!)) ?? distribution.DefaultCacheBehavior;
+}
+
+test('every path the site accepts a POST on reaches the origin through CloudFront, uncached', () => {
+  // The app's POST routes (server/api.ts, server/newsletter.ts, server/ingest.ts), as a reader's
+  // browser or the CMS sends them; CloudFront answers 403 itself to a method a behaviour does not allow.
+  const apiSource = fs.readFileSync(path.join(root, 'server/api.ts'), 'utf8');
+  assert.match(apiSource, /api\.post\(apiRoutes\.view,/);
+  const newsletterSource = fs.readFileSync(path.join(root, 'server/newsletter.ts'), 'utf8');
+  assert.match(newsletterSource, /router\.post\('\/newsletter',/);
+  const posts = [apiBase + apiRoutes.view.replace(':id', '202611221600000001'), '/newsletter', '/api/ingest/articles/202611221600000001'];
+  for (const urlPath of posts) {
+    const chosen = behaviourFor(urlPath);
+    assert.ok(chosen.AllowedMethods.includes('POST'), `${urlPath} (${chosen.PathPattern ?? 'default'}) allows POST`);
+    assert.equal(chosen.CachePolicyId, managed.CachingDisabled, `${urlPath} is never cached`);
+    assert.equal(chosen.OriginRequestPolicyId, managed.AllViewerExceptHostHeader, `${urlPath} gets the request's headers`);
+  }
+  // Pages and the rest of the API stay GET/HEAD and cached.
+  assert.equal(behaviourFor('/news/202611221600000001').PathPattern, undefined);
+  assert.equal(behaviourFor(apiBase + '/articles/202611221600000001').PathPattern, '/api/*');
 });
 
 test('/metrics never leaves the edge: a viewer-request function answers 404, as Nginx would', () => {

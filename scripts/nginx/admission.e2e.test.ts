@@ -107,7 +107,7 @@ async function settlesWithin<T>(promise: Promise<T>, ms: number): Promise<boolea
   return settled;
 }
 
-test('every worker at its limit: pages get the shell from Nginx, the API a JSON 503; health, preview and ingestion reach Node; SSR resumes when a slot frees', async () => {
+test('every worker at its limit: pages get the shell from Nginx, the API a JSON 503; health, preview, ingestion and newsletter sign-ups reach Node; SSR resumes when a slot frees', async () => {
   const shellBytes = fs.readFileSync(shellFilePath(path.join(root, 'dist')), 'utf8');
   // Before: a page through Nginx is server-rendered by Node.
   const before = await get(articles[0]!.path);
@@ -152,11 +152,18 @@ test('every worker at its limit: pages get the shell from Nginx, the API a JSON 
     const health = get('/healthz');
     const preview = get(previewPath(articles[2]!.id, 600, secret));
     const ingest = get(`/api/ingest/articles/${articles[3]!.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+    // A reader's sign-up must reach Node, never become the shell (or the 405 a POST to a file gets).
+    const signup = get('/newsletter', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'email=reader%40example.com&newsletters=morning',
+    });
     for (const [what, pending] of [
       ['crawler', crawler],
       ['health check', health],
       ['preview', preview],
       ['ingestion', ingest],
+      ['newsletter sign-up', signup],
     ] as const) {
       assert.equal(await settlesWithin(pending, 300), false, `${what}: no fallback answer, it waits for Node`);
     }
@@ -170,6 +177,9 @@ test('every worker at its limit: pages get the shell from Nginx, the API a JSON 
     assert.equal(previewed.status, 200);
     assert.match(String(previewed.headers['x-robots-tag']), /noindex/);
     assert.equal((await ingest).status, 200);
+    const signedUp = await signup;
+    assert.equal(signedUp.status, 200);
+    assert.match(signedUp.body, /We have noted reader@example\.com/);
     const after = await get(articles[11]!.path);
     assert.equal(after.headers['x-render-mode'], 'ssr', 'a free slot: server rendering again');
   } finally {
