@@ -7,10 +7,9 @@ import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { articlePaths, fetchPage, hotSetPaths, seedBenchStore, type PageSample } from './articles';
 import { balanceLayouts, measureBalance } from './balance';
-import { elementsAsShown } from './browser';
 import { renderChart } from './chart';
 import { describeEnvironment, ensureBuild } from './environment';
-import { describeDomBudget, measureDomBudget } from './dom-budget';
+import { describeDomBudget, elementsAsShownInFull, measureDomBudget } from './dom-budget';
 import {
   connectionsExhausted,
   disturbed,
@@ -257,7 +256,7 @@ async function fallbackOff(run: Run): Promise<number> {
     const sample = await fetchPage(server.port, run.paths[0]!);
     if (sample.status !== 200) throw new Error(`${sample.path} answered ${sample.status}`);
     run.results.page.sample = figures(sample);
-    run.results.page.sampleElementsShown = await elementsAsShown(`http://127.0.0.1:${server.port}${sample.path}`);
+    run.results.page.sampleElementsShown = await elementsAsShownInFull(`http://127.0.0.1:${server.port}${sample.path}`);
     await settle(server);
     progress(
       `page ${sample.path}: ${sample.elements} elements as served, ${run.results.page.sampleElementsShown ?? 'not measured'} as finally shown, ` +
@@ -541,7 +540,8 @@ async function measureAll(run: Run): Promise<void> {
   const withBudget = <T>(name: string, env: Record<string, string>, work: (s: ServerUnderTest) => Promise<T>) =>
     withKiosk(run, name, { ...guardEnv.off, ...env }, work);
   const budget = { withKiosk: withBudget, findRate: (s: ServerUnderTest, name: string, from: number) => findRate(run, s, name, from), progress };
-  run.results.notes.push(...describeDomBudget(await measureDomBudget({ ...budget, outDir: run.options.outDir, path: run.paths[0]!, startPerS: capacity })));
+  run.results.domBudget = await measureDomBudget({ ...budget, outDir: run.options.outDir, path: run.paths[0]!, startPerS: capacity });
+  run.results.notes.push(...describeDomBudget(run.results.domBudget));
   if (run.options.capacity === null) await fallbackOn(run, capacity);
   if (!run.options.skipHotSet) await hotSet(run, capacity);
   if (!run.options.skipNginx) {

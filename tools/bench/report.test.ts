@@ -71,3 +71,39 @@ test('--skip-postgres is an option; PostgreSQL runs by default', () => {
   assert.equal(readOptions([], '/tmp')!.skipPostgres, false);
   assert.equal(readOptions(['--skip-postgres'], '/tmp')!.skipPostgres, true);
 });
+
+test('the DOM budget targets: capacity ratio ≥ 1.5x, ≥ 550 elements shown and ≤ 60% of them served', () => {
+  const variant = (budget: 'on' | 'off', served: number, shown: number | null, capacityPerS: number) => ({
+    budget,
+    path: '/news/1',
+    elementsServed: served,
+    elementsShown: shown,
+    bytes: served * 60,
+    capacityPerS,
+    capacityConfirmed: null,
+  });
+  const withBudget = (on: ReturnType<typeof variant>, off: ReturnType<typeof variant>): BenchResults => ({
+    ...results(1000, null),
+    domBudget: {
+      variants: [on, off],
+      capacityRatio: on.capacityPerS / off.capacityPerS,
+      servedShare: on.elementsShown ? on.elementsServed / on.elementsShown : null,
+    },
+  });
+  const targets = (r: BenchResults) => evaluateTargets(r).filter((t) => /DOM_BUDGET/.test(t.name));
+  assert.deepEqual(
+    targets(withBudget(variant('on', 318, 552, 1500), variant('off', 552, 552, 1000))).map((t) => t.met),
+    [true, true],
+  );
+  // 1.2x, and 340 of 552 served (62%).
+  assert.deepEqual(
+    targets(withBudget(variant('on', 340, 552, 1200), variant('off', 552, 552, 1000))).map((t) => t.met),
+    [false, false],
+  );
+  // Fewer than 550 shown fails whatever the share.
+  assert.equal(targets(withBudget(variant('on', 200, 500, 1500), variant('off', 500, 500, 1000)))[1]!.met, false);
+  assert.deepEqual(
+    targets(results(1000, null)).map((t) => t.met),
+    [null, null],
+  );
+});

@@ -148,6 +148,32 @@ function postgresTarget(r: BenchResults): Target {
   };
 }
 
+/** The article page's DOM budget (docs/article-page.md): what it saves the server, and what it keeps off the wire. */
+function domBudgetTargets(r: BenchResults): Target[] {
+  const capacityName = 'SSR capacity of the article page with DOM_BUDGET=on ≥ 1.5x with it off (same run)';
+  const elementsName = 'article page: ≥ 550 elements as shown in the browser, as served ≤ 60% of that with DOM_BUDGET=on';
+  const result = r.domBudget;
+  const on = result?.variants.find((v) => v.budget === 'on');
+  const off = result?.variants.find((v) => v.budget === 'off');
+  if (!result || !on || !off) return [capacityName, elementsName].map((name) => ({ name, met: null, figures: 'not measured in this run' }));
+  const shown = on.elementsShown;
+  return [
+    {
+      name: capacityName,
+      met: result.capacityRatio === null ? null : result.capacityRatio >= 1.5,
+      figures: `${perS(on.capacityPerS)} against ${perS(off.capacityPerS)} req/s = ${result.capacityRatio === null ? '–' : `${result.capacityRatio.toFixed(2)}x`} (capacity probes, not a full step)`,
+    },
+    {
+      name: elementsName,
+      met: shown === null ? null : shown >= 550 && on.elementsServed <= 0.6 * shown,
+      figures:
+        shown === null
+          ? `${on.elementsServed} served; as shown not measured (no Chromium)`
+          : `${on.elementsServed} served of ${shown} shown = ${pct(ratio(on.elementsServed, shown))} (off: ${off.elementsServed} served, ${perS(off.bytes)} bytes against ${perS(on.bytes)})`,
+    },
+  ];
+}
+
 function nginxFallbackTarget(r: BenchResults): Target {
   const name = "Nginx's fallback path ≥ 70% of Nginx's bare static rate for the same bytes";
   const { nginxFallback, nginxStatic } = r.reference;
@@ -168,6 +194,7 @@ export function evaluateTargets(results: BenchResults): Target[] {
   ]);
   return [
     capacityTarget(results),
+    ...domBudgetTargets(results),
     postgresTarget(results),
     ...nginx,
     nginxFallbackTarget(results),

@@ -1,5 +1,6 @@
 import type { PageSample } from './articles';
 import type { BalanceResult } from './balance';
+import type { DomBudgetResult } from './dom-budget';
 import type { Environment } from './environment';
 import type { StepRecord } from './measure';
 import type { BenchOptions } from './options';
@@ -94,6 +95,8 @@ export interface BenchResults {
   /** Which load generator ran the steps. */
   generator?: string;
   capacity: SearchOutcome | null;
+  /** The article page with DOM_BUDGET on and off: elements and SSR capacity of each. */
+  domBudget?: DomBudgetResult | null;
   /** null: not run (--skip-postgres, --capacity, or no PostgreSQL server binaries; the notes say which). */
   postgres?: PostgresRun | null;
   steps: OverloadStep[];
