@@ -134,6 +134,34 @@ describe('sqlite store', () => {
 
   describeStoreContract(() => store, small);
 
+  test("a worker's remembered related stories change when another process publishes one that shares the tags", async () => {
+    const path = join(dir, 'related-memo.sqlite');
+    await seedStore(path, small);
+    const reader = openSqliteStore(path, { readonly: true });
+    const writer = openSqliteStore(path);
+    try {
+      const sample = published.find((a) => a.tags.length >= 2)!;
+      const before = await reader.articleWithTeasers(sample.id);
+      assert.ok(before);
+      assert.deepEqual((await reader.articleWithTeasers(sample.id))!.related, before.related, 'the same answer while nothing changes');
+      // Newer than any seeded story and carrying every tag of the sample: first among its related.
+      const fresh = {
+        ...sample,
+        id: '209901011200000001',
+        title: `${sample.title} (update)`,
+        publishedAt: '2099-01-01T12:00:00.000Z',
+        updatedAt: '2099-01-01T12:00:00.000Z',
+      };
+      assert.equal(writer.upsert(fresh), 'created');
+      const after = await reader.articleWithTeasers(sample.id);
+      assert.equal(after!.related[0]?.id, fresh.id, "the reader's memo was dropped with the content's version");
+      assert.notDeepEqual(after!.related, before.related);
+    } finally {
+      reader.close();
+      writer.close();
+    }
+  });
+
   test('newsletter sign-ups: recorded unconfirmed beside the content, a second adds letters and keeps the first time', () => {
     store.recordSignup('reader@example.com', ['sport', 'morning'], '2026-11-22T08:00:00.000Z');
     store.recordSignup('reader@example.com', ['business', 'sport'], '2026-11-22T09:00:00.000Z');

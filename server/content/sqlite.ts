@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { LRUCache } from 'lru-cache';
 import type { Article, FrontPage, Headline, SectionPage, TagPage } from '../../src/content';
 import { clampPageSize, latestListSize, mostReadSize, sectionPageSize, trendingTagsSize } from '../../src/content';
 import { assertCursor } from '../../src/api-paths';
@@ -223,6 +224,33 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
     return value;
   }
 
+  // Which stories are related to an article, until the content changes: ranking three tags'
+  // candidates on every page view was a third of the article page's server time, the teasers'
+  // own reads (by primary key) are not. Ids only, at most relatedMemoEntries articles (about
+  // 200 bytes each), least recently used first out, so an archive crawl cannot grow it.
+  const relatedMemoEntries = 20_000;
+  const relatedMemo = new LRUCache<string, readonly string[]>({ max: relatedMemoEntries });
+  let relatedVersion = -1;
+  function relatedIds(tags: readonly string[], excludeId: string, limit: number): readonly string[] {
+    const version = dataVersion.get() ?? 0;
+    if (version !== relatedVersion) {
+      relatedMemo.clear();
+      relatedVersion = version;
+    }
+    const key = `${excludeId}:${tags.join(',')}:${limit}`;
+    let ids = relatedMemo.get(key);
+    if (ids === undefined) {
+      ids = Object.freeze(
+        rankByTags(
+          tags.map((tag) => tagCandidates.all(tag, excludeId, relatedCandidatesPerTag)),
+          limit,
+        ),
+      );
+      relatedMemo.set(key, ids);
+    }
+    return ids;
+  }
+
   const store: SqliteStore = {
     path,
 
@@ -279,11 +307,7 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
           article: (articleId) => store.article(articleId),
           section: (slug, { limit }) => store.section(slug, { limit }),
           async relatedByTags(tags, excludeId, limit) {
-            const ranked = rankByTags(
-              tags.map((tag) => tagCandidates.all(tag, excludeId, relatedCandidatesPerTag)),
-              limit,
-            );
-            return ranked.flatMap((teaserId) => publishedTeaser.all(teaserId).map(toTeaser));
+            return relatedIds(tags, excludeId, limit).flatMap((teaserId) => publishedTeaser.all(teaserId).map(toTeaser));
           },
         },
         id,
