@@ -134,7 +134,7 @@ describe('sqlite store', () => {
 
   describeStoreContract(() => store, small);
 
-  test("a worker's remembered related stories change when another process publishes one that shares the tags", async () => {
+  test('remembered related stories change when a story sharing the tags is published, by another process or by this one', async () => {
     const path = join(dir, 'related-memo.sqlite');
     await seedStore(path, small);
     const reader = openSqliteStore(path, { readonly: true });
@@ -156,6 +156,11 @@ describe('sqlite store', () => {
       const after = await reader.articleWithTeasers(sample.id);
       assert.equal(after!.related[0]?.id, fresh.id, "the reader's memo was dropped with the content's version");
       assert.notDeepEqual(after!.related, before.related);
+      // The writer's own connection: its commits do not move its data_version, its writes forget.
+      assert.equal((await writer.articleWithTeasers(sample.id))!.related[0]?.id, fresh.id);
+      const fresher = { ...fresh, id: '209901011300000001', publishedAt: '2099-01-01T13:00:00.000Z', updatedAt: '2099-01-01T13:00:00.000Z' };
+      assert.equal(writer.upsert(fresher), 'created');
+      assert.equal((await writer.articleWithTeasers(sample.id))!.related[0]?.id, fresher.id, "the writer's own write dropped its memo");
     } finally {
       reader.close();
       writer.close();

@@ -207,14 +207,28 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
   // writes clear the memo directly.
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   const memo = new Map<string, unknown>();
+  // Which stories are related to an article, until the content changes: ranking three tags'
+  // candidates on every page view was a third of the article page's server time, the teasers'
+  // own reads (by primary key) are not. Ids only, at most relatedMemoEntries articles (about
+  // 200 bytes each), least recently used first out, so an archive crawl cannot grow it.
+  const relatedMemoEntries = 20_000;
+  const relatedMemo = new LRUCache<string, readonly string[]>({ max: relatedMemoEntries });
   let ownWrites = 0;
   let memoVersion = -1;
-  function remembered<T>(key: string, read: () => T, keep: (value: T) => boolean = () => true): T {
+  /** Everything remembered goes: the content changed. */
+  function forget(): void {
+    memo.clear();
+    relatedMemo.clear();
+  }
+  function forgetIfChanged(): void {
     const version = dataVersion.get() ?? 0;
     if (version !== memoVersion) {
-      memo.clear();
+      forget();
       memoVersion = version;
     }
+  }
+  function remembered<T>(key: string, read: () => T, keep: (value: T) => boolean = () => true): T {
+    forgetIfChanged();
     let value = memo.get(key) as T | undefined;
     if (value === undefined) {
       // Shared by every request from now on: frozen so no caller can change it for the others.
@@ -224,19 +238,8 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
     return value;
   }
 
-  // Which stories are related to an article, until the content changes: ranking three tags'
-  // candidates on every page view was a third of the article page's server time, the teasers'
-  // own reads (by primary key) are not. Ids only, at most relatedMemoEntries articles (about
-  // 200 bytes each), least recently used first out, so an archive crawl cannot grow it.
-  const relatedMemoEntries = 20_000;
-  const relatedMemo = new LRUCache<string, readonly string[]>({ max: relatedMemoEntries });
-  let relatedVersion = -1;
   function relatedIds(tags: readonly string[], excludeId: string, limit: number): readonly string[] {
-    const version = dataVersion.get() ?? 0;
-    if (version !== relatedVersion) {
-      relatedMemo.clear();
-      relatedVersion = version;
-    }
+    forgetIfChanged();
     const key = `${excludeId}:${tags.join(',')}:${limit}`;
     let ids = relatedMemo.get(key);
     if (ids === undefined) {
@@ -327,7 +330,7 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
     },
 
     insertMany(articles) {
-      memo.clear();
+      forget();
       return writing().insertMany(articles);
     },
     countAll: () => countAll.get()?.n ?? 0,
@@ -335,16 +338,16 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
     // Another connection's commit moves data_version; this connection's own writes move ownWrites.
     version: () => (dataVersion.get() ?? 0) * 1_000_000 + ownWrites,
     deleteAll() {
-      memo.clear();
+      forget();
       return writing().deleteAll();
     },
     upsert(article) {
-      memo.clear();
+      forget();
       ownWrites += 1;
       return writing().upsert(article);
     },
     unpublish(id, updatedAt) {
-      memo.clear();
+      forget();
       ownWrites += 1;
       return writing().unpublish.run(updatedAt, id).changes > 0;
     },
