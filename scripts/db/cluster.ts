@@ -29,6 +29,8 @@ export interface Cluster {
   resume(): void;
   /** Stops the server and deletes the data directory (unless it was given, for db:up). */
   destroy(): void;
+  /** The postmaster and its children (empty when stopped): to signal, pin or measure them. */
+  processes(): number[];
 }
 
 /** The directory of initdb, pg_ctl and postgres; PG_BIN_DIR overrides the Debian locations. */
@@ -155,6 +157,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     url,
     start,
     stop,
+    processes,
     pause: () => signal('SIGSTOP'),
     resume: () => signal('SIGCONT'),
     destroy() {

@@ -36,7 +36,7 @@ import {
   startStaticNginx,
   type ServerUnderTest,
 } from './processes';
-import { postgresBinDir, processesOf, startCluster, type Cluster } from '../../scripts/db/cluster';
+import { postgresBinDir, startCluster, type Cluster } from '../../scripts/db/cluster';
 import { seedPostgres } from '../../server/content/postgres-seed';
 import { evaluateTargets, flagText, ms, pct, perS, renderMarkdown } from './report';
 import type { BenchResults, FallbackMode, PageFigures, PostgresRun, RenderReference, SearchOutcome } from './results';
@@ -355,13 +355,14 @@ async function postgresRuns(run: Run, capacity: number): Promise<void> {
     return;
   }
   try {
-    const pids = clusterPids(cluster);
+    const pids = cluster.processes();
+    // Backends fork from the postmaster later and inherit its affinity.
     for (const pid of pids) spawnSync('taskset', ['-a', '-p', '-c', String(generatorCore), String(pid)], { stdio: 'ignore' });
     progress(`PostgreSQL on port ${cluster.port}, ${pids.length} processes pinned on core ${generatorCore}; seeding the same articles`);
     const { inserted, ms } = await seedPostgres(cluster.url, {});
     progress(`  ${perS(inserted)} articles in ${perS(ms)} ms`);
     const version = spawnSync(path.join(postgresBinDir(), 'postgres'), ['--version'], { encoding: 'utf8' }).stdout.trim();
-    const result: PostgresRun = { version, pinning: clusterPids(cluster).map(allowedCpus), capacity: null };
+    const result: PostgresRun = { version, pinning: cluster.processes().map(allowedCpus), capacity: null };
     run.results.postgres = result;
     await withKiosk(run, 'PostgreSQL, fallback off', { ...guardEnv.off, CONTENT_DATABASE_URL: cluster.url }, async (server) => {
       const sample = await fetchPage(server.port, run.paths[0]!);
@@ -377,12 +378,6 @@ async function postgresRuns(run: Run, capacity: number): Promise<void> {
     activeCluster = null;
     cluster.destroy();
   }
-}
-
-/** The postmaster and its children: backends fork from the postmaster and inherit its affinity. */
-function clusterPids(cluster: Cluster): number[] {
-  const pidFile = path.join(cluster.dataDir, 'postmaster.pid');
-  return fs.existsSync(pidFile) ? processesOf(Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0])) : [];
 }
 
 /**
