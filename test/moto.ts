@@ -163,3 +163,37 @@ export async function listedMetrics(client: CloudWatchClient, namespace: string)
   } while (NextToken);
   return seen;
 }
+
+export interface ToolRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * One of the repository's AWS tools (a .ts path from the root) as an operator runs it, with only
+ * the environment given here: no shared config or credentials files, no instance metadata, none
+ * of this process's AWS settings.
+ */
+export function runAwsTool(script: string, args: string[], env: Record<string, string>): Promise<ToolRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        AWS_CONFIG_FILE: '/nonexistent',
+        AWS_SHARED_CREDENTIALS_FILE: '/nonexistent',
+        AWS_EC2_METADATA_DISABLED: 'true',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -2,16 +2,12 @@
 // the edge alarm in us-east-1 (with CloudFront's metrics), the origin's where the servers send,
 // an SNS topic in each.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { CloudWatchClient, DescribeAlarmsCommand, GetDashboardCommand, ListDashboardsCommand } from '@aws-sdk/client-cloudwatch';
 import { ListSubscriptionsByTopicCommand, ListTopicsCommand, SNSClient } from '@aws-sdk/client-sns';
-import { startMoto, type Moto } from '../../test/moto';
+import { runAwsTool, startMoto, type Moto, type ToolRun } from '../../test/moto';
 import { freePort } from '../../test/server';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 let moto: Moto;
 let edgeClient: CloudWatchClient;
 const sns = new Map<string, SNSClient>();
@@ -34,35 +30,9 @@ async function topicsNamed(region: string, name: string): Promise<string[]> {
   return Topics.map((t) => t.TopicArn!).filter((arn) => arn.endsWith(`:${name}`));
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** The script as an operator runs it, with only the environment given here (none of this process's AWS settings). */
-function cloudwatch(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'tools/cloudwatch/cloudwatch.ts', ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        // No shared config or credentials files, no instance metadata: nothing but what the test gives.
-        AWS_CONFIG_FILE: '/nonexistent',
-        AWS_SHARED_CREDENTIALS_FILE: '/nonexistent',
-        AWS_EC2_METADATA_DISABLED: 'true',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+function cloudwatch(args: string[], env: Record<string, string>): Promise<ToolRun> {
+  return runAwsTool('tools/cloudwatch/cloudwatch.ts', args, env);
 }
 
 async function state(prefix: string, dashboard: string) {

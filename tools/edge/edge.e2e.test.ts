@@ -7,13 +7,12 @@
 // rules become for each parameter is tested against the real template in web-acl.test.ts, and
 // the real template passes cfn-lint in scripts/deploy/edge-protection-cfn-lint.e2e.test.ts.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { CloudFormationClient, CreateStackCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { parse, stringify } from 'yaml';
-import { startMoto, type Moto } from '../../test/moto';
-import { root, templatePath } from './web-acl';
+import { runAwsTool, startMoto, type Moto, type ToolRun } from '../../test/moto';
+import { templatePath } from './web-acl';
 
 let moto: Moto;
 let cfn: CloudFormationClient;
@@ -39,29 +38,12 @@ after(async () => {
   await moto?.stop();
 });
 
-function edge(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'tools/edge/edge.ts', ...args], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? '',
-        AWS_CONFIG_FILE: '/nonexistent',
-        AWS_SHARED_CREDENTIALS_FILE: '/nonexistent',
-        AWS_EC2_METADATA_DISABLED: 'true',
-        AWS_ACCESS_KEY_ID: moto.env.AWS_ACCESS_KEY_ID,
-        AWS_SECRET_ACCESS_KEY: moto.env.AWS_SECRET_ACCESS_KEY,
-        AWS_ENDPOINT_URL_CLOUDFORMATION: moto.endpoint,
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+function edge(args: string[], env: Record<string, string> = {}): Promise<ToolRun> {
+  return runAwsTool('tools/edge/edge.ts', args, {
+    AWS_ACCESS_KEY_ID: moto.env.AWS_ACCESS_KEY_ID,
+    AWS_SECRET_ACCESS_KEY: moto.env.AWS_SECRET_ACCESS_KEY,
+    AWS_ENDPOINT_URL_CLOUDFORMATION: moto.endpoint,
+    ...env,
   });
 }
 
