@@ -1,4 +1,5 @@
 import type { SectionSlug } from '../../src/sections';
+import { seededRandom } from './seeded-random';
 
 // The seed's topics. Drawn from a generator of their own, seeded from the article's serial, so
 // adding tags left every other seeded field (titles, bodies, ids) exactly as it was.
@@ -21,20 +22,9 @@ const deskTags: Record<SectionSlug, readonly string[]> = {
 // Stories that cut across desks: a few pieces of every desk carry one of these.
 const crossTags = ['climate', 'inflation', 'elections', 'analysis', 'explainer'];
 
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** Two to four of the desk's topics, sometimes one that cuts across desks; never twice the same. */
 export function seedTags(section: SectionSlug, serial: number, seed: number): string[] {
-  const next = mulberry32((seed ^ Math.imul(serial, 0x9e3779b1)) >>> 0);
+  const next = seededRandom((seed ^ Math.imul(serial, 0x9e3779b1)) >>> 0);
   const pool = [...deskTags[section]];
   const tags: string[] = [];
   const count = 2 + Math.floor(next() * 3);

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import type { Article, Block } from '../../src/content';
 import { sections, type SectionSlug } from '../../src/sections';
+import { seededRandom } from './seeded-random';
 import { seedTags } from './seed-tags';
 import { openSqliteStore } from './sqlite';
 
@@ -54,7 +55,7 @@ export function* generateArticles(options: GenerateOptions): Generator<Article, 
   }
   if (total > maxSerial) throw new RangeError(`at most ${maxSerial} articles fit the id serial, asked for ${total}`);
 
-  const dice = new Dice(mulberry32(seed));
+  const dice = new Dice(seededRandom(seed));
   let publishedMs = newestPublishedAt;
   for (let position = 0; position < total; position += 1) {
     if (position > 0) publishedMs -= dice.int(1, 8) * minute;
@@ -139,18 +140,6 @@ function* batches<T>(items: Iterable<T>, size: number): Generator<T[], void, und
     }
   }
   if (batch.length > 0) yield batch;
-}
-
-// mulberry32: tiny, fast and good enough to make sample copy look unplanned.
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 class Dice {

@@ -10,6 +10,8 @@
 // Launch and deploy times are drawn per instance from uniform ranges (docs/capacity-planning.md
 // says why these ranges and what AWS documents), so a run is one sample of many.
 import { InputError, parseDuration } from './duration';
+// A run with the same --seed draws the same instances.
+import { seededRandom } from '../../server/content/seeded-random';
 
 export interface HealthCheck {
   intervalS: number;
@@ -61,18 +63,6 @@ export function parseRange(raw: string, flag: string): Range {
 }
 
 export const formatRange = (range: Range) => (range.minS === range.maxS ? `${range.minS} s` : `${range.minS}–${range.maxS} s`);
-
-/** mulberry32: a small seeded generator, so a run with the same --seed draws the same instances. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface LaunchRanges {
   inService: Range;
