@@ -23,6 +23,8 @@ export interface ListenerOptions {
   onChange(): void;
   /** How often the connection is pinged; 5 s unless a test wants it sooner. */
   heartbeatMs?: number;
+  /** The connection's application_name in pg_stat_activity ('kiosk-listener'): a test names its own to find it. */
+  applicationName?: string;
   /** The listener was lost (false) or is back (true). */
   onListening?(listening: boolean): void;
 }
@@ -53,7 +55,7 @@ export function listenForChanges(options: ListenerOptions): ContentListener {
       connect_timeout: timeoutS,
       fetch_types: false,
       onnotice: () => undefined,
-      connection: { application_name: 'kiosk-listener' },
+      connection: { application_name: options.applicationName ?? 'kiosk-listener' },
       onnotify(channel: string) {
         if (channel === contentChannel) options.onChange();
       },

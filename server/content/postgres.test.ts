@@ -146,10 +146,14 @@ describe('postgres store', () => {
     assert.notEqual((await writer.frontPage()).lead.id, article.id);
   });
 
-  test('a change through one store is seen by another within 1 s (NOTIFY), and nothing is read twice meanwhile', async () => {
-    const reader = open();
+  // Ceilings here are generous on purpose: these tests say what happens (a NOTIFY moves the
+  // reader on, a lost listener is replaced), not how fast; a loaded two-core CI machine must not
+  // fail them. How soon a push is visible is measured by the bench, not asserted here.
+  test('a change through one store is seen by another through NOTIFY, and nothing is read twice meanwhile', async () => {
+    // Kept answers would otherwise be read again only after an hour: NOTIFY is the only way on.
+    const reader = open({ unlistenedFreshMs: 3_600_000 });
     const writer = open({ listen: false });
-    await eventually(() => reader.stats().listening, 5_000);
+    await eventually(() => reader.stats().listening, 10_000);
     const [template] = generateArticles({ published: 1, drafts: 0, seed: 7 });
     const article = { ...template!, id: '202611222100999999', publishedAt: '2026-11-22T21:00:00.000Z', updatedAt: '2026-11-22T21:00:00.000Z' };
     await reader.frontPage();
@@ -161,51 +165,54 @@ describe('postgres store', () => {
     }
     assert.equal(reader.stats().queries, queriesBefore, 'kept answers are not read again');
     await writer.upsert(article);
-    const ms = await eventually(async () => (await reader.frontPage()).lead.id === article.id, 1_000);
+    await eventually(async () => (await reader.frontPage()).lead.id === article.id, 10_000);
     assert.ok((await reader.latest()).some((h) => h.id === article.id));
     await writer.unpublish(article.id, '2026-11-22T21:01:00.000Z');
-    await eventually(async () => (await reader.frontPage()).lead.id !== article.id, 1_000);
-    assert.ok(ms < 1_000, `seen after ${Math.round(ms)} ms`);
+    await eventually(async () => (await reader.frontPage()).lead.id !== article.id, 10_000);
   });
 
   test('a listener whose connection is killed reconnects by itself, and lets go of what it kept meanwhile', async () => {
-    const reader = open({ unlistenedFreshMs: 200 });
-    await eventually(() => reader.stats().listening, 5_000);
+    const listenerName = 'kiosk-listener-killed-test';
+    const reader = open({ unlistenedFreshMs: 200, listenerName });
+    await eventually(() => reader.stats().listening, 10_000);
     await reader.frontPage();
     const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
     try {
       const before = reader.stats().generation;
-      await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'kiosk-listener'`;
-      await eventually(() => !reader.stats().listening, 2_000);
-      const lostMs = await eventually(() => reader.stats().listening, 5_000);
+      await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${listenerName}`;
+      await eventually(() => !reader.stats().listening, 10_000);
+      await eventually(() => reader.stats().listening, 10_000);
       assert.ok(reader.stats().generation > before, 'kept answers are read again after a reconnect: notifications may have been missed');
       // A change made while it was away is seen too.
       const [template] = generateArticles({ published: 1, drafts: 0, seed: 11 });
       const article = { ...template!, id: '202611222300999999', publishedAt: '2026-11-22T23:00:00.000Z', updatedAt: '2026-11-22T23:00:00.000Z' };
       await open({ listen: false }).upsert(article);
-      await eventually(async () => (await reader.frontPage()).lead.id === article.id, 1_000);
+      await eventually(async () => (await reader.frontPage()).lead.id === article.id, 10_000);
       await open({ listen: false }).unpublish(article.id, '2026-11-22T23:01:00.000Z');
-      assert.ok(lostMs < 5_000);
     } finally {
       await sql.end();
     }
   });
 
+  // Regression: on a busy CI machine this failed "not within 3000 ms". It found the listener to
+  // stop as the newest 'kiosk-listener' backend, which could be another test's reader that had
+  // just reconnected; each store's listener now has a name of its own.
   test('a listener whose connection stops answering (no FIN) is found by its heartbeat and replaced', async () => {
-    const reader = open({ listenerHeartbeatMs: 200, timeoutMs: 300 });
-    await eventually(() => reader.stats().listening, 5_000);
+    const listenerName = 'kiosk-listener-heartbeat-test';
+    const reader = open({ listenerHeartbeatMs: 200, timeoutMs: 300, listenerName });
+    await eventually(() => reader.stats().listening, 10_000);
     const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
     try {
-      const rows = await sql<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE application_name = 'kiosk-listener' AND backend_start = (
-        SELECT max(backend_start) FROM pg_stat_activity WHERE application_name = 'kiosk-listener')`;
+      const rows = await sql<{ pid: number }[]>`SELECT pid FROM pg_stat_activity WHERE application_name = ${listenerName}`;
+      assert.equal(rows.length, 1, "exactly one backend is this reader's listener");
       const pid = rows[0]!.pid;
       process.kill(pid, 'SIGSTOP');
       try {
-        await eventually(() => !reader.stats().listening, 3_000);
+        await eventually(() => !reader.stats().listening, 15_000);
       } finally {
         process.kill(pid, 'SIGCONT');
       }
-      await eventually(() => reader.stats().listening, 5_000);
+      await eventually(() => reader.stats().listening, 15_000);
     } finally {
       await sql.end();
     }

@@ -40,6 +40,8 @@ export interface PostgresStoreOptions {
   listen?: boolean;
   /** How often the LISTEN connection is pinged (5 s); tests shorten it. */
   listenerHeartbeatMs?: number;
+  /** The LISTEN connection's application_name ('kiosk-listener'); tests give each store its own. */
+  listenerName?: string;
 }
 
 export function postgresStoreOptions(
@@ -197,7 +199,13 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
   const listener =
     options.listen === false
       ? null
-      : listenForChanges({ url: options.url, timeoutMs: options.timeoutMs, heartbeatMs: options.listenerHeartbeatMs, onChange: changed });
+      : listenForChanges({
+          url: options.url,
+          timeoutMs: options.timeoutMs,
+          heartbeatMs: options.listenerHeartbeatMs,
+          applicationName: options.listenerName,
+          onChange: changed,
+        });
   // Without notifications nothing says when content changes: while LISTEN is not in force
   // (starting, or reconnecting after a loss) the generation moves every unlistenedFreshMs, so
   // kept answers and the page cache are at most that much older than a change made meanwhile.
