@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { openSqliteStore } from '../server/content/sqlite';
+import { generateArticles } from '../server/content/seed';
 import { seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
 import { latestArticlePath, launchChromium, nextNavigation, recordProblems } from '../test/browser';
 
@@ -13,22 +15,39 @@ let dir: string;
 let ssr: BuiltServer;
 let shell: BuiltServer;
 let full: BuiltServer;
+/** A site of its own where nothing has been read yet. */
+let quiet: BuiltServer;
+let quietDir: string;
 let browser: Browser;
+/** A headline three lines long in the latest list at 1280 px (and longer on a phone). */
+const longTitle =
+  'Council approves the long-delayed riverside regeneration plan after a marathon late-night session, with conditions on housing, transport and the flood defences';
 let context: BrowserContext | undefined;
 
 before(async () => {
   ({ dir } = await seedTempStore(2_000, 20));
   const dbPath = `${dir}/kiosk.sqlite`;
+  // The newest story has a long headline, so the latest list and most read hold one.
+  const writer = openSqliteStore(dbPath);
+  const [template] = generateArticles({ published: 1, drafts: 0, seed: 3 });
+  const now = new Date();
+  const id = `${now.toISOString().slice(0, 16).replace(/\D/g, '')}999999`;
+  writer.upsert({ ...template!, id, title: longTitle, publishedAt: now.toISOString(), updatedAt: now.toISOString() });
+  writer.close();
+  let quietDb: string;
+  ({ dir: quietDir, dbPath: quietDb } = await seedTempStore(300, 5));
+  // Views are flushed only at exit: the page's own beacon cannot fill most read during the test.
+  quiet = await startBuiltServer(quietDb, { VIEWS_FLUSH_S: '60' });
   // The three share one store, so views counted by any of them rank together.
   [ssr, shell, full] = await Promise.all([
-    startBuiltServer(dbPath, { VIEWS_FLUSH_S: '1', VIEWS_CLIENT_HOPS: '0' }),
+    startBuiltServer(dbPath, { VIEWS_FLUSH_S: '1', CLIENT_ADDRESS_HOPS: '0' }),
     startBuiltServer(dbPath, { SSR_QUEUE_LIMIT: '0', CRAWLER_QUEUE_LIMIT: '0', VIEWS_FLUSH_S: '1' }),
     startBuiltServer(dbPath, { DOM_BUDGET: 'off', VIEWS_FLUSH_S: '1' }),
   ]);
   browser = await launchChromium();
   // A site that has been read: a dozen stories with views in the last hour, so most read is full.
   const { items } = (await (await fetch(`${ssr.baseUrl}/api/latest?limit=50`)).json()) as { items: { id: string }[] };
-  await Promise.all(items.slice(20, 32).map((h) => fetch(`${ssr.baseUrl}/api/views/${h.id}`, { method: 'POST' })));
+  await Promise.all([items[0]!, ...items.slice(20, 31)].map((h) => fetch(`${ssr.baseUrl}/api/views/${h.id}`, { method: 'POST' })));
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
     const ranked = ((await (await fetch(`${ssr.baseUrl}/api/most-read`)).json()) as { items: unknown[] }).items;
@@ -39,8 +58,9 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  await Promise.all([ssr?.stop(), shell?.stop(), full?.stop()]);
+  await Promise.all([ssr?.stop(), shell?.stop(), full?.stop(), quiet?.stop()]);
   fs.rmSync(dir, { recursive: true, force: true });
+  if (quietDir) fs.rmSync(quietDir, { recursive: true, force: true });
 });
 
 afterEach(async () => {
@@ -157,6 +177,60 @@ describe('article page', () => {
     await belowFoldComplete(page);
     await page.waitForLoadState('networkidle');
     assert.deepEqual(await page.evaluate(() => (window as unknown as { kioskShifts: number[] }).kioskShifts), []);
+    assert.deepEqual(problems, []);
+  });
+
+  // Regression: rows of a fixed height with overflow hidden cut the section and time line off
+  // every headline that took three lines.
+  test('every headline in the latest list and most read shows its section and time, however long it is', async () => {
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 412, height: 823 },
+    ]) {
+      for (const server of [ssr, shell]) {
+        const { page, problems } = await open(server, await articlePath(), { viewport });
+        await belowFoldComplete(page);
+        const rows = await page.$$eval('.latest__list li, .most-read__list li', (items) =>
+          items.map((li) => {
+            const row = li.getBoundingClientRect();
+            const link = li.querySelector('a')!;
+            const meta = li.querySelector('.headline-meta')!.getBoundingClientRect();
+            const time = li.querySelector('.headline-meta time')!.getBoundingClientRect();
+            return {
+              title: link.textContent ?? '',
+              clamped: link.scrollHeight > link.clientHeight + 1,
+              metaShown:
+                meta.height > 0 && meta.top >= row.top - 0.5 && meta.bottom <= row.bottom + 0.5 && time.left >= row.left - 0.5 && time.right <= row.right + 0.5,
+            };
+          }),
+        );
+        const where = `${server === ssr ? 'served' : 'shell'} at ${viewport.width} px`;
+        assert.ok(rows.length >= 24, `${where}: ${rows.length} rows`);
+        assert.deepEqual(
+          rows.filter((r) => !r.metaShown).map((r) => r.title),
+          [],
+          `${where}: every time line is shown`,
+        );
+        assert.ok(
+          rows.some((r) => r.title === longTitle && r.clamped),
+          `${where}: the long headline is there, clamped to two lines`,
+        );
+        assert.deepEqual(problems, []);
+        await context?.close();
+        context = undefined;
+      }
+    }
+  });
+
+  test('a site where nothing has been read yet shows no most-read box, and nothing shifts', async () => {
+    const path = await latestArticlePath(quiet.baseUrl, 2);
+    const { page, problems } = await open(quiet, path, { slowBelowFold: true });
+    await page.waitForFunction(() => document.querySelectorAll('.latest__list li').length >= 14 && document.querySelector('.most-read') === null, undefined, {
+      timeout: 15_000,
+    });
+    await page.waitForLoadState('networkidle');
+    assert.deepEqual(await page.evaluate(() => (window as unknown as { kioskShifts: number[] }).kioskShifts), [], 'the box left below the fold');
+    assert.equal(await page.locator('.newsletter form').count(), 1, 'the blocks after it are there');
     assert.deepEqual(problems, []);
   });
 

@@ -48,6 +48,8 @@ async function main(): Promise<void> {
     LISTEN_MODE: 'per-worker',
     HOST: '127.0.0.1',
     PORT: String(nginxPort + 1),
+    // Nginx appends the reader's address to X-Forwarded-For: one hop back, as Node counts them.
+    CLIENT_ADDRESS_HOPS: process.env.CLIENT_ADDRESS_HOPS ?? '1',
   };
   askForDemoContent(env, values['no-seed'] ?? false, 'start:nginx');
   const config = loadConfig(env);

@@ -5,7 +5,9 @@ import { articleIdPattern, findSection, sectionSlugPattern } from '../src/sectio
 import { isTagSlug } from '../src/tags';
 import { cacheControl } from './cache-policy';
 import { KioskError } from './errors';
-import { viewClient, type ViewCounter } from './views';
+import { clientAddress, clientKey } from './client-address';
+import { isCrossSite } from './same-site';
+import type { ViewCounter } from './views';
 
 function queryString(req: Request, name: string): string | undefined {
   const value = (req.query as Record<string, unknown>)[name];
@@ -45,11 +47,14 @@ function send(res: Response, cache: string, body: unknown) {
 export interface ApiOptions {
   /** Counts article views (POST /api/views/:id); null where the store keeps no counts. */
   views: ViewCounter | null;
-  viewsClientHops: number;
+  /** Which X-Forwarded-For entry names the reader (CLIENT_ADDRESS_HOPS). */
+  clientHops: number;
+  /** The site's origin: view beacons from any other are refused. */
+  siteUrl: string;
 }
 
 /** The JSON API the browser renders from. Errors reach the app's handler, which answers JSON. */
-export function apiRouter(content: ContentClient, options: ApiOptions = { views: null, viewsClientHops: 0 }): express.Router {
+export function apiRouter(content: ContentClient, options: ApiOptions): express.Router {
   const api = express.Router({ caseSensitive: true, strict: true });
 
   api.get(apiRoutes.front, async (_req, res) => {
@@ -85,11 +90,24 @@ export function apiRouter(content: ContentClient, options: ApiOptions = { views:
     send(res, cacheControl.front, { items: await content.mostRead(limitParam(req)) });
   });
 
+  // A beacon's answer is read by nobody: refusals are plain statuses (a 429 says when to come
+  // back), and none of them is logged, however many a flood sends.
   api.post(apiRoutes.view, (req, res) => {
     res.set('Cache-Control', cacheControl.noStore);
     const id = String(req.params.id);
     if (!articleIdPattern.test(id)) throw new KioskError('badRequest', 'An article id is 18 digits.');
-    options.views?.record(id, viewClient(req.socket.remoteAddress, req.headers['x-forwarded-for'], options.viewsClientHops));
+    if (isCrossSite(req, options.siteUrl)) throw new KioskError('crossSite', 'Views are counted from pages of this site only.');
+    const views = options.views;
+    if (views === null) {
+      res.status(204).end();
+      return;
+    }
+    const outcome = views.record(id, clientKey(clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], options.clientHops)));
+    if (outcome === 'limited') {
+      res.status(429).set('Retry-After', String(views.retryAfterS())).end();
+      return;
+    }
+    if (outcome === 'unknown') throw new KioskError('notFound', `There is no published article ${id}.`);
     res.status(204).end();
   });
 

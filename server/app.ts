@@ -16,8 +16,21 @@ import { previewHandler } from './preview';
 import type { RenderDeps } from './render';
 import type { ViewCounter } from './views';
 
+export type AppConfig = Pick<
+  Config,
+  | 'siteUrl'
+  | 'distDir'
+  | 'trustProxy'
+  | 'ingestToken'
+  | 'previewSecret'
+  | 'previewConcurrencyLimit'
+  | 'clientAddressHops'
+  | 'signupsPerClientPerHour'
+  | 'newsletterUnconfirmedDays'
+>;
+
 export interface AppDeps {
-  config: Pick<Config, 'siteUrl' | 'distDir' | 'trustProxy' | 'ingestToken' | 'previewSecret' | 'previewConcurrencyLimit'>;
+  config: AppConfig;
   content: ContentSource;
   assets: Assets;
   /** Opened on the first CMS push: most workers never write. */
@@ -26,14 +39,13 @@ export interface AppDeps {
   render?: RenderDeps;
   /** Counts article views; absent or null where the store keeps no counts. */
   views?: ViewCounter | null;
-  viewsClientHops?: number;
 }
 
 /**
  * The Express app for everything but pages: the API, static files, health, and the error
  * answers. It never listens: server/site.ts puts it behind the overload guard.
  */
-export function createApp({ config, content, assets, writer, render, views = null, viewsClientHops = 0 }: AppDeps): express.Express {
+export function createApp({ config, content, assets, writer, render, views = null }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -62,8 +74,16 @@ export function createApp({ config, content, assets, writer, render, views = nul
   app.get(['/favicon.svg', '/favicon.ico'], faviconHandler);
   app.get('/preview/:id', previewHandler({ secret: config.previewSecret, content, render: renderDeps, concurrencyLimit: config.previewConcurrencyLimit }));
   app.use('/api/ingest', ingestRouter(config.ingestToken, writer));
-  app.use(newsletterRouter(content, renderDeps));
-  app.use(apiBase, apiRouter(content, { views, viewsClientHops }));
+  app.use(
+    newsletterRouter({
+      signups: content.signups,
+      render: renderDeps,
+      clientHops: config.clientAddressHops,
+      perClientPerHour: config.signupsPerClientPerHour,
+      unconfirmedDays: config.newsletterUnconfirmedDays,
+    }),
+  );
+  app.use(apiBase, apiRouter(content, { views, clientHops: config.clientAddressHops, siteUrl: config.siteUrl }));
 
   // Pages are answered before Express (server/pages.ts); what reaches here is anything else.
   app.use((req: Request, res: Response) => {

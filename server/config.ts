@@ -109,10 +109,18 @@ export interface Config {
   /** How often each worker adds the article views it counted to the content store. */
   viewsFlushS: number;
   /**
-   * Which X-Forwarded-For entry names the reader for telling repeat views apart: that many
-   * proxies back from the end (CloudFront → load balancer → Nginx: 3); 0 takes the socket's peer.
+   * Which X-Forwarded-For entry names the reader, for the per-client limits on view beacons and
+   * sign-ups and for telling repeat views apart: that many proxies back from the end (CloudFront
+   * → load balancer → Nginx: 3); 0 takes the socket's peer. Nginx's own limits are rendered from
+   * it too (one hop fewer: Nginx is the last). See docs/write-paths.md.
    */
-  viewsClientHops: number;
+  clientAddressHops: number;
+  /** View beacons one client may send a minute to one worker; past it, 429. */
+  viewsPerClientPerMinute: number;
+  /** Newsletter sign-ups one client may make an hour on one worker; past it, 429. */
+  signupsPerClientPerHour: number;
+  /** Sign-ups still unconfirmed after this many days are deleted. */
+  newsletterUnconfirmedDays: number;
   /** The breaking-news cache of rendered pages per worker; 0 turns it off. */
   pageCacheTtlMs: number;
   pageCacheMaxBytes: number;
@@ -363,7 +371,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     ssrSharedChrome: flag(env, 'SSR_SHARED_CHROME') ?? true,
     domBudget: flag(env, 'DOM_BUDGET') ?? true,
     viewsFlushS: integer(env, 'VIEWS_FLUSH_S', 5, 1, 60),
-    viewsClientHops: integer(env, 'VIEWS_CLIENT_HOPS', 0, 0, 10),
+    clientAddressHops: integer(env, 'CLIENT_ADDRESS_HOPS', 0, 0, 10),
+    viewsPerClientPerMinute: integer(env, 'VIEWS_PER_CLIENT_PER_MINUTE', 60, 1, 100_000),
+    signupsPerClientPerHour: integer(env, 'SIGNUPS_PER_CLIENT_PER_HOUR', 5, 1, 10_000),
+    newsletterUnconfirmedDays: integer(env, 'NEWSLETTER_UNCONFIRMED_DAYS', 7, 1, 365),
     pageCacheTtlMs: integer(env, 'PAGE_CACHE_TTL_MS', 0, 0, 60_000),
     pageCacheMaxBytes: integer(env, 'PAGE_CACHE_MAX_MB', 64, 1, 4_096) * 1024 * 1024,
     contentApiUrl: contentApiUrl(env),

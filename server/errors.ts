@@ -6,10 +6,14 @@ export const errors = {
   badRequest: { status: 400, code: 'bad_request', message: 'The request is malformed.' },
   unauthorized: { status: 401, code: 'unauthorized', message: 'This needs credentials, and none or wrong ones were given.' },
   forbidden: { status: 403, code: 'forbidden', message: 'This link is not valid.' },
+  // A browser said the request came from another site's page (a form or a script there).
+  crossSite: { status: 403, code: 'cross_site', message: 'This can only be sent from a page of this site.' },
   notFound: { status: 404, code: 'not_found', message: 'There is nothing at this address.' },
   methodNotAllowed: { status: 405, code: 'method_not_allowed', message: 'This address only answers GET and HEAD.' },
   payloadTooLarge: { status: 413, code: 'payload_too_large', message: 'The request body is too large.' },
   unsupportedMediaType: { status: 415, code: 'unsupported_media_type', message: 'Send the body as application/json.' },
+  // One client's share of a write path is used up; the answer's Retry-After says when it is back.
+  tooManyRequests: { status: 429, code: 'too_many_requests', message: 'Too many requests from your connection. Please try again later.' },
   headersTooLarge: { status: 431, code: 'headers_too_large', message: 'The request headers are too large.' },
   internal: { status: 500, code: 'internal', message: 'Something went wrong on our side. Please try again shortly.' },
   // Busy for a moment (previews at their cap): ask again soon.

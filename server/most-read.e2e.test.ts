@@ -17,7 +17,7 @@ before(async () => {
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 test('SIGTERM: both workers flush the views they counted before they exit', async () => {
-  const server = await startBuiltServer(dbPath, { WEB_CONCURRENCY: '2', VIEWS_FLUSH_S: '60', VIEWS_CLIENT_HOPS: '1' });
+  const server = await startBuiltServer(dbPath, { WEB_CONCURRENCY: '2', VIEWS_FLUSH_S: '60', CLIENT_ADDRESS_HOPS: '1' });
   const store = openSqliteStore(dbPath, { readonly: true });
   try {
     const ids = (await store.latest(12)).map((h) => h.id);

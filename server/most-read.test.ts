@@ -44,7 +44,7 @@ async function mostReadIds(): Promise<string[]> {
 
 test('views are ranked once flushed; a graceful stop flushes what the timer has not', async () => {
   // A flush interval longer than the test: only the drain can write these.
-  const { worker, base } = await start({ VIEWS_FLUSH_S: '60', VIEWS_CLIENT_HOPS: '1' });
+  const { worker, base } = await start({ VIEWS_FLUSH_S: '60', CLIENT_ADDRESS_HOPS: '1' });
   const [a, b, c] = ids as [string, string, string];
   for (let reader = 0; reader < 6; reader += 1) assert.equal((await view(base, a, `198.51.100.${reader}`)).status, 204);
   for (let reader = 0; reader < 4; reader += 1) await view(base, b, `198.51.100.${reader}`);
@@ -75,7 +75,7 @@ test('bad view ids are 400 JSON; other methods 405; the answer is never cached',
 });
 
 test('/api/most-read answers the ranking as headlines, cached like the front page', async () => {
-  const { worker, base } = await start({ VIEWS_FLUSH_S: '1', VIEWS_CLIENT_HOPS: '1' });
+  const { worker, base } = await start({ VIEWS_FLUSH_S: '1', CLIENT_ADDRESS_HOPS: '1' });
   try {
     const target = ids[10]!;
     for (let reader = 0; reader < 30; reader += 1) await view(base, target, `203.0.113.${reader}`);

@@ -1,14 +1,20 @@
 import express, { type Request, type Response } from 'express';
 import { cacheControl } from './cache-policy';
-import type { ContentSource } from './content/source';
+import { clientAddress, clientKey } from './client-address';
+import { StoreBusy, type SignupStore } from './content/source';
 import { KioskError } from './errors';
+import { describeError, log } from './log';
 import { errorPageHeaders } from './pages';
-import { renderErrorPage, type RenderDeps } from './render';
+import { PerClientLimit } from './per-client-limit';
+import { renderMessagePage, type RenderDeps } from './render';
+import { isCrossSite } from './same-site';
 import { isNewsletterId, type NewsletterId } from '../src/newsletters';
 
 // The newsletter sign-up: the article page's form posts here. The address is checked and
 // recorded as unconfirmed; the newsroom's mailing tool sends the confirmation (double opt-in)
-// and the letters. docs/article-page.md says why a form to our own endpoint, not a link out.
+// and the letters, and marks it confirmed; what stays unconfirmed is deleted after
+// NEWSLETTER_UNCONFIRMED_DAYS. docs/article-page.md says why a form to our own endpoint, not a
+// link out, and docs/write-paths.md what bounds each step.
 
 /** RFC 5321's limit on a forward path; anything longer cannot be delivered to. */
 const maxAddressLength = 254;
@@ -40,20 +46,65 @@ export function checkNewsletters(value: unknown): NewsletterId[] {
   return ids;
 }
 
-export function newsletterRouter(content: ContentSource, render: Pick<RenderDeps, 'assets' | 'siteUrl'>): express.Router {
+export interface NewsletterOptions {
+  /** Where sign-ups are kept; null where this site takes none. */
+  signups: SignupStore | null;
+  render: Pick<RenderDeps, 'assets' | 'siteUrl'>;
+  /** Which X-Forwarded-For entry names the reader (CLIENT_ADDRESS_HOPS). */
+  clientHops: number;
+  /** Sign-ups one client may make an hour on this worker (SIGNUPS_PER_CLIENT_PER_HOUR). */
+  perClientPerHour: number;
+  /** Unconfirmed sign-ups older than this are deleted (NEWSLETTER_UNCONFIRMED_DAYS). */
+  unconfirmedDays: number;
+  now?: () => number;
+}
+
+/** Clients remembered per hour for the per-client limit: past it, new clients wait for the hour to turn. */
+const maxClientsPerHour = 100_000;
+/** Unconfirmed sign-ups are looked for and deleted at most this often, after a sign-up. */
+const expireEveryMs = 60 * 60_000;
+
+export function newsletterRouter(options: NewsletterOptions): express.Router {
+  const { signups, render } = options;
+  const now = options.now ?? Date.now;
+  const limit = new PerClientLimit(options.perClientPerHour, 60 * 60_000, maxClientsPerHour, now);
+  let expiredAt = -Infinity;
+
+  /** Deletes sign-ups nobody confirmed in time; after the reader's answer, never in its way. */
+  function expireUnconfirmed(store: SignupStore) {
+    if (now() - expiredAt < expireEveryMs) return;
+    expiredAt = now();
+    const before = new Date(now() - options.unconfirmedDays * 86_400_000).toISOString();
+    store.expireUnconfirmed(before).catch((error: unknown) => log.warn('deleting expired newsletter sign-ups failed', describeError(error)));
+  }
+
   const router = express.Router({ caseSensitive: true, strict: true });
   router.post('/newsletter', express.urlencoded({ extended: false, limit: '2kb', parameterLimit: 10 }), async (req: Request, res: Response) => {
     res.set('Cache-Control', cacheControl.noStore);
+    if (isCrossSite(req, render.siteUrl)) {
+      throw new KioskError('crossSite', 'Please sign up with the form on one of our article pages: sign-ups from other sites are not taken.');
+    }
     const form = (req.body ?? {}) as Record<string, unknown>;
     const address = checkAddress(form.email);
     const letters = checkNewsletters(form.newsletters);
-    if (!content.recordSignup) throw new KioskError('notFound', 'Newsletter sign-up is not available on this site.');
-    await content.recordSignup(address, letters, new Date().toISOString());
-    const page = renderErrorPage(
-      200,
+    if (!signups) throw new KioskError('notFound', 'Newsletter sign-up is not available on this site.');
+    if (!limit.take(clientKey(clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], options.clientHops)))) {
+      res.set('Retry-After', String(limit.retryAfterS()));
+      throw new KioskError('tooManyRequests', 'There have been several sign-ups from your connection in the last hour. Please try again later.');
+    }
+    try {
+      await signups.signup(address, letters, new Date(now()).toISOString());
+    } catch (error) {
+      if (error instanceof StoreBusy) {
+        throw new KioskError('unavailable', 'We could not note your address just now, and nothing was saved. Please try again in a moment.');
+      }
+      throw error;
+    }
+    expireUnconfirmed(signups);
+    const page = renderMessagePage(
+      'Thank you for signing up',
       `We have noted ${address}. You will get an email asking you to confirm; the briefing starts once you do.`,
       render,
-      'Thank you for signing up',
     );
     res
       .status(200)

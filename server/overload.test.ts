@@ -46,6 +46,8 @@ function gatedStore(): { content: ContentSource; open(): void } {
     close: () => store.close(),
     tag: (slug, options) => store.tag(slug, options),
     mostRead: (limit) => store.mostRead(limit),
+    views: null,
+    signups: null,
     async article(id): Promise<Article | null> {
       await gate;
       return store.article(id);

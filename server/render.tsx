@@ -1,10 +1,12 @@
 import { setAutoFreeze } from 'immer';
+import type { ReactElement } from 'react';
 import { renderToString } from 'react-dom/server';
 import { Provider } from 'react-redux';
 import { App } from '../src/App';
 import type { ContentClient } from '../src/content';
 import { Layout } from '../src/components/Layout';
 import { ErrorPage } from '../src/pages/ErrorPage';
+import { MessagePage } from '../src/pages/MessagePage';
 import { resolveRoute, type PageResult } from '../src/routes';
 import { createStore, type AppStore } from '../src/store';
 import type { Assets } from './assets';
@@ -119,26 +121,26 @@ function renderApp(store: AppStore, result: PageResult, chrome: Chrome | null): 
  * An error page inside the site's chrome, without the client bundle (nothing to hydrate).
  * If even that fails, a plain-text answer: an error page must never throw.
  */
-export function renderErrorPage(
-  status: number,
-  message: string,
-  deps: Pick<RenderDeps, 'assets' | 'siteUrl'>,
-  heading?: string,
-): { html: string; contentType: string } {
+export function renderErrorPage(status: number, message: string, deps: Pick<RenderDeps, 'assets' | 'siteUrl'>): { html: string; contentType: string } {
+  return renderNotice(<ErrorPage status={status} message={message} />, `Error ${status}`, message, deps);
+}
+
+/** A form's outcome in the site's chrome ("thank you for signing up"), without the client bundle. */
+export function renderMessagePage(heading: string, message: string, deps: Pick<RenderDeps, 'assets' | 'siteUrl'>): { html: string; contentType: string } {
+  return renderNotice(<MessagePage heading={heading} message={message} />, heading, message, deps);
+}
+
+function renderNotice(page: ReactElement, title: string, message: string, deps: Pick<RenderDeps, 'assets' | 'siteUrl'>): { html: string; contentType: string } {
   try {
-    const body = renderToString(
-      <Layout>
-        <ErrorPage status={status} message={message} heading={heading} />
-      </Layout>,
-    );
+    const body = renderToString(<Layout>{page}</Layout>);
     const html = renderDocument({
-      head: { title: `${heading ?? `Error ${status}`} — Kiosk`, description: message, canonicalUrl: null, ogType: 'website', robots: 'noindex' },
+      head: { title: `${title} — Kiosk`, description: message, canonicalUrl: null, ogType: 'website', robots: 'noindex' },
       siteUrl: deps.siteUrl,
       assets: deps.assets,
       body,
     });
     return { html, contentType: 'text/html; charset=utf-8' };
   } catch {
-    return { html: `${status} ${message}\n`, contentType: 'text/plain; charset=utf-8' };
+    return { html: `${title}: ${message}\n`, contentType: 'text/plain; charset=utf-8' };
   }
 }

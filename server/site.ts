@@ -11,6 +11,10 @@ import { createPageHandler } from './pages';
 import { buildChrome, type RenderDeps } from './render';
 import { shellForServing } from './shell-file';
 import { ViewCounter } from './views';
+import { PublishedIds } from './content/published-ids';
+
+/** Clients, and (client, article) pairs, a worker remembers per minute for views (about 100 bytes each). */
+const maxViewClientsPerMinute = 200_000;
 
 export type SiteConfig = Pick<
   Config,
@@ -24,7 +28,10 @@ export type SiteConfig = Pick<
   | 'ssrSharedChrome'
   | 'domBudget'
   | 'viewsFlushS'
-  | 'viewsClientHops'
+  | 'clientAddressHops'
+  | 'viewsPerClientPerMinute'
+  | 'signupsPerClientPerHour'
+  | 'newsletterUnconfirmedDays'
   | 'pageCacheTtlMs'
   | 'pageCacheMaxBytes'
   | 'ssrQueueLimit'
@@ -67,11 +74,20 @@ export function createSite({
     domBudget: config.domBudget,
     chrome: config.ssrSharedChrome ? buildChrome() : null,
   };
-  const views = content.recordViews
-    ? new ViewCounter(content, { flushIntervalMs: config.viewsFlushS * 1000, maxIdsPerFlush: 10_000, maxClientsPerMinute: 200_000 })
-    : null;
+  const published =
+    content.views !== null && content.publishedIds
+      ? new PublishedIds({ publishedIds: () => content.publishedIds!(), version: content.version?.bind(content) })
+      : null;
+  const views =
+    content.views !== null && published !== null
+      ? new ViewCounter(content.views, published, {
+          flushIntervalMs: config.viewsFlushS * 1000,
+          perClientPerMinute: config.viewsPerClientPerMinute,
+          maxClientsPerMinute: maxViewClientsPerMinute,
+        })
+      : null;
   const listener = overloadAwareListener({
-    app: createApp({ config, content, assets, writer, render, views, viewsClientHops: config.viewsClientHops }),
+    app: createApp({ config, content, assets, writer, render, views }),
     pages: createPageHandler({
       render,
       metrics,
@@ -88,6 +104,7 @@ export function createSite({
     views,
     async close() {
       eventLoop.close();
+      published?.close();
       await views?.close();
     },
   };

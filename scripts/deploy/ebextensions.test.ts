@@ -294,7 +294,7 @@ test('health, deployment and load balancer: enhanced health on /healthz, rolling
   assert.ok(batch >= 1 && batch <= 100, `BatchSize ${batch}%`);
   assert.equal(value('aws:elasticbeanstalk:environment:proxy', 'ProxyServer'), 'nginx');
   const nginx = fs.readFileSync(ebConfigPath, 'utf8');
-  assert.match(nginx, /location = \/healthz \{\s*proxy_pass http:\/\/kiosk_workers;/, 'Nginx proxies /healthz to the workers');
+  assert.match(nginx, /location = \/healthz \{[\s\S]*?proxy_pass http:\/\/kiosk_workers;/, 'Nginx proxies /healthz to the workers');
   // The instance side of the health check: the JSON log format enhanced health reads.
   assert.match(nginx, /access_log \/var\/log\/nginx\/healthd\/application\.log\.\$year-\$month-\$day-\$hour healthd;/);
 });

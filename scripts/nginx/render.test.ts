@@ -82,7 +82,7 @@ test("admission: caps from the workers' own limits, the fallbacks wired to Nginx
   assert.match(eb, /location \/ \{\s*proxy_pass http:\/\/\$kiosk_page_upstream;\s*error_page 502 = @shell;\s*error_log \S+ crit;/);
   assert.match(eb, /location \/api\/ \{\s*proxy_pass http:\/\/kiosk_api;\s*error_page 502 = @api_busy;/);
   for (const never of ['= /healthz', '/preview/', '/api/ingest/', '/media/']) {
-    const block = new RegExp(`location ${never.replace(/[/$]/g, '\\$&')} \\{([^}]*)\\}`).exec(eb)?.[1] ?? '';
+    const block = new RegExp(`location ${never.replace(/[/$]/g, '\\$&')} \\{([\\s\\S]*?)\\n {8}\\}`).exec(eb)?.[1] ?? '';
     assert.match(block, /proxy_pass http:\/\/kiosk_workers;/, `${never} goes to the uncapped upstream`);
     assert.doesNotMatch(block, /error_page/, `${never} never gets a fallback`);
   }
@@ -106,7 +106,8 @@ test('the origin secret: checked before any location, the health check exempt, t
   const eb = renderEbConfig();
   // Relative: /etc/nginx/kiosk-origin-secret.conf, written by the prebuild hook on the instance.
   assert.deepEqual(directive(eb, 'include'), ['kiosk-origin-secret.conf']);
-  assert.match(eb, /map "\$kiosk_origin_verified:\$uri" \$kiosk_origin_refused \{\s*default 1;\s*"~\^1:" 0;\s*"0:\/healthz" 0;\s*\}/);
+  // A regular expression, case-sensitive: a map's plain strings match ignoring case.
+  assert.match(eb, /map "\$kiosk_origin_verified:\$uri" \$kiosk_origin_refused \{\s*default 1;\s*"~\^1:" 0;\s*"~\^0:\/healthz\$" 0;\s*\}/);
   const server = eb.slice(eb.indexOf('    server {'));
   const check = server.indexOf('if ($kiosk_origin_refused) {\n            return 403;');
   assert.ok(check > 0 && check < server.search(/^\s*location /m), 'the check comes before every location');

@@ -73,11 +73,40 @@ export function originSecretConf(secrets: string[]): string {
   return [`map ${variable} $kiosk_origin_verified {`, ...entries, '}', ''].join('\n');
 }
 
-export type Admission = Pick<Config, 'ssrQueueLimit' | 'crawlerQueueLimit' | 'apiQueueLimit' | 'shellSMaxAgeS' | 'shedRetryAfterS'>;
+/** The settings Nginx is rendered from, as the workers read them: admission limits and the write paths' shares. */
+export type Admission = Pick<
+  Config,
+  | 'ssrQueueLimit'
+  | 'crawlerQueueLimit'
+  | 'apiQueueLimit'
+  | 'shellSMaxAgeS'
+  | 'shedRetryAfterS'
+  | 'clientAddressHops'
+  | 'viewsPerClientPerMinute'
+  | 'signupsPerClientPerHour'
+>;
 
 export function admissionOf(config: Readonly<Config>): Admission {
-  const { ssrQueueLimit, crawlerQueueLimit, apiQueueLimit, shellSMaxAgeS, shedRetryAfterS } = config;
-  return { ssrQueueLimit, crawlerQueueLimit, apiQueueLimit, shellSMaxAgeS, shedRetryAfterS };
+  const {
+    ssrQueueLimit,
+    crawlerQueueLimit,
+    apiQueueLimit,
+    shellSMaxAgeS,
+    shedRetryAfterS,
+    clientAddressHops,
+    viewsPerClientPerMinute,
+    signupsPerClientPerHour,
+  } = config;
+  return {
+    ssrQueueLimit,
+    crawlerQueueLimit,
+    apiQueueLimit,
+    shellSMaxAgeS,
+    shedRetryAfterS,
+    clientAddressHops,
+    viewsPerClientPerMinute,
+    signupsPerClientPerHour,
+  };
 }
 
 /** The settings Elastic Beanstalk gives the workers: .ebextensions' environment properties over the defaults. */
@@ -191,6 +220,27 @@ function crawlerUpstream(ports: number[], admission: Admission, keepaliveTimeout
   ].join('\n');
 }
 
+/**
+ * $kiosk_client: the X-Forwarded-For entry `hops` back from the end as Nginx receives the header
+ * (before appending its own peer), else the last entry (a shorter chain), else the peer itself.
+ */
+export function clientAddressMap(hops: number): string {
+  if (hops <= 0) return ['    map $remote_addr $kiosk_client {', '        default $remote_addr;', '    }'].join('\n');
+  const back = hops > 1 ? `(?:,[^,]*){${hops - 1}}` : '';
+  return [
+    '    map $http_x_forwarded_for $kiosk_client {',
+    '        default $remote_addr;',
+    `        "~(?:^|,)\\s*(?<kiosk_hop>[^,\\s]+)\\s*${back}$" $kiosk_hop;`,
+    '        "~(?<kiosk_last>[^,\\s]+)\\s*$" $kiosk_last;',
+    '    }',
+  ].join('\n');
+}
+
+/** What a reader sees when Nginx refuses a sign-up over the client's share. */
+const signupsLimitedPage =
+  '<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Too many sign-ups — Kiosk</title>' +
+  '<h1>Too many sign-ups</h1><p>There have been several sign-ups from your connection in a short while. Please try again later.</p><p><a href="/">Go to the front page</a></p></html>';
+
 function values(params: NginxParams): Record<string, string> {
   if (params.workerPorts.length === 0) throw new Error('the upstream needs at least one worker port');
   const { admission } = params;
@@ -224,6 +274,11 @@ function values(params: NginxParams): Record<string, string> {
     client_root: params.clientRoot,
     origin_secret_conf: params.originSecretConf,
     origin_secret_header: originSecretHeader,
+    client_address_map: clientAddressMap(admission.clientAddressHops - 1),
+    views_per_client_per_minute: String(admission.viewsPerClientPerMinute),
+    views_burst: String(Math.max(1, Math.ceil(admission.viewsPerClientPerMinute / 2))),
+    signups_burst: String(Math.max(0, admission.signupsPerClientPerHour - 1)),
+    signups_limited_body: quoted(signupsLimitedPage),
   };
 }
 

@@ -282,6 +282,10 @@ export function openNewsroomApi(options: NewsroomApiOptions): NewsroomApiSource 
       throw new Error('drafts are not available from the newsroom API: previews are off with CONTENT_API_URL');
     },
 
+    // The newsroom counts its own readers and keeps its own mailing list.
+    views: null,
+    signups: null,
+
     cacheStats: () => ({ entries: cache.size, bytes: cache.bytes }),
 
     close() {

@@ -11,9 +11,10 @@ import { describeError, log } from '../log';
 import { deepFreeze } from './freeze';
 import { listenForChanges, withDeadline } from './postgres-listener';
 import { toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
-import type { ArticleWriter, ContentSource } from './source';
+import { postgresSignups, postgresViews } from './postgres-views';
+import type { ArticleWriter, ContentSource, SignupStore, ViewsStore } from './source';
 import { StaleCache } from './stale-cache';
-import { KeptRanking, minuteOf, pruneBefore, rankedOverRead, windowStart } from './views-window';
+import { KeptRanking, rankedIds } from './views-window';
 
 // The fleet's content store: one PostgreSQL for every worker of every instance. The same
 // queries, orderings and cursors as the SQLite store (the schema is migrations/…_articles.sql).
@@ -78,8 +79,9 @@ export interface PostgresStore extends ContentSource, ArticleWriter {
   countAll(): Promise<number>;
   deleteAll(): Promise<number>;
   stats(): PostgresStats;
-  recordViews(minute: number, counts: ReadonlyMap<string, number>): Promise<void>;
-  recordSignup(address: string, newsletters: readonly string[], at: string): Promise<void>;
+  readonly views: ViewsStore;
+  readonly signups: SignupStore;
+  publishedIds(): Promise<string[]>;
   /** Resolves once every connection is closed. */
   end(): Promise<void>;
 }
@@ -121,8 +123,7 @@ export const queries = {
   publishedHeadlines: `SELECT id, section, title, published_at FROM articles WHERE status = 'published' AND id = ANY(string_to_array($1, ','))`,
   trendingTags: `SELECT t.tag FROM (SELECT id FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT $1) AS r
     JOIN article_tags t ON t.article_id = r.id GROUP BY t.tag ORDER BY count(*) DESC, t.tag LIMIT $2`,
-  mostReadRanked: `SELECT article_id FROM article_views WHERE minute >= $1
-    GROUP BY article_id ORDER BY sum(views) DESC, article_id DESC LIMIT $2`,
+  publishedIds: `SELECT id FROM articles WHERE status = 'published'`,
 } as const;
 
 const upsertSql = `INSERT INTO articles (${articleColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
@@ -134,14 +135,6 @@ const unpublishSql = "UPDATE articles SET status = 'draft', updated_at = $1 WHER
 const rowColumns = ['id', 'section', 'title', 'lead', 'image', 'published_at', 'author', 'updated_at', 'tags', 'body', 'status'] as const;
 const dropTagsSql = 'DELETE FROM article_tags WHERE article_id = $1';
 const addTagsSql = `INSERT INTO article_tags (tag, article_id) SELECT tag, $2 FROM unnest(string_to_array($1, ',')) AS tag WHERE $1 <> ''`;
-const addViewsSql = `INSERT INTO article_views (article_id, minute, views)
-  SELECT id, $3::int, views::bigint FROM unnest(string_to_array($1, ','), string_to_array($2, ',')) AS v(id, views)
-  ON CONFLICT (article_id, minute) DO UPDATE SET views = article_views.views + excluded.views`;
-const pruneViewsSql = 'DELETE FROM article_views WHERE minute < $1';
-// A second sign-up adds letters to the first; its time stays the first's.
-const signupSql = `INSERT INTO newsletter_signups (address, newsletters, signed_up_at) VALUES ($1, $2, $3)
-  ON CONFLICT (address) DO UPDATE SET newsletters = (
-    SELECT string_agg(DISTINCT n, ',' ORDER BY n) FROM unnest(string_to_array(newsletter_signups.newsletters || ',' || excluded.newsletters, ',')) AS n)`;
 
 /** Rows for these ids, in the order of the ids; ids without a row are left out. */
 function inOrder<R extends { id: string }>(ids: readonly string[], rows: readonly R[]): R[] {
@@ -150,6 +143,8 @@ function inOrder<R extends { id: string }>(ids: readonly string[], rows: readonl
 }
 
 const defaultBackoffMs = 1_000;
+/** A sign-up waits at most this long for the database (a lock held, the pool busy): then the reader is asked to try again. */
+const signupDeadlineMs = 800;
 const logEveryMs = 1_000;
 const sectionSlugs = sections.map((s) => s.slug).join(',');
 
@@ -323,13 +318,21 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     return { tag: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
   }
 
-  async function readMostRead(limit: number): Promise<Headline[]> {
-    const ranked = await run<{ article_id: string }[]>(queries.mostReadRanked, [windowStart(minuteOf(Date.now())), limit * rankedOverRead]);
-    if (ranked.length === 0) return [];
-    const ids = ranked.map((r) => r.article_id);
-    return inOrder(ids, await run<HeadlineRow[]>(queries.publishedHeadlines, [ids.join(',')]))
-      .slice(0, limit)
-      .map(toHeadline);
+  const views = postgresViews(sql, { timeoutMs: options.timeoutMs, onQuery: () => (queryCount += 1) });
+  const signups = postgresSignups(sql, { deadlineMs: signupDeadlineMs, onQuery: () => (queryCount += 1) });
+
+  /** The ranking as published headlines; articles unpublished since they were read are left out. */
+  async function readMostRead(): Promise<Headline[]> {
+    let ids: string[];
+    try {
+      ids = await views.ranked(rankedIds);
+    } catch (error) {
+      // Most read is a box beside the article: without a ranking it hides itself, the page stays.
+      reportFailure('most-read', error, 'unavailable');
+      return [];
+    }
+    if (ids.length === 0) return [];
+    return deepFreeze(inOrder(ids, await run<HeadlineRow[]>(queries.publishedHeadlines, [ids.join(',')])).map(toHeadline));
   }
 
   const ranking = new KeptRanking<Headline[]>();
@@ -382,24 +385,17 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
       );
     },
 
-    mostRead(limit = mostReadSize): Promise<Headline[]> {
+    async mostRead(limit = mostReadSize): Promise<Headline[]> {
       const n = clampPageSize(limit, mostReadSize);
-      return ranking.get(n, () => readMostRead(n));
+      return (await ranking.get(readMostRead)).slice(0, n);
     },
 
-    async recordViews(minute, counts) {
-      const entries = [...counts].filter(([id, views]) => articleIdPattern.test(id) && views > 0);
-      if (entries.length === 0) return;
-      await sql.begin(async (tx) => {
-        queryCount += 2;
-        await tx.unsafe(addViewsSql, [entries.map(([id]) => id).join(','), entries.map(([, views]) => String(views)).join(','), minute]);
-        await tx.unsafe(pruneViewsSql, [pruneBefore(minute)]);
-      });
-      ranking.clear();
-    },
+    views,
+    signups,
 
-    async recordSignup(address, newsletters, at) {
-      await direct('signup', () => run(signupSql, [address, newsletters.join(','), at]));
+    async publishedIds(): Promise<string[]> {
+      const rows = await direct('published ids', () => run<{ id: string }[]>(queries.publishedIds, []));
+      return rows.map((r) => r.id);
     },
 
     async section(slug, options = {}): Promise<SectionPage | null> {

@@ -8,8 +8,11 @@ import { isTagSlug } from '../../src/tags';
 import { rankByTags, readArticleWithTeasers, relatedCandidatesPerTag, trendingWindowArticles } from './article-teasers';
 import { deepFreeze } from './freeze';
 import { toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
-import type { ArticleWriter, ContentSource } from './source';
+import { describeError, log } from '../log';
+import type { ArticleWriter, ContentSource, SignupStore, ViewsStore } from './source';
+import { openSqliteSignups, signupsPathFor } from './sqlite-signups';
 import { openSqliteViews, viewsPathFor } from './sqlite-views';
+import { KeptRanking, rankedIds } from './views-window';
 
 export interface SqliteStore extends ContentSource {
   readonly path: string;
@@ -25,8 +28,9 @@ export interface SqliteStore extends ContentSource {
   upsert(article: Article): 'created' | 'updated';
   /** Takes a published article off the site (it stays as a draft, for preview); false if unknown. */
   unpublish(id: string, updatedAt: string): boolean;
-  recordViews(minute: number, counts: ReadonlyMap<string, number>): void;
-  recordSignup(address: string, newsletters: readonly string[], at: string): void;
+  readonly views: ViewsStore;
+  readonly signups: SignupStore;
+  publishedIds(): Promise<string[]>;
 }
 
 // Ids are 18 digits (publish minute + serial), so comparing them as text is comparing
@@ -89,6 +93,7 @@ export const queries = {
     WHERE t.tag = ? AND t.article_id <> ? AND a.status = 'published' ORDER BY t.article_id DESC LIMIT ?`,
   publishedTeaser: `SELECT ${teaserColumns} FROM articles WHERE id = ? AND status = 'published'`,
   publishedHeadline: `SELECT id, section, title, published_at FROM articles WHERE id = ? AND status = 'published'`,
+  publishedIds: `SELECT id FROM articles WHERE status = 'published'`,
   trendingTags: `SELECT t.tag AS tag, count(*) AS n
     FROM (SELECT id FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT ?) AS r
     JOIN article_tags t ON t.article_id = r.id GROUP BY t.tag ORDER BY n DESC, t.tag LIMIT ?`,
@@ -108,7 +113,7 @@ interface CountRow {
   n: number;
 }
 
-export function openSqliteStore(path: string, options: { readonly?: boolean; viewsPath?: string } = {}): SqliteStore {
+export function openSqliteStore(path: string, options: { readonly?: boolean; viewsPath?: string; signupsPath?: string } = {}): SqliteStore {
   const readonly = options.readonly ?? false;
   const db = readonly ? new Database(path, { readonly, fileMustExist: true }) : new Database(path);
   try {
@@ -123,7 +128,7 @@ export function openSqliteStore(path: string, options: { readonly?: boolean; vie
       db.exec(schema);
       addTags(db);
     }
-    return createStore(db, path, options.viewsPath ?? viewsPathFor(path));
+    return createStore(db, path, options.viewsPath ?? viewsPathFor(path), options.signupsPath ?? signupsPathFor(path));
   } catch (error) {
     db.close();
     throw error;
@@ -180,7 +185,7 @@ function addTags(db: Database.Database): void {
   db.exec(tagSchema);
 }
 
-function createStore(db: Database.Database, path: string, viewsPath: string): SqliteStore {
+function createStore(db: Database.Database, path: string, viewsPath: string, signupsPath: string): SqliteStore {
   const latest = db.prepare<[number], TeaserRow>(queries.latest);
   const headlines = db.prepare<[number], HeadlineRow>(queries.headlines);
   const frontPageSection = db.prepare<[string, string, number], TeaserRow>(queries.frontPageSection);
@@ -196,7 +201,10 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
   const publishedTeaser = db.prepare<[string], TeaserRow>(queries.publishedTeaser);
   const publishedHeadline = db.prepare<[string], HeadlineRow>(queries.publishedHeadline);
   const trendingTags = db.prepare<[number, number], string>(queries.trendingTags).pluck();
+  const publishedIdList = db.prepare<[], string>(queries.publishedIds).pluck();
   const views = openSqliteViews(viewsPath);
+  const signups = openSqliteSignups(signupsPath);
+  const ranking = new KeptRanking<Headline[]>();
   // The rest needs a connection that may write: prepared on first use, never on a read-only one.
   let writes: ReturnType<typeof prepareWrites> | null = null;
   const writing = () => (writes ??= prepareWrites(db));
@@ -319,11 +327,13 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
 
     async mostRead(limit = mostReadSize): Promise<Headline[]> {
       const n = clampPageSize(limit, mostReadSize);
-      return views.mostRead(n, (ranked) => ranked.flatMap((viewedId) => publishedHeadline.all(viewedId).map(toHeadline)));
+      const ranked = await ranking.get(readMostRead);
+      return ranked.slice(0, n);
     },
 
-    recordViews: (minute, counts) => views.record(minute, counts),
-    recordSignup: (address, newsletters, at) => views.signup(address, newsletters, at),
+    views,
+    signups,
+    publishedIds: async () => publishedIdList.all(),
 
     async count(): Promise<number> {
       return countPublished.get()?.n ?? 0;
@@ -353,6 +363,7 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
     },
     close() {
       views.close();
+      signups.close();
       db.close();
     },
   };
@@ -371,6 +382,19 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
       })),
       trendingTags: trendingTags.all(trendingWindowArticles, trendingTagsSize),
     };
+  }
+
+  /** The ranking as published headlines; articles unpublished since they were read are left out. */
+  async function readMostRead(): Promise<Headline[]> {
+    let ids: string[];
+    try {
+      ids = await views.ranked(rankedIds);
+    } catch (error) {
+      // Most read is a box beside the article: without a ranking it hides itself, the page stays.
+      log.warn('reading most read failed', describeError(error));
+      return [];
+    }
+    return deepFreeze(ids.flatMap((viewedId) => publishedHeadline.all(viewedId).map(toHeadline)));
   }
 
   function readTag(slug: string, cursor: string | undefined, limit: number): TagPage {

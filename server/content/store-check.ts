@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import type { Config } from '../config';
+import Database from 'better-sqlite3';
 import { openSqliteStore, upgradeSqliteStore } from './sqlite';
+import { moveSignupsFromViewsFile, signupsPathFor } from './sqlite-signups';
+import { prepareViewsFile, viewsPathFor } from './sqlite-views';
 
 // Before the cluster starts: a SQLite store with nothing to publish is a mistake (a store not
 // mounted, a path mistyped), never a reason to make news up. Demo articles come only when
@@ -29,5 +32,24 @@ export function contentStoreProblem(config: Pick<Config, 'contentDbPath' | 'cont
   } catch (error) {
     return `The content store at ${contentDbPath} cannot be read (${(error as Error).message}): ${howToFill}.`;
   }
-  return published === 0 ? `The content store at ${contentDbPath} has no published articles: ${howToFill}.` : null;
+  if (published === 0) return `The content store at ${contentDbPath} has no published articles: ${howToFill}.`;
+  prepareReaderFiles(contentDbPath);
+  return null;
+}
+
+/**
+ * The files beside the content store that readers write (views, sign-ups), made ready before
+ * the workers start, where waiting for a lock harms nobody: the workers never wait for one.
+ * A views file from before running totals is upgraded; sign-ups it held move to their own file.
+ */
+function prepareReaderFiles(contentDbPath: string): void {
+  const viewsPath = viewsPathFor(contentDbPath);
+  const views = new Database(viewsPath);
+  try {
+    views.pragma('busy_timeout = 5000');
+    prepareViewsFile(views);
+  } finally {
+    views.close();
+  }
+  moveSignupsFromViewsFile(viewsPath, signupsPathFor(contentDbPath));
 }

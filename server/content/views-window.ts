@@ -1,45 +1,59 @@
+import { maxSectionPageSize } from '../../src/content';
+
 // Most read, as both SQL stores keep it: views summed per article per minute (what each
-// worker's flush adds), ranked over the last hour, rows older than that deleted as flushes go.
+// worker's flush adds) and, beside them, each article's running total over the last hour. A
+// flush adds to both; as a minute leaves the window its rows are subtracted from the totals and
+// deleted. Ranking reads the totals by an index, so its cost follows the list it returns, not
+// how many views there were.
 
 /** The ranking's sliding window. */
 export const mostReadWindowMinutes = 60;
-/** Minutes kept beyond the window before a flush deletes them. */
-const keptMinutes = mostReadWindowMinutes + 5;
-/** A ranking read is kept this long per worker: it moves with flushes, every few seconds. */
+/** A ranking read is kept this long per worker, whatever flushes happen meanwhile. */
 export const mostReadFreshMs = 5_000;
-/** Ranked ids read to fill a list: some may have been unpublished since. */
-export const rankedOverRead = 3;
+/**
+ * Ids ranked per read: the longest list anyone may ask for, twice over, so articles unpublished
+ * since they were read can be left out and the list still filled.
+ */
+export const rankedIds = 2 * maxSectionPageSize;
 
 export function minuteOf(ms: number): number {
   return Math.floor(ms / 60_000);
 }
 
+/** The first minute inside the window that ends with `nowMinute`. */
 export function windowStart(nowMinute: number): number {
   return nowMinute - mostReadWindowMinutes + 1;
 }
 
-export function pruneBefore(nowMinute: number): number {
-  return nowMinute - keptMinutes;
-}
-
-/** A ranking read at most every `mostReadFreshMs` per list length, shared by every reader meanwhile. */
+/** One ranking per worker, read at most every `mostReadFreshMs` and shared by every reader and list length meanwhile. */
 export class KeptRanking<T> {
-  private readonly kept = new Map<number, { at: number; value: Promise<T> }>();
+  private kept: { at: number; value: Promise<T> } | null = null;
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  get(limit: number, read: () => Promise<T>): Promise<T> {
+  get(read: () => Promise<T>): Promise<T> {
     const at = this.now();
-    const entry = this.kept.get(limit);
-    if (entry !== undefined && at - entry.at < mostReadFreshMs) return entry.value;
+    if (this.kept !== null && at - this.kept.at < mostReadFreshMs) return this.kept.value;
     const value = read();
-    this.kept.set(limit, { at, value });
+    const entry = { at, value };
+    this.kept = entry;
     // A failed read is not kept: the next reader asks again.
-    value.catch(() => this.kept.delete(limit));
+    value.catch(() => {
+      if (this.kept === entry) this.kept = null;
+    });
     return value;
   }
+}
 
-  clear(): void {
-    this.kept.clear();
+/** Chunks of a map's entries, for writes that must not hold the event loop or a lock for long. */
+export function* chunks<K, V>(map: ReadonlyMap<K, V>, size: number): Generator<[K, V][]> {
+  let chunk: [K, V][] = [];
+  for (const entry of map) {
+    chunk.push(entry);
+    if (chunk.length === size) {
+      yield chunk;
+      chunk = [];
+    }
   }
+  if (chunk.length > 0) yield chunk;
 }

@@ -19,6 +19,7 @@ export const metricNames = {
   workerRestarts: 'WorkerRestarts',
   nginxShell: 'NginxShell',
   nginxBusy503: 'NginxBusy503',
+  nginxRateLimited: 'NginxRateLimited',
   workers: 'Workers',
   heartbeat: 'Heartbeat',
   hostCpu: 'HostCPUUtilization',

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 
 // Nginx answers a request itself when every worker is at its limit (the shell, or the API's
-// 503), and writes one line per such answer to a log of its own (nginx/kiosk.conf.template:
+// 503) or a client is over its share of a write path (429), and writes one line per such answer to a log of its own (nginx/kiosk.conf.template:
 // "$msec $kiosk_answer $upstream_addr"). The primary reads what was added since the last
 // reading, counts it, and empties the file, so it never grows past one reading's worth. A line
 // Nginx appends between the read and the truncate is lost from the count: at most one flush
@@ -10,13 +10,22 @@ import fs from 'node:fs';
 export interface FallbackCounts {
   shell: number;
   busy503: number;
+  /** Requests over a client's share of a write path (view beacons, sign-ups): 429. */
+  limited: number;
 }
 
 const nginx503 = Buffer.from(' nginx-503 ');
+const nginx429 = Buffer.from(' nginx-429 ');
+
+function occurrences(data: Buffer, needle: Buffer): number {
+  let n = 0;
+  for (let at = data.indexOf(needle); at !== -1; at = data.indexOf(needle, at + 1)) n++;
+  return n;
+}
 
 export class NginxFallbackLog {
   /** Totals since start: counters that only rise. */
-  readonly totals: FallbackCounts = { shell: 0, busy503: 0 };
+  readonly totals: FallbackCounts = { shell: 0, busy503: 0, limited: 0 };
 
   constructor(private readonly file: string) {}
 
@@ -31,10 +40,11 @@ export class NginxFallbackLog {
     }
     let lines = 0;
     for (let at = data.indexOf(10); at !== -1; at = data.indexOf(10, at + 1)) lines++;
-    let busy = 0;
-    for (let at = data.indexOf(nginx503); at !== -1; at = data.indexOf(nginx503, at + 1)) busy++;
-    this.totals.shell += lines - busy;
+    const busy = occurrences(data, nginx503);
+    const limited = occurrences(data, nginx429);
+    this.totals.shell += lines - busy - limited;
     this.totals.busy503 += busy;
+    this.totals.limited += limited;
     return this.totals;
   }
 }

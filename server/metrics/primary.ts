@@ -84,10 +84,10 @@ export async function startPrimaryMetrics(config: Readonly<Config>): Promise<Pri
   // Nginx's own fallback answers, read every few seconds so the file stays small during a flood.
   const fallback = config.nginxFallbackLog ? new NginxFallbackLog(config.nginxFallbackLog) : null;
   const fallbackTimer = fallback ? setInterval(() => fallback.read(), 5_000).unref() : null;
-  let fallbackSent = { shell: 0, busy503: 0 };
+  let fallbackSent = { shell: 0, busy503: 0, limited: 0 };
   new client.Counter({
     name: 'kiosk_nginx_fallback_answers_total',
-    help: 'Answers Nginx gave itself because every worker was at its limit (or none was up), by answer',
+    help: 'Answers Nginx gave itself because every worker was at its limit (or none was up), or a client was over its share of a write path (429), by answer',
     labelNames: ['answer'],
     registers: [registry],
     collect() {
@@ -96,6 +96,7 @@ export async function startPrimaryMetrics(config: Readonly<Config>): Promise<Pri
       const totals = fallback.read();
       this.inc({ answer: 'shell' }, totals.shell);
       this.inc({ answer: '503' }, totals.busy503);
+      this.inc({ answer: '429' }, totals.limited);
     },
   });
 
@@ -110,6 +111,7 @@ export async function startPrimaryMetrics(config: Readonly<Config>): Promise<Pri
       const fallbackSamples: Sample[] = [
         { name: metricNames.nginxShell, unit: 'Count', value: fallbackNow.shell - fallbackSent.shell },
         { name: metricNames.nginxBusy503, unit: 'Count', value: fallbackNow.busy503 - fallbackSent.busy503 },
+        { name: metricNames.nginxRateLimited, unit: 'Count', value: fallbackNow.limited - fallbackSent.limited },
       ];
       fallbackSent = fallbackNow;
       return [

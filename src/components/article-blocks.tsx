@@ -147,6 +147,11 @@ export function HeadlineItem({ headline, rank }: { headline: Headline; rank?: nu
   );
 }
 
+/**
+ * The most read of the last hour. Its box is reserved while the list is on its way; a site where
+ * nothing was read in the last hour (a fresh one, a quiet night) shows no box at all rather than
+ * an empty one. It sits below the fold, so the box leaving moves nothing a reader is looking at.
+ */
 export function MostRead() {
   const shown = useBelowFold();
   const items = useAppSelector((state) => state.mostRead.items);
@@ -154,17 +159,17 @@ export function MostRead() {
   useEffect(() => {
     void dispatch(loadMostRead());
   }, [dispatch]);
+  if (items && items.length === 0) return null;
   return (
     <section className="most-read below-fold" aria-labelledby="most-read-heading">
       <h2 id="most-read-heading">Most read</h2>
-      {shown && items && items.length > 0 && (
+      {shown && items && (
         <ol className="most-read__list">
           {items.map((h, i) => (
             <HeadlineItem key={h.id} headline={h} rank={i + 1} />
           ))}
         </ol>
       )}
-      {shown && items && items.length === 0 && <p className="most-read__empty">Nothing has been read in the last hour yet.</p>}
     </section>
   );
 }

@@ -122,7 +122,8 @@ export async function elementsAsShownInFull(url: string): Promise<number | null>
     await page.waitForFunction(
       () =>
         document.querySelectorAll('.latest__list li').length >= 14 &&
-        document.querySelectorAll('.most-read__list li, .most-read__empty').length > 0 &&
+        // Most read has arrived, or there is none (nothing read in the last hour: no box).
+        (document.querySelector('.most-read') === null || document.querySelectorAll('.most-read__list li').length > 0) &&
         document.querySelectorAll('.teaser-grid--more .teaser').length > 0,
       undefined,
       { timeout: 15_000 },
