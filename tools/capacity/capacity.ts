@@ -102,6 +102,7 @@ function main(): number {
     deploy: options.deploy,
     warmingCpu: options.warmingCpu,
     metricDelayS: options.metricDelayS,
+    customMetricDelayS: options.customMetricDelayS,
     runs: options.runs,
     seed: options.seed,
   };
@@ -121,7 +122,18 @@ function main(): number {
     };
     let candidates = 0;
     const recommendation = recommend(
-      { simulation: { policy, capacity, traffic, metricDelayS: options.metricDelayS }, launchFor, ...context },
+      {
+        simulation: {
+          policy,
+          resources: reading.resources,
+          capacity,
+          traffic,
+          metricDelayS: options.metricDelayS,
+          customMetricDelayS: options.customMetricDelayS,
+        },
+        launchFor,
+        ...context,
+      },
       (minSize, increment) => progressLine(`capacity: candidate ${++candidates}: MinSize ${minSize}, +${increment}, ${options.runs} runs…`),
     );
     progressLine(null);
@@ -147,7 +159,18 @@ function main(): number {
   const profile = loadProfile(options);
   const durationS = options.durationS ?? profile.defaultDurationS;
   const run = (seed: number) =>
-    simulate({ policy, capacity, traffic, rateAt: profile.rateAt, durationS, launch: launchFor(seed), metricDelayS: options.metricDelayS, initialInstances });
+    simulate({
+      policy,
+      resources: reading.resources,
+      capacity,
+      traffic,
+      rateAt: profile.rateAt,
+      durationS,
+      launch: launchFor(seed),
+      metricDelayS: options.metricDelayS,
+      customMetricDelayS: options.customMetricDelayS,
+      initialInstances,
+    });
   const result = run(options.seed);
   const rise = options.riseAtS !== null ? { atS: options.riseAtS, note: '--rise-at' } : { atS: profile.riseAtS, note: profile.riseNote };
   const summary = summarize(result, rise, pricePerHour);

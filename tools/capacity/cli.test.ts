@@ -31,6 +31,7 @@ describe('npm run capacity', () => {
       '--deploy',
       '--warming-cpu',
       '--metric-delay',
+      '--custom-metric-delay',
       '--runs',
       '--seed',
       '--meet-share',

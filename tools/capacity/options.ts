@@ -29,6 +29,17 @@ The model (docs/capacity-planning.md has the details and the reasons):
     unless an activity is under way or Cooldown runs. A scale-out's activity ends, and its
     cooldown starts, when its last instance is InService; a scale-in's cooldown starts
     after the DeregistrationDelay.
+  - EC2 Auto Scaling policies declared in Resources on AWSEBAutoScalingGroup, with the
+    CloudWatch alarms that invoke them: step scaling (the step for the alarm's breach, a
+    share or a count of the instances past their warm-up, never lowering the desired
+    capacity; no cooldown) and target tracking on the group's CPU (3 one-minute datapoints
+    above the target to scale out in proportion, 15 below 90% of it to scale in). Alarms
+    evaluate their own metric math on the group's CPU and Kiosk's ServerRendered, Shell
+    and NginxShell (every shell is Nginx's) at their period: every 10 s for a 10 s or
+    30 s period, else every minute; Kiosk's datapoints are seen --custom-metric-delay
+    after their period. With DefaultInstanceWarmup on the group, an instance counts in
+    the CPU only after it, and no policy scales in while one warms up. Policies invoked at
+    once: the largest capacity wins; a scale-in waits while a scale-out is under way.
   - A new instance: InService after --in-service, its app up after --deploy more, then
     the load balancer's health checks (HealthCheckInterval, Healthy/UnhealthyThreshold-
     Count from .ebextensions) before it takes traffic. Times are drawn per instance from
@@ -61,7 +72,11 @@ Launch and metrics (assumptions where AWS gives no figure; docs/capacity-plannin
                             bootstrap and deployment, Nginx and Node starting (default 60s-120s)
   --warming-cpu R           CPU an instance reports from InService until it takes traffic,
                             0 to 1 (default 0.1)
-  --metric-delay DURATION   a period's end to its datapoint reaching the alarm (default 60s)
+  --metric-delay DURATION   a period's end to its datapoint reaching the alarm: EC2's CPU
+                            (default 60s)
+  --custom-metric-delay DURATION
+                            the same for Kiosk's own metrics, sent with PutMetricData at the
+                            end of each METRICS_FLUSH_S (default 60s)
   --runs N                  runs with fresh launch times: the summary gives their spread,
                             --recommend judges each candidate on all of them (default 20)
   --seed N                  the first run's seed; run i uses seed + i (default 1)
@@ -125,6 +140,7 @@ export interface CapacityOptions {
   deploy: Range;
   warmingCpu: number;
   metricDelayS: number;
+  customMetricDelayS: number;
   runs: number;
   seed: number;
   initial: number | null;
@@ -179,6 +195,7 @@ export function readOptions(args: string[]): CapacityOptions | null {
         deploy: { type: 'string' },
         'warming-cpu': { type: 'string' },
         'metric-delay': { type: 'string' },
+        'custom-metric-delay': { type: 'string' },
         runs: { type: 'string' },
         seed: { type: 'string' },
         'meet-share': { type: 'string' },
@@ -230,6 +247,7 @@ export function readOptions(args: string[]): CapacityOptions | null {
     deploy: values.deploy === undefined ? { minS: 60, maxS: 120 } : parseRange(values.deploy, '--deploy'),
     warmingCpu: numberIn('--warming-cpu', values['warming-cpu'], share, 'a share from 0 to 1') ?? 0.1,
     metricDelayS: duration('--metric-delay', values['metric-delay']) ?? 60,
+    customMetricDelayS: duration('--custom-metric-delay', values['custom-metric-delay']) ?? 60,
     runs: numberIn('--runs', values.runs, (n) => whole(n) && n <= 1000, 'a whole number from 1 to 1000') ?? 20,
     seed: numberIn('--seed', values.seed, (n) => Number.isInteger(n) && n >= 0, 'a whole number ≥ 0') ?? 1,
     initial: numberIn('--initial', values.initial, whole, 'a whole number ≥ 1'),

@@ -2,6 +2,7 @@
 import type { BenchFigures } from './bench-input';
 import { clock, span } from './duration';
 import { formatRange, type Range } from './launch';
+import type { ResourcePolicy, ScalingResources } from './policies';
 import type { PolicyReading } from './policy';
 import type { Objective, Recommendation, Trial } from './recommend';
 import type { ScalingAction } from './simulate';
@@ -26,6 +27,7 @@ export interface LaunchInputs {
   deploy: Range;
   warmingCpu: number;
   metricDelayS: number;
+  customMetricDelayS: number;
   runs: number;
   seed: number;
 }
@@ -60,12 +62,56 @@ export function describePolicy(reading: PolicyReading, launch: LaunchInputs): st
     `  a new instance: InService after ${formatRange(launch.inService)} (--in-service), app up ${formatRange(launch.deploy)} later (--deploy), ` +
       `then health checks every ${p.healthCheckIntervalS} s (one pass while initial; after ${p.unhealthyThreshold} failures, ${p.healthyThreshold} passes); ` +
       `until it takes traffic it reports ${pct(launch.warmingCpu)} CPU (--warming-cpu)`,
+    ...describeResources(reading.resources, launch, p.cooldownS),
     `  ${launch.runs} run${launch.runs === 1 ? '' : 's'} with launch times drawn anew (--runs), from seed ${launch.seed} (--seed)`,
     '  options read (value, from):',
     ...reading.rows.map((row) => `    ${row.namespace} ${row.option} = ${row.value || '(none)'}  (${row.from})`),
   ];
   for (const note of reading.notes) lines.push(`  note: ${note}`);
   for (const warning of reading.warnings) lines.push(`  WARNING: ${warning}`);
+  return lines;
+}
+
+const signed = (n: number) => (n >= 0 ? `+${n}` : String(n));
+
+function describeOne(policy: ResourcePolicy, warmup: string, launch: LaunchInputs): string[] {
+  if (policy.kind === 'target-tracking') {
+    return [
+      `  ${policy.name}: target tracking, the group's CPU at ${policy.targetValue}%, ${warmup}; out on 3 one-minute datapoints above it, ` +
+        (policy.disableScaleIn ? 'never in (DisableScaleIn)' : `in on 15 below ${policy.targetValue * 0.9}%`),
+    ];
+  }
+  const a = policy.alarm;
+  const kiosk = a.metrics.some((m) => m.source !== 'cpu');
+  const cadence = a.periodS < 60 ? 'high-resolution, looked at every 10 s' : 'looked at every minute';
+  const unit = policy.adjustmentType === 'PercentChangeInCapacity' ? '%' : '';
+  const steps = policy.steps.map((step) => {
+    const at = (bound: number | null, fallback: string) => (bound === null ? fallback : String(a.threshold + bound));
+    return `[${at(step.lower, '−∞')}, ${at(step.upper, '∞')}): ${signed(step.adjustment)}${unit}`;
+  });
+  return [
+    `  ${policy.name}: step scaling, ${policy.adjustmentType}${policy.minAdjustmentMagnitude === null ? '' : ` (at least ${policy.minAdjustmentMagnitude})`}, ${warmup}; ` +
+      `invoked by ${a.name}: ${a.expression.source} ${a.comparison.replace('Threshold', '')} ${a.threshold} in ${a.datapointsToAlarm} of ${a.evaluationPeriods} periods of ${a.periodS} s ` +
+      `(${cadence}; seen ${span(kiosk ? Math.max(launch.customMetricDelayS, a.metrics.some((m) => m.source === 'cpu') ? launch.metricDelayS : 0) : launch.metricDelayS)} after each period)`,
+    `    steps on ${policy.aggregation === 'Average' ? 'the mean of' : `the ${policy.aggregation.toLowerCase()} of`} its datapoints: ${steps.join('; ')}`,
+  ];
+}
+
+export function describeResources(resources: ScalingResources, launch: LaunchInputs, cooldownS: number): string[] {
+  if (resources.policies.length === 0 && resources.defaultInstanceWarmupS === null) return [];
+  const group = resources.defaultInstanceWarmupS;
+  const lines = [
+    `  Resources: ${group === null ? 'no default instance warmup on the group' : `the group's default instance warmup ${group} s (an instance counts in the CPU and as capacity ${group} s after InService; no scale-in meanwhile)`}`,
+  ];
+  for (const policy of resources.policies) {
+    const warmup =
+      policy.warmupS !== null
+        ? `warm-up ${policy.warmupS} s`
+        : group !== null
+          ? `warm-up ${group} s (the group's)`
+          : `warm-up ${cooldownS} s (the group's default cooldown)`;
+    lines.push(...describeOne(policy, warmup, launch));
+  }
   return lines;
 }
 
@@ -92,9 +138,10 @@ function trafficFrom(action: ScalingAction): string {
 function actionText(action: ScalingAction): string {
   const change = action.to - action.from;
   const sign = change > 0 ? '+' : '';
+  const by = action.by === 'trigger' ? '' : ` (${action.by})`;
   return action.direction === 'up'
-    ? `${sign}${change} → ${action.to} at ${clock(action.atS)}, in service ${clock(action.inServiceAtS)}, traffic ${trafficFrom(action)}`
-    : `${change} → ${action.to} at ${clock(action.atS)}`;
+    ? `${sign}${change} → ${action.to} at ${clock(action.atS)}${by}, in service ${clock(action.inServiceAtS)}, traffic ${trafficFrom(action)}`
+    : `${change} → ${action.to} at ${clock(action.atS)}${by}`;
 }
 
 export function timelineTable(rows: MinuteRow[]): string {
