@@ -102,15 +102,20 @@ Output:
   --json                    print JSON instead of the text report
 
 Recommendation:
-  --recommend               search the smallest MinSize, and for it the smallest
-                            UpperBreachScaleIncrement, that meet --objective; everything
-                            else as in the policy. Met means: no request shed in the whole
-                            run, and from the deadline after the step to the end, in no
-                            second more than --max-shell-share of pages get the shell
+  --recommend               compare the policies over the same runs: EB's CPU trigger alone,
+                            the step policies on the shell share alone, both as configured,
+                            each from --min-size-floor up to the MinSize that meets
+                            --objective, over --day; then, for the CPU trigger alone, the
+                            smallest UpperBreachScaleIncrement per MinSize. Met means: no
+                            request shed in the whole run, and from the deadline after the
+                            step to the end of the hold, in no second more than
+                            --max-shell-share of pages get the shell
   --objective B:P@DEADLINE  from B to P page views/s at the edge, met within DEADLINE
                             (default 1000:3000@5m, the newsroom's objectives)
   --settle DURATION         time at the base rate first, from MinSize (default 30m)
   --hold DURATION           time the peak is held, the span costed (default 60m)
+  --day DURATION            the comparison's run: settle, hold, then the base rate to its
+                            end, for the instance-hours of a day with one spike (default 24h)
   --max-shell-share R       the bound (default 0.05)
   --min-size-floor N        smallest MinSize considered (default 2: two zones)
   --meet-share R            share of the --runs in which a candidate must meet the
@@ -157,6 +162,7 @@ export interface CapacityOptions {
   objective: string;
   settleS: number;
   holdS: number;
+  dayS: number;
   maxShellShare: number;
   minSizeFloor: number;
   meetShare: number;
@@ -213,6 +219,7 @@ export function readOptions(args: string[]): CapacityOptions | null {
         objective: { type: 'string' },
         settle: { type: 'string' },
         hold: { type: 'string' },
+        day: { type: 'string' },
         'max-shell-share': { type: 'string' },
         'min-size-floor': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -264,6 +271,7 @@ export function readOptions(args: string[]): CapacityOptions | null {
     objective: values.objective ?? '1000:3000@5m',
     settleS: duration('--settle', values.settle) ?? 30 * 60,
     holdS: duration('--hold', values.hold) ?? 60 * 60,
+    dayS: duration('--day', values.day) ?? 24 * 60 * 60,
     maxShellShare: numberIn('--max-shell-share', values['max-shell-share'], share, 'a share from 0 to 1') ?? 0.05,
     minSizeFloor: numberIn('--min-size-floor', values['min-size-floor'], whole, 'a whole number ≥ 1') ?? 2,
     meetShare: numberIn('--meet-share', values['meet-share'], (n) => n > 0 && n <= 1, 'a share above 0, at most 1') ?? 0.9,
