@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { optionSettings, parseConfigFile } from '../../scripts/deploy/ebextensions';
 import { InputError } from './duration';
+import { readPolicy } from './policy';
 import { readScalingResources } from './scaling-resources';
+
+const ebextensions = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../.ebextensions');
 
 function read(resources: string, options = '') {
   const file = parseConfigFile('99-test.config', `${options}Resources:\n${resources}`, () => {})!;
@@ -34,6 +39,27 @@ const groupCpu = `      Namespace: AWS/EC2
 `;
 
 describe('the scaling Resources, read as the simulator runs them', () => {
+  test("the repository's: a 240 s default instance warmup, a scale-out on the shell share every 10 s, a guarded scale-in", () => {
+    const { resources, warnings } = readPolicy({ dir: ebextensions, design: false, overrides: [] });
+    assert.deepEqual(warnings, []);
+    assert.equal(resources.defaultInstanceWarmupS, 240);
+    const [out, scaleIn] = resources.policies;
+    assert.ok(out?.kind === 'step' && scaleIn?.kind === 'step');
+    assert.deepEqual(
+      [out.name, out.alarm.name, out.alarm.periodS, out.alarm.evaluationPeriods, out.alarm.threshold],
+      ['KioskOverloadScaleOutPolicy', 'KioskOverloadAlarm', 10, 3, 1],
+    );
+    assert.deepEqual(
+      out.alarm.metrics.map((m) => m.source),
+      ['serverRendered', 'shell', 'nginxShell'],
+    );
+    // The alarm's own expression, evaluated: a quarter of the pages as shells is 25.
+    assert.equal(out.alarm.expression.evaluate({ ssr: 750, shell: 0, nginxShell: 250 }), 25);
+    assert.deepEqual([scaleIn.alarm.periodS, scaleIn.alarm.threshold, scaleIn.alarm.comparison], [60, 35, 'LessThanThreshold']);
+    assert.equal(scaleIn.alarm.expression.evaluate({ cpu: 20, shell: 0, nginxShell: 1 }), 100);
+    assert.equal(scaleIn.alarm.expression.evaluate({ cpu: 20, shell: 0, nginxShell: 0 }), 20);
+  });
+
   test('a single-metric alarm on the group CPU and a CPU target tracking policy', () => {
     const tracking = `  Tracking:
     Type: AWS::AutoScaling::ScalingPolicy
