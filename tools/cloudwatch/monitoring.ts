@@ -1,6 +1,6 @@
 import type { Dimension, MetricDataQuery, PutMetricAlarmInput } from '@aws-sdk/client-cloudwatch';
 import { dimensionNames, metricNames } from '../../server/metrics/cloudwatch';
-import type { ScalingView } from './scaling';
+import { scalingWidgets, type ScalingView } from './scaling';
 
 // The dashboard and the alarms as data, built from the same metric names the servers send
 // (server/metrics/cloudwatch.ts), so a renamed metric cannot leave a chart or an alarm
@@ -101,7 +101,7 @@ export function alarmPrefix(o: Pick<MonitoringOptions, 'namespace' | 'environmen
   return `${dashboardName(o)}-`;
 }
 
-type WidgetMetric = (string | Record<string, unknown>)[];
+export type WidgetMetric = (string | Record<string, unknown>)[];
 
 export function dashboardBody(o: MonitoringOptions): Record<string, unknown> {
   const env = [dimensionNames.environment, o.environment];
@@ -244,54 +244,6 @@ export function dashboardBody(o: MonitoringOptions): Record<string, unknown> {
     widget('Metric data dropped (CloudWatch unreachable)', [metric(metricNames.metricsDropped, { stat: 'Sum', label: 'dropped' })]),
   ];
   return { start: '-PT3H', periodOverride: 'inherit', widgets };
-}
-
-type MetricRow = (name: string, options: Record<string, unknown>) => WidgetMetric;
-type Widget = (title: string, metrics: WidgetMetric[], extra?: Record<string, unknown>) => Record<string, unknown>;
-
-/**
- * What the scale-out alarm watches, at its own period, with a line where it fires and where each
- * step starts; and the scaling alarms' states, once setup has found them.
- */
-function scalingWidgets(o: MonitoringOptions, metric: MetricRow, expression: MetricRow, widget: Widget): Record<string, unknown>[] {
-  const view = o.scaling;
-  if (!view) return [];
-  const at = { period: view.periodS };
-  const chart = widget(
-    `Overload scaling: shell share every ${view.periodS} s, as the scale-out alarm sees it (%)`,
-    [
-      metric(metricNames.serverRendered, { stat: 'Sum', id: 'ssrHi', visible: false, ...at }),
-      metric(metricNames.shell, { stat: 'Sum', id: 'shellHi', visible: false, ...at }),
-      metric(metricNames.nginxShell, { stat: 'Sum', id: 'nginxShellHi', visible: false, ...at }),
-      expression('IF(ssrHi+shellHi+nginxShellHi > 0, 100*(shellHi+nginxShellHi)/(ssrHi+shellHi+nginxShellHi), 0)', {
-        label: 'shell share',
-        id: 'scaleOutShare',
-      }),
-    ],
-    {
-      period: view.periodS,
-      yAxis: { left: { min: 0, max: 100 } },
-      annotations: {
-        horizontal: [
-          { label: `scale-out alarm (above ${view.threshold}%)`, value: view.threshold },
-          ...view.steps.slice(1).map((step) => ({ label: `${step.adjustment} from ${step.fromShare}%`, value: step.fromShare })),
-        ],
-      },
-    },
-  );
-  const arns = o.scalingAlarmArns ?? [];
-  const states =
-    arns.length === 0
-      ? []
-      : [
-          {
-            type: 'alarm',
-            width: 12,
-            height: 3,
-            properties: { title: 'Scaling alarms (the environment stack: scale out on shells, guarded scale-in)', alarms: arns },
-          },
-        ];
-  return [chart, ...states];
 }
 
 export function alarms(o: MonitoringOptions): PutMetricAlarmInput[] {

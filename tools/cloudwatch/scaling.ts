@@ -1,8 +1,10 @@
 // The scaling alarms the environment's stack creates (.ebextensions/09-overload-scaling.config),
 // as the dashboard shows them: their names for this environment, and the scale-out alarm's
-// period, threshold and steps. Read from the same files Elastic Beanstalk deploys, so the chart's
-// lines cannot drift from the alarm's.
+// period, threshold and steps, and the dashboard's widgets for them. Read from the same files
+// Elastic Beanstalk deploys, so the chart's lines cannot drift from the alarm's.
 import { loadConfigFiles, optionSettings, resolveOptionSettings, resources, type ConfigFile } from '../../scripts/deploy/ebextensions';
+import { metricNames } from '../../server/metrics/cloudwatch';
+import type { MonitoringOptions, WidgetMetric } from './monitoring';
 
 export interface ScalingView {
   /** Every alarm that invokes a scaling policy on the environment's group, named for this environment. */
@@ -48,4 +50,52 @@ export function scalingView(environment: string, files: ConfigFile[] = loadConfi
   const period = Number(((onShells.Metrics as Json[]).find((m) => m.MetricStat)!.MetricStat as Json).Period);
   const names = alarms.map((p) => alarmName(p.AlarmName, environment)).filter((n): n is string => n !== null);
   return { alarmNames: names, periodS: period, threshold, steps };
+}
+
+type MetricRow = (name: string, options: Record<string, unknown>) => WidgetMetric;
+type Widget = (title: string, metrics: WidgetMetric[], extra?: Record<string, unknown>) => Record<string, unknown>;
+
+/**
+ * What the scale-out alarm watches, at its own period, with a line where it fires and where each
+ * step starts; and the scaling alarms' states, once setup has found them.
+ */
+export function scalingWidgets(o: MonitoringOptions, metric: MetricRow, expression: MetricRow, widget: Widget): Record<string, unknown>[] {
+  const view = o.scaling;
+  if (!view) return [];
+  const at = { period: view.periodS };
+  const chart = widget(
+    `Overload scaling: shell share every ${view.periodS} s, as the scale-out alarm sees it (%)`,
+    [
+      metric(metricNames.serverRendered, { stat: 'Sum', id: 'ssrHi', visible: false, ...at }),
+      metric(metricNames.shell, { stat: 'Sum', id: 'shellHi', visible: false, ...at }),
+      metric(metricNames.nginxShell, { stat: 'Sum', id: 'nginxShellHi', visible: false, ...at }),
+      expression('IF(ssrHi+shellHi+nginxShellHi > 0, 100*(shellHi+nginxShellHi)/(ssrHi+shellHi+nginxShellHi), 0)', {
+        label: 'shell share',
+        id: 'scaleOutShare',
+      }),
+    ],
+    {
+      period: view.periodS,
+      yAxis: { left: { min: 0, max: 100 } },
+      annotations: {
+        horizontal: [
+          { label: `scale-out alarm (above ${view.threshold}%)`, value: view.threshold },
+          ...view.steps.slice(1).map((step) => ({ label: `${step.adjustment} from ${step.fromShare}%`, value: step.fromShare })),
+        ],
+      },
+    },
+  );
+  const arns = o.scalingAlarmArns ?? [];
+  const states =
+    arns.length === 0
+      ? []
+      : [
+          {
+            type: 'alarm',
+            width: 12,
+            height: 3,
+            properties: { title: 'Scaling alarms (the environment stack: scale out on shells, guarded scale-in)', alarms: arns },
+          },
+        ];
+  return [chart, ...states];
 }
