@@ -235,13 +235,14 @@ test('every option says why: a comment on the line above it or at its end', () =
   }
 });
 
-test('scaling holds the values that tripled capacity within five minutes', () => {
+test("EB's trigger holds the CPU scale-out that tripled capacity within five minutes, and leaves scale-in to the guarded policy", () => {
   const trigger = (option: string) => value('aws:autoscaling:trigger', option);
   assert.equal(trigger('MeasureName'), 'CPUUtilization');
   assert.equal(trigger('Statistic'), 'Average');
   assert.equal(trigger('Unit'), 'Percent');
   assert.equal(trigger('UpperThreshold'), 75);
-  assert.equal(trigger('LowerThreshold'), 35);
+  // Never fires: scale-in is 09-overload-scaling.config's (overload-scaling.test.ts).
+  assert.equal(trigger('LowerThreshold'), 0);
   assert.equal(trigger('Period'), 1);
   assert.equal(trigger('BreachDuration'), 2);
   assert.equal(trigger('UpperBreachScaleIncrement'), 4);

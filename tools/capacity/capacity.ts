@@ -11,8 +11,10 @@ import { drawLaunches, type HealthCheck } from './launch';
 import { readOptions, usage, type CapacityOptions } from './options';
 import { readPolicy, type PolicyReading } from './policy';
 import { parseProfile, parseProfileCsv, type Profile } from './profile';
-import { parseObjective, recommend } from './recommend';
-import { benchCheck, describeInputs, rate, recommendationLines, spreadLines, summaryLines, timelineTable, type ReportInputs } from './report';
+import { comparePolicies, policyLabels, variants } from './compare';
+import { parseObjective, recommend, type RecommendInput } from './recommend';
+import { benchCheck, describeInputs, rate, spreadLines, summaryLines, timelineTable, type ReportInputs } from './report';
+import { comparisonLines, objectiveLines, recommendationLines } from './report-recommend';
 import { simulate, type LaunchModel } from './simulate';
 import { minuteRows, summarize, type Summary } from './summary';
 import { vcpusOfType, type InstanceCapacity } from './workload';
@@ -102,6 +104,7 @@ function main(): number {
     deploy: options.deploy,
     warmingCpu: options.warmingCpu,
     metricDelayS: options.metricDelayS,
+    customMetricDelayS: options.customMetricDelayS,
     runs: options.runs,
     seed: options.seed,
   };
@@ -119,10 +122,26 @@ function main(): number {
       seed: options.seed,
       meetShare: options.meetShare,
     };
+    const input: RecommendInput = {
+      simulation: {
+        policy,
+        resources: reading.resources,
+        capacity,
+        traffic,
+        metricDelayS: options.metricDelayS,
+        customMetricDelayS: options.customMetricDelayS,
+      },
+      launchFor,
+      ...context,
+    };
+    const comparison = comparePolicies(input, options.dayS, (key, minSize) =>
+      progressLine(`capacity: ${policyLabels[key]}, MinSize ${minSize}, ${options.runs} runs of ${options.dayS / 3600} h…`),
+    );
     let candidates = 0;
     const recommendation = recommend(
-      { simulation: { policy, capacity, traffic, metricDelayS: options.metricDelayS }, launchFor, ...context },
+      input,
       (minSize, increment) => progressLine(`capacity: candidate ${++candidates}: MinSize ${minSize}, +${increment}, ${options.runs} runs…`),
+      { variant: variants(reading.resources).cpu },
     );
     progressLine(null);
     const inputs: ReportInputs = {
@@ -137,9 +156,21 @@ function main(): number {
       pricePerHour,
     };
     if (options.json) {
-      console.log(JSON.stringify({ inputs: { ...inputs, bench: bench && { ...bench, steps: undefined } }, recommendation, criterion: context }, null, 2));
+      console.log(
+        JSON.stringify({ inputs: { ...inputs, bench: bench && { ...bench, steps: undefined } }, comparison, recommendation, criterion: context }, null, 2),
+      );
     } else {
-      console.log([...describeInputs(inputs), '', ...recommendationLines(recommendation, { ...context, maxSize: policy.maxSize, pricePerHour })].join('\n'));
+      const reportContext = { ...context, maxSize: policy.maxSize, pricePerHour };
+      console.log(
+        [
+          ...describeInputs(inputs),
+          '',
+          ...objectiveLines(reportContext),
+          '',
+          ...comparisonLines(comparison, reportContext),
+          ...recommendationLines(recommendation, reportContext),
+        ].join('\n'),
+      );
     }
     return 0;
   }
@@ -147,7 +178,18 @@ function main(): number {
   const profile = loadProfile(options);
   const durationS = options.durationS ?? profile.defaultDurationS;
   const run = (seed: number) =>
-    simulate({ policy, capacity, traffic, rateAt: profile.rateAt, durationS, launch: launchFor(seed), metricDelayS: options.metricDelayS, initialInstances });
+    simulate({
+      policy,
+      resources: reading.resources,
+      capacity,
+      traffic,
+      rateAt: profile.rateAt,
+      durationS,
+      launch: launchFor(seed),
+      metricDelayS: options.metricDelayS,
+      customMetricDelayS: options.customMetricDelayS,
+      initialInstances,
+    });
   const result = run(options.seed);
   const rise = options.riseAtS !== null ? { atS: options.riseAtS, note: '--rise-at' } : { atS: profile.riseAtS, note: profile.riseNote };
   const summary = summarize(result, rise, pricePerHour);

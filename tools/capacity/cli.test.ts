@@ -31,6 +31,7 @@ describe('npm run capacity', () => {
       '--deploy',
       '--warming-cpu',
       '--metric-delay',
+      '--custom-metric-delay',
       '--runs',
       '--seed',
       '--meet-share',
@@ -45,6 +46,7 @@ describe('npm run capacity', () => {
       '--recommend',
       '--objective',
       '--hold',
+      '--day',
       '--max-shell-share',
       'Examples:',
     ]) {
@@ -99,7 +101,9 @@ describe('npm run capacity', () => {
     assert.ok(configured, out.stdout);
     const minSize = /aws:autoscaling:asg MinSize = (\d+) {2}\(\.ebextensions\/01-capacity\.config\)/.exec(out.stdout);
     assert.equal(configured[1], minSize?.[1], 'the row is the policy read from .ebextensions');
-    assert.match(out.stdout, /^(Recommended: MinSize \d+, UpperBreachScaleIncrement \d+|No MinSize from)/m);
+    assert.match(out.stdout, /^Recommended: (CPU|overload|both)[^\n]*, with MinSize \d+: meets it in \d+ of 5 runs/m);
+    assert.match(out.stdout, /^ {2}both, as configured +2 /m);
+    assert.match(out.stdout, /^(With the CPU trigger alone: MinSize \d+, UpperBreachScaleIncrement \d+|No MinSize from)/m);
   });
 
   test('a missing bench file is a clear error, exit 2', () => {

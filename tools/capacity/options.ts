@@ -29,6 +29,17 @@ The model (docs/capacity-planning.md has the details and the reasons):
     unless an activity is under way or Cooldown runs. A scale-out's activity ends, and its
     cooldown starts, when its last instance is InService; a scale-in's cooldown starts
     after the DeregistrationDelay.
+  - EC2 Auto Scaling policies declared in Resources on AWSEBAutoScalingGroup, with the
+    CloudWatch alarms that invoke them: step scaling (the step for the alarm's breach, a
+    share or a count of the instances past their warm-up, never lowering the desired
+    capacity; no cooldown) and target tracking on the group's CPU (3 one-minute datapoints
+    above the target to scale out in proportion, 15 below 90% of it to scale in). Alarms
+    evaluate their own metric math on the group's CPU and Kiosk's ServerRendered, Shell
+    and NginxShell (every shell is Nginx's) at their period: every 10 s for a 10 s or
+    30 s period, else every minute; Kiosk's datapoints are seen --custom-metric-delay
+    after their period. With DefaultInstanceWarmup on the group, an instance counts in
+    the CPU only after it, and no policy scales in while one warms up. Policies invoked at
+    once: the largest capacity wins; a scale-in waits while a scale-out is under way.
   - A new instance: InService after --in-service, its app up after --deploy more, then
     the load balancer's health checks (HealthCheckInterval, Healthy/UnhealthyThreshold-
     Count from .ebextensions) before it takes traffic. Times are drawn per instance from
@@ -61,7 +72,11 @@ Launch and metrics (assumptions where AWS gives no figure; docs/capacity-plannin
                             bootstrap and deployment, Nginx and Node starting (default 60s-120s)
   --warming-cpu R           CPU an instance reports from InService until it takes traffic,
                             0 to 1 (default 0.1)
-  --metric-delay DURATION   a period's end to its datapoint reaching the alarm (default 60s)
+  --metric-delay DURATION   a period's end to its datapoint reaching the alarm: EC2's CPU
+                            (default 60s)
+  --custom-metric-delay DURATION
+                            the same for Kiosk's own metrics, sent with PutMetricData at the
+                            end of each METRICS_FLUSH_S (default 60s)
   --runs N                  runs with fresh launch times: the summary gives their spread,
                             --recommend judges each candidate on all of them (default 20)
   --seed N                  the first run's seed; run i uses seed + i (default 1)
@@ -87,15 +102,20 @@ Output:
   --json                    print JSON instead of the text report
 
 Recommendation:
-  --recommend               search the smallest MinSize, and for it the smallest
-                            UpperBreachScaleIncrement, that meet --objective; everything
-                            else as in the policy. Met means: no request shed in the whole
-                            run, and from the deadline after the step to the end, in no
-                            second more than --max-shell-share of pages get the shell
+  --recommend               compare the policies over the same runs: EB's CPU trigger alone,
+                            the step policies on the shell share alone, both as configured,
+                            each from --min-size-floor up to the MinSize that meets
+                            --objective, over --day; then, for the CPU trigger alone, the
+                            smallest UpperBreachScaleIncrement per MinSize. Met means: no
+                            request shed in the whole run, and from the deadline after the
+                            step to the end of the hold, in no second more than
+                            --max-shell-share of pages get the shell
   --objective B:P@DEADLINE  from B to P page views/s at the edge, met within DEADLINE
                             (default 1000:3000@5m, the newsroom's objectives)
   --settle DURATION         time at the base rate first, from MinSize (default 30m)
   --hold DURATION           time the peak is held, the span costed (default 60m)
+  --day DURATION            the comparison's run: settle, hold, then the base rate to its
+                            end, for the instance-hours of a day with one spike (default 24h)
   --max-shell-share R       the bound (default 0.05)
   --min-size-floor N        smallest MinSize considered (default 2: two zones)
   --meet-share R            share of the --runs in which a candidate must meet the
@@ -125,6 +145,7 @@ export interface CapacityOptions {
   deploy: Range;
   warmingCpu: number;
   metricDelayS: number;
+  customMetricDelayS: number;
   runs: number;
   seed: number;
   initial: number | null;
@@ -141,6 +162,7 @@ export interface CapacityOptions {
   objective: string;
   settleS: number;
   holdS: number;
+  dayS: number;
   maxShellShare: number;
   minSizeFloor: number;
   meetShare: number;
@@ -179,6 +201,7 @@ export function readOptions(args: string[]): CapacityOptions | null {
         deploy: { type: 'string' },
         'warming-cpu': { type: 'string' },
         'metric-delay': { type: 'string' },
+        'custom-metric-delay': { type: 'string' },
         runs: { type: 'string' },
         seed: { type: 'string' },
         'meet-share': { type: 'string' },
@@ -196,6 +219,7 @@ export function readOptions(args: string[]): CapacityOptions | null {
         objective: { type: 'string' },
         settle: { type: 'string' },
         hold: { type: 'string' },
+        day: { type: 'string' },
         'max-shell-share': { type: 'string' },
         'min-size-floor': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -230,6 +254,7 @@ export function readOptions(args: string[]): CapacityOptions | null {
     deploy: values.deploy === undefined ? { minS: 60, maxS: 120 } : parseRange(values.deploy, '--deploy'),
     warmingCpu: numberIn('--warming-cpu', values['warming-cpu'], share, 'a share from 0 to 1') ?? 0.1,
     metricDelayS: duration('--metric-delay', values['metric-delay']) ?? 60,
+    customMetricDelayS: duration('--custom-metric-delay', values['custom-metric-delay']) ?? 60,
     runs: numberIn('--runs', values.runs, (n) => whole(n) && n <= 1000, 'a whole number from 1 to 1000') ?? 20,
     seed: numberIn('--seed', values.seed, (n) => Number.isInteger(n) && n >= 0, 'a whole number ≥ 0') ?? 1,
     initial: numberIn('--initial', values.initial, whole, 'a whole number ≥ 1'),
@@ -246,6 +271,7 @@ export function readOptions(args: string[]): CapacityOptions | null {
     objective: values.objective ?? '1000:3000@5m',
     settleS: duration('--settle', values.settle) ?? 30 * 60,
     holdS: duration('--hold', values.hold) ?? 60 * 60,
+    dayS: duration('--day', values.day) ?? 24 * 60 * 60,
     maxShellShare: numberIn('--max-shell-share', values['max-shell-share'], share, 'a share from 0 to 1') ?? 0.05,
     minSizeFloor: numberIn('--min-size-floor', values['min-size-floor'], whole, 'a whole number ≥ 1') ?? 2,
     meetShare: numberIn('--meet-share', values['meet-share'], (n) => n > 0 && n <= 1, 'a share above 0, at most 1') ?? 0.9,

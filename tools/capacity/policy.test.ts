@@ -193,14 +193,15 @@ describe('reading .ebextensions', () => {
   });
 });
 
-test("the real .ebextensions give the newsroom's field trigger, from a MinSize of 3, with nothing to warn about", () => {
+test("the real .ebextensions give the newsroom's field trigger for scaling out, no scale-in by EB, from a MinSize of 2, with nothing to warn about", () => {
   const reading = readPolicy({ dir: path.join(fixtures, '../../../.ebextensions'), design: false, overrides: [] });
   const p = reading.policy;
   assert.deepEqual(
     [p.measureName, p.statistic, p.unit, p.periodS, p.breachDurationS, p.upperThreshold, p.lowerThreshold, p.upperIncrement, p.lowerIncrement, p.minSize],
-    // MinSize 3, not the field policy's 2: the simulator's verdict on the 5-minute objective (recommend.test.ts).
-    ['CPUUtilization', 'Average', 'Percent', 60, 120, 75, 35, 4, -2, 3],
+    // LowerThreshold 0: the guarded scale-in in Resources takes EB's place (scaling-resources.test.ts).
+    ['CPUUtilization', 'Average', 'Percent', 60, 120, 75, 0, 4, -2, 2],
   );
+  assert.match(reading.notes.join('\n'), /EB's trigger never scales in/);
   assert.equal(p.metricResolutionS, 60, '1-minute monitoring feeds the 1-minute period');
   assert.equal(p.instanceType, 'c5.xlarge');
   assert.ok(p.maxSize >= 6, 'room for one +4 step from the minimum');

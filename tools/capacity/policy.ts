@@ -1,11 +1,14 @@
 // The scaling policy, read from .ebextensions/*.config as Elastic Beanstalk reads its option
 // settings, with EB's documented defaults for whatever the files leave out; or the newsroom's
-// policy when there is no .ebextensions/. Only option_settings are read: Resources, files,
-// commands and the rest of a config file are EB's business, not the trigger's.
+// policy when there is no .ebextensions/. EB's trigger comes from option_settings; the EC2 Auto
+// Scaling policies declared beside it in Resources from scaling-resources.ts. Files, commands
+// and the rest of a config file are EB's business, not the policy's.
 import fs from 'node:fs';
 import path from 'node:path';
 import { optionSettings, parseConfigFile, type ConfigFile as EbConfigFile } from '../../scripts/deploy/ebextensions';
 import { InputError } from './duration';
+import { noResources, type ScalingResources } from './policies';
+import { readScalingResources } from './scaling-resources';
 
 export type Statistic = 'Average' | 'Maximum' | 'Minimum';
 
@@ -51,6 +54,8 @@ export interface SettingRow {
 
 export interface PolicyReading {
   policy: ScalingPolicy;
+  /** The Auto Scaling policies declared in Resources beside EB's trigger. */
+  resources: ScalingResources;
   /** One line for the report: where the policy came from. */
   source: string;
   rows: SettingRow[];
@@ -121,14 +126,8 @@ const designAssumptions = [
   "The field policy gives no health checks: EB's defaults for an ALB, every 15 s, 3 passes, 5 failures, and a 20 s deregistration delay.",
 ];
 
-/** EB's own resources whose properties a Resources block could change behind the option settings' back. */
-const scalingResources = [
-  'AWSEBAutoScalingGroup',
-  'AWSEBCloudwatchAlarmHigh',
-  'AWSEBCloudwatchAlarmLow',
-  'AWSEBAutoScalingScaleUpPolicy',
-  'AWSEBAutoScalingScaleDownPolicy',
-];
+/** EB's own trigger resources, whose properties a Resources block could change behind the option settings' back. */
+const scalingResources = ['AWSEBCloudwatchAlarmHigh', 'AWSEBCloudwatchAlarmLow', 'AWSEBAutoScalingScaleUpPolicy', 'AWSEBAutoScalingScaleDownPolicy'];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -168,7 +167,7 @@ function warnAboutResources(resources: unknown, from: string, warnings: string[]
     if (!isRecord(resource)) continue;
     const properties = isRecord(resource.Properties) ? Object.keys(resource.Properties) : [];
     warnings.push(
-      `${from}: Resources overrides EB's ${name}${properties.length ? ` (${properties.join(', ')})` : ''}; not simulated: only option_settings are read.`,
+      `${from}: Resources overrides EB's ${name}${properties.length ? ` (${properties.join(', ')})` : ''}; not simulated: EB's trigger is read from option_settings.`,
     );
   }
 }
@@ -179,6 +178,10 @@ function warnAboutResources(resources: unknown, from: string, warnings: string[]
  * the deployment tests use, which here warns about what it skips instead of refusing it.
  */
 export function collectSettings(files: ConfigFile[], warnings: string[], settings: Settings = new Map()): Settings {
+  return collect(files, warnings, settings).settings;
+}
+
+function collect(files: ConfigFile[], warnings: string[], settings: Settings = new Map()): { settings: Settings; resources: ScalingResources } {
   const warn = (message: string) => warnings.push(message);
   let parsed: EbConfigFile[];
   try {
@@ -187,8 +190,9 @@ export function collectSettings(files: ConfigFile[], warnings: string[], setting
     throw new InputError((error as Error).message);
   }
   for (const file of parsed) warnAboutResources(file.data.Resources, file.name, warnings);
-  for (const s of optionSettings(parsed, warn)) record(settings, warnings, s.namespace, s.option, s.value, s.file);
-  return settings;
+  const options = optionSettings(parsed, warn);
+  for (const s of options) record(settings, warnings, s.namespace, s.option, s.value, s.file);
+  return { settings, resources: readScalingResources(parsed, options, warnings) };
 }
 
 /** "aws:autoscaling:asg:MaxSize=10": the namespace is everything before the last colon. */
@@ -210,7 +214,13 @@ function number(get: (ns: string, opt: string) => Setting, namespace: string, op
 const wholeFrom = (min: number) => (n: number) => Number.isInteger(n) && n >= min;
 
 /** Turns option settings (files, overrides, or the field policy) into the policy the simulation runs. */
-export function resolvePolicy(settings: Settings, source: string, notes: string[] = [], warnings: string[] = []): PolicyReading {
+export function resolvePolicy(
+  settings: Settings,
+  source: string,
+  notes: string[] = [],
+  warnings: string[] = [],
+  resources: ScalingResources = noResources,
+): PolicyReading {
   const rows: SettingRow[] = [];
   const get = (namespace: string, option: string): Setting => {
     const set = settings.get(key(namespace, option));
@@ -278,6 +288,7 @@ export function resolvePolicy(settings: Settings, source: string, notes: string[
   if (upperThreshold > 100) warnings.push(`UpperThreshold ${upperThreshold} is above 100% CPU: the fleet never scales up.`);
   if (lowerThreshold > 100)
     warnings.push(`LowerThreshold ${lowerThreshold} is above 100% CPU: the low alarm is always in ALARM and the fleet shrinks to MinSize.`);
+  if (lowerThreshold === 0) notes.push("LowerThreshold 0: EB's low alarm never fires (CPU is never below 0%), so EB's trigger never scales in.");
   const upperIncrement = number(get, trigger, 'UpperBreachScaleIncrement', Number.isInteger, 'a whole number');
   const lowerIncrement = number(get, trigger, 'LowerBreachScaleIncrement', Number.isInteger, 'a whole number');
   if (upperIncrement <= 0) warnings.push(`UpperBreachScaleIncrement is ${upperIncrement}: high CPU does not add instances.`);
@@ -325,6 +336,7 @@ export function resolvePolicy(settings: Settings, source: string, notes: string[
       deregistrationDelayS,
       instanceType,
     },
+    resources,
     source,
     rows,
     notes,
@@ -373,7 +385,7 @@ export function readPolicy(options: ReadPolicyOptions): PolicyReading {
   }
   const warnings: string[] = [];
   const files = names.map((name) => ({ name: path.join(path.basename(options.dir), name), text: fs.readFileSync(path.join(options.dir, name), 'utf8') }));
-  const settings = collectSettings(files, warnings);
+  const { settings, resources } = collect(files, warnings);
   applyOverrides(settings, options.overrides, warnings);
-  return resolvePolicy(settings, `${path.basename(options.dir)}/ (${names.join(', ')})`, [], warnings);
+  return resolvePolicy(settings, `${path.basename(options.dir)}/ (${names.join(', ')})`, [], warnings, resources);
 }

@@ -8,8 +8,9 @@
 // times are drawn per instance, so each candidate runs `runs` times (seeds seed, seed + 1, …)
 // and meets the objective when at least meetShare of its runs do.
 import { InputError, parseDuration } from './duration';
+import type { ScalingResources } from './policies';
 import type { ScalingPolicy } from './policy';
-import { simulate, type LaunchModel, type SimulationInput } from './simulate';
+import { simulate, type LaunchModel, type Second, type SimulationInput } from './simulate';
 import { shellShareOf } from './summary';
 
 export interface Objective {
@@ -28,7 +29,7 @@ export function parseObjective(raw: string): Objective {
 
 export interface RecommendInput {
   /** Everything but the policy's MinSize and UpperBreachScaleIncrement, which are searched. */
-  simulation: Omit<SimulationInput, 'rateAt' | 'durationS' | 'initialInstances' | 'launch'>;
+  simulation: Omit<SimulationInput, 'rateAt' | 'durationS' | 'initialInstances' | 'launch' | 'trigger'>;
   /** The launch model of one run, from its seed. */
   launchFor: (seed: number) => LaunchModel;
   runs: number;
@@ -41,6 +42,20 @@ export interface RecommendInput {
   maxShellShare: number;
   /** The smallest MinSize considered (the newsroom's: at least 2 instances, in 2 zones). */
   minSizeFloor: number;
+}
+
+/** What acts in a run: EB's trigger alarms and the Resources policies; the configuration's when not given. */
+export interface Variant {
+  trigger: { up: boolean; down: boolean };
+  resources: ScalingResources;
+}
+
+export interface RunSetup {
+  variant?: Variant;
+  /** The whole run: settle, hold, then the base rate again to the end (a day, say); settle + hold when not given. */
+  durationS?: number;
+  /** false: Kiosk's own metrics never reach CloudWatch (METRICS_CLOUDWATCH off, a wrong KIOSK_ENV). */
+  kioskMetrics?: boolean;
 }
 
 export interface Trial {
@@ -59,31 +74,64 @@ export interface Trial {
   shedRequests: number;
   /** From the step until the shell share stays within the bound, at the meetShare quantile of the runs; null: never. */
   metAfterS: number | null;
+  /** From the step until the ready fleet is three times the fleet at the step, median of the runs; null: not in most runs. */
+  timeToTripleS: number | null;
+  /** Pages answered with the shell during the hold, mean of the runs. */
+  shellsInHold: number;
+  /** The same as a share of the hold's pages. */
+  shellShareInHold: number;
   /** From the step to the end of the hold, booting instances included; mean of the runs. */
   holdInstanceHours: number;
+  /** Over the whole run (durationS), mean of the runs. */
+  runInstanceHours: number;
+  durationS: number;
 }
 
-type Run = Omit<Trial, 'metRuns' | 'runs'>;
+type Run = Omit<Trial, 'metRuns' | 'runs' | 'durationS'>;
 
-function runOnce(input: RecommendInput, minSize: number, upperIncrement: number, seed: number): Run {
+/** After the hold, runs this long at the base rate before a constant fleet is taken to last the rest of the run. */
+const settleAfterHoldS = 2 * 60 * 60;
+const steadyS = 30 * 60;
+
+/** The fleet was constant for the last `steadyS`, nothing booting, shed or shelled: at a constant rate it stays so. */
+function steadyFleet(seconds: Second[]): number | null {
+  const last = seconds.slice(-steadyS);
+  const fleet = last[0]!.ready;
+  return last.every((s) => s.ready === fleet && s.booting === 0 && s.shed === 0 && s.shell === 0) ? fleet : null;
+}
+
+function runOnce(input: RecommendInput, minSize: number, upperIncrement: number, seed: number, setup: RunSetup): Run {
   const { objective, settleS, holdS } = input;
   const policy: ScalingPolicy = { ...input.simulation.policy, minSize, upperIncrement, maxSize: Math.max(input.simulation.policy.maxSize, minSize) };
-  const result = simulate({
-    ...input.simulation,
-    launch: input.launchFor(seed),
-    policy,
-    initialInstances: minSize,
-    durationS: settleS + holdS,
-    rateAt: (t) => (t < settleS ? objective.baseViewsPerS : objective.peakViewsPerS),
-  });
-  const { seconds } = result;
+  const durationS = Math.max(settleS + holdS, setup.durationS ?? 0);
+  const simulateFor = (runS: number) =>
+    simulate({
+      ...input.simulation,
+      ...(setup.variant ?? {}),
+      ...(setup.kioskMetrics === false ? { customMetricDelayS: Infinity } : {}),
+      launch: input.launchFor(seed),
+      policy,
+      initialInstances: minSize,
+      durationS: runS,
+      rateAt: (t) => (t >= settleS && t < settleS + holdS ? objective.peakViewsPerS : objective.baseViewsPerS),
+    });
+  // A day's run: the hours after the spike at a constant rate and fleet are counted, not simulated.
+  const shortS = Math.min(durationS, settleS + holdS + settleAfterHoldS);
+  let result = simulateFor(shortS);
+  let tailInstanceSeconds = 0;
+  if (shortS < durationS) {
+    const fleet = steadyFleet(result.seconds);
+    if (fleet === null) result = simulateFor(durationS);
+    else tailInstanceSeconds = fleet * (durationS - shortS);
+  }
+  const seconds = result.seconds;
+  const hold = seconds.slice(settleS, settleS + holdS);
   const shedRequests = seconds.reduce((sum, s) => sum + s.shed, 0);
   let lastOverBound = -1;
-  seconds.forEach((s, t) => {
+  hold.forEach((s, t) => {
     if (shellShareOf(s) > input.maxShellShare) lastOverBound = t;
   });
-  const metAtS = Math.max(settleS, lastOverBound + 1);
-  const metAfterS = lastOverBound >= seconds.length - 1 ? null : metAtS - settleS;
+  const metAfterS = lastOverBound >= hold.length - 1 ? null : lastOverBound + 1;
   const deadlineMissed = metAfterS === null || metAfterS > objective.deadlineS;
   const reason =
     shedRequests > 0
@@ -93,18 +141,26 @@ function runOnce(input: RecommendInput, minSize: number, upperIncrement: number,
           ? 'shell share never back within the bound'
           : `shell share within the bound only after ${metAfterS} s`
         : null;
-  const hold = seconds.slice(settleS);
+  const fleetAtStep = hold[0]!.ready;
+  const tripled = hold.findIndex((s) => s.ready >= 3 * fleetAtStep);
+  const shellsInHold = hold.reduce((sum, s) => sum + s.shell, 0);
+  const pagesInHold = hold.reduce((sum, s) => sum + s.shell + s.ssr, 0);
+  const instanceHours = (slice: Second[]) => slice.reduce((sum, s) => sum + s.ready + s.booting, 0) / 3600;
   return {
     minSize,
     upperIncrement,
     meets: reason === null,
     reason,
-    fleetAtStep: seconds[settleS]!.ready,
+    fleetAtStep,
     peakFleet: Math.max(...seconds.map((s) => s.ready + s.booting)),
     peakShellShare: Math.max(...hold.map(shellShareOf)),
     shedRequests,
     metAfterS,
-    holdInstanceHours: hold.reduce((sum, s) => sum + s.ready + s.booting, 0) / 3600,
+    timeToTripleS: tripled < 0 ? null : tripled,
+    shellsInHold,
+    shellShareInHold: pagesInHold > 0 ? shellsInHold / pagesInHold : 0,
+    holdInstanceHours: instanceHours(hold),
+    runInstanceHours: instanceHours(seconds) + tailInstanceSeconds / 3600,
   };
 }
 
@@ -114,9 +170,11 @@ function quantile(values: (number | null)[], q: number): number | null {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
+const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+
 /** One candidate over every run: it meets the objective when at least meetShare of its runs do. */
-export function runTrial(input: RecommendInput, minSize: number, upperIncrement: number): Trial {
-  const runs = Array.from({ length: input.runs }, (_, i) => runOnce(input, minSize, upperIncrement, input.seed + i));
+export function runTrial(input: RecommendInput, minSize: number, upperIncrement: number, setup: RunSetup = {}): Trial {
+  const runs = Array.from({ length: input.runs }, (_, i) => runOnce(input, minSize, upperIncrement, input.seed + i, setup));
   const metRuns = runs.filter((run) => run.meets).length;
   const meets = metRuns >= Math.ceil(input.meetShare * runs.length - 1e-9);
   const failed = runs.find((run) => !run.meets);
@@ -135,7 +193,15 @@ export function runTrial(input: RecommendInput, minSize: number, upperIncrement:
       runs.map((run) => run.metAfterS),
       input.meetShare,
     ),
-    holdInstanceHours: runs.reduce((sum, run) => sum + run.holdInstanceHours, 0) / runs.length,
+    timeToTripleS: quantile(
+      runs.map((run) => run.timeToTripleS),
+      0.5,
+    ),
+    shellsInHold: mean(runs.map((run) => run.shellsInHold)),
+    shellShareInHold: mean(runs.map((run) => run.shellShareInHold)),
+    holdInstanceHours: mean(runs.map((run) => run.holdInstanceHours)),
+    runInstanceHours: mean(runs.map((run) => run.runInstanceHours)),
+    durationS: Math.max(input.settleS + input.holdS, setup.durationS ?? 0),
   };
 }
 
@@ -153,13 +219,15 @@ export interface Recommendation {
 /** Called before each candidate, for progress on long searches. */
 export type Progress = (minSize: number, upperIncrement: number) => void;
 
-export function recommend(input: RecommendInput, progress: Progress = () => {}): Recommendation {
+/** `setup` says what acts in the search (EB's trigger alone, say); the configured policy's own row runs as configured. */
+export function recommend(input: RecommendInput, progress: Progress = () => {}, setup: RunSetup = {}): Recommendation {
   const { policy } = input.simulation;
   const trial = (minSize: number, increment: number) => {
     progress(minSize, increment);
-    return runTrial(input, minSize, increment);
+    return runTrial(input, minSize, increment, setup);
   };
-  const current = trial(policy.minSize, policy.upperIncrement);
+  progress(policy.minSize, policy.upperIncrement);
+  const current = runTrial(input, policy.minSize, policy.upperIncrement);
   const frontier: Trial[] = [];
   for (let minSize = Math.max(1, input.minSizeFloor); minSize <= policy.maxSize; minSize++) {
     let found: Trial | null = null;

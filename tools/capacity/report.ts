@@ -1,9 +1,9 @@
-// The text report: inputs, the minute-by-minute timeline, the summary, the recommendation.
+// The text report: inputs, the minute-by-minute timeline, the summary (the recommendation: report-recommend.ts).
 import type { BenchFigures } from './bench-input';
 import { clock, span } from './duration';
 import { formatRange, type Range } from './launch';
+import type { ResourcePolicy, ScalingResources } from './policies';
 import type { PolicyReading } from './policy';
-import type { Objective, Recommendation, Trial } from './recommend';
 import type { ScalingAction } from './simulate';
 import type { MinuteRow, Summary } from './summary';
 import { serveOnInstance, type InstanceCapacity, type Traffic } from './workload';
@@ -26,6 +26,7 @@ export interface LaunchInputs {
   deploy: Range;
   warmingCpu: number;
   metricDelayS: number;
+  customMetricDelayS: number;
   runs: number;
   seed: number;
 }
@@ -34,10 +35,10 @@ export const count = (n: number) => Math.round(n).toLocaleString('en-US');
 /** Per-vCPU figures can be small (the newsroom's 22.5): keep a decimal there. */
 export const rate = (n: number) => (n < 100 && !Number.isInteger(n) ? n.toFixed(1) : count(n));
 // Never show 100% or 0% for a share that is not quite that: a 0.4% shell share is still shells.
-const pct = (share: number) => (share > 0 && share < 0.005 ? '<1%' : share < 1 && share > 0.995 ? '>99%' : `${Math.round(share * 100)}%`);
-const money = (n: number) => `$${n.toFixed(2)}`;
+export const pct = (share: number) => (share > 0 && share < 0.005 ? '<1%' : share < 1 && share > 0.995 ? '>99%' : `${Math.round(share * 100)}%`);
+export const money = (n: number) => `$${n.toFixed(2)}`;
 
-function table(header: string[], rows: string[][], leftColumns = 1): string {
+export function table(header: string[], rows: string[][], leftColumns = 1): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     cells
@@ -60,12 +61,56 @@ export function describePolicy(reading: PolicyReading, launch: LaunchInputs): st
     `  a new instance: InService after ${formatRange(launch.inService)} (--in-service), app up ${formatRange(launch.deploy)} later (--deploy), ` +
       `then health checks every ${p.healthCheckIntervalS} s (one pass while initial; after ${p.unhealthyThreshold} failures, ${p.healthyThreshold} passes); ` +
       `until it takes traffic it reports ${pct(launch.warmingCpu)} CPU (--warming-cpu)`,
+    ...describeResources(reading.resources, launch, p.cooldownS),
     `  ${launch.runs} run${launch.runs === 1 ? '' : 's'} with launch times drawn anew (--runs), from seed ${launch.seed} (--seed)`,
     '  options read (value, from):',
     ...reading.rows.map((row) => `    ${row.namespace} ${row.option} = ${row.value || '(none)'}  (${row.from})`),
   ];
   for (const note of reading.notes) lines.push(`  note: ${note}`);
   for (const warning of reading.warnings) lines.push(`  WARNING: ${warning}`);
+  return lines;
+}
+
+const signed = (n: number) => (n >= 0 ? `+${n}` : String(n));
+
+function describeOne(policy: ResourcePolicy, warmup: string, launch: LaunchInputs): string[] {
+  if (policy.kind === 'target-tracking') {
+    return [
+      `  ${policy.name}: target tracking, the group's CPU at ${policy.targetValue}%, ${warmup}; out on 3 one-minute datapoints above it, ` +
+        (policy.disableScaleIn ? 'never in (DisableScaleIn)' : `in on 15 below ${policy.targetValue * 0.9}%`),
+    ];
+  }
+  const a = policy.alarm;
+  const kiosk = a.metrics.some((m) => m.source !== 'cpu');
+  const cadence = a.periodS < 60 ? 'high-resolution, looked at every 10 s' : 'looked at every minute';
+  const unit = policy.adjustmentType === 'PercentChangeInCapacity' ? '%' : '';
+  const steps = policy.steps.map((step) => {
+    const at = (bound: number | null, fallback: string) => (bound === null ? fallback : String(a.threshold + bound));
+    return `[${at(step.lower, '−∞')}, ${at(step.upper, '∞')}): ${signed(step.adjustment)}${unit}`;
+  });
+  return [
+    `  ${policy.name}: step scaling, ${policy.adjustmentType}${policy.minAdjustmentMagnitude === null ? '' : ` (at least ${policy.minAdjustmentMagnitude})`}, ${warmup}; ` +
+      `invoked by ${a.name}: ${a.expression.source} ${a.comparison.replace('Threshold', '')} ${a.threshold} in ${a.datapointsToAlarm} of ${a.evaluationPeriods} periods of ${a.periodS} s ` +
+      `(${cadence}; seen ${span(kiosk ? Math.max(launch.customMetricDelayS, a.metrics.some((m) => m.source === 'cpu') ? launch.metricDelayS : 0) : launch.metricDelayS)} after each period)`,
+    `    steps on ${policy.aggregation === 'Average' ? 'the mean of' : `the ${policy.aggregation.toLowerCase()} of`} its datapoints: ${steps.join('; ')}`,
+  ];
+}
+
+export function describeResources(resources: ScalingResources, launch: LaunchInputs, cooldownS: number): string[] {
+  if (resources.policies.length === 0 && resources.defaultInstanceWarmupS === null) return [];
+  const group = resources.defaultInstanceWarmupS;
+  const lines = [
+    `  Resources: ${group === null ? 'no default instance warmup on the group' : `the group's default instance warmup ${group} s (an instance counts in the CPU and as capacity ${group} s after InService; no scale-in meanwhile)`}`,
+  ];
+  for (const policy of resources.policies) {
+    const warmup =
+      policy.warmupS !== null
+        ? `warm-up ${policy.warmupS} s`
+        : group !== null
+          ? `warm-up ${group} s (the group's)`
+          : `warm-up ${cooldownS} s (the group's default cooldown)`;
+    lines.push(...describeOne(policy, warmup, launch));
+  }
   return lines;
 }
 
@@ -92,9 +137,10 @@ function trafficFrom(action: ScalingAction): string {
 function actionText(action: ScalingAction): string {
   const change = action.to - action.from;
   const sign = change > 0 ? '+' : '';
+  const by = action.by === 'trigger' ? '' : ` (${action.by})`;
   return action.direction === 'up'
-    ? `${sign}${change} → ${action.to} at ${clock(action.atS)}, in service ${clock(action.inServiceAtS)}, traffic ${trafficFrom(action)}`
-    : `${change} → ${action.to} at ${clock(action.atS)}`;
+    ? `${sign}${change} → ${action.to} at ${clock(action.atS)}${by}, in service ${clock(action.inServiceAtS)}, traffic ${trafficFrom(action)}`
+    : `${change} → ${action.to} at ${clock(action.atS)}${by}`;
 }
 
 export function timelineTable(rows: MinuteRow[]): string {
@@ -199,89 +245,4 @@ export function benchCheck(bench: BenchFigures, apiCost: number): string[] {
     '  Both rates are limits with p99 under 100 ms (npm run bench), not raw throughput. Timeouts below the shell rate come from',
     '  connections waiting to be accepted (docs/overload.md), which the model does not see.',
   ];
-}
-
-function trialRow(trial: Trial, pricePerHour: number | null): string[] {
-  return [
-    String(trial.minSize),
-    `+${trial.upperIncrement}`,
-    String(trial.fleetAtStep),
-    trial.metAfterS === null ? 'never' : span(trial.metAfterS),
-    String(trial.peakFleet),
-    pct(trial.peakShellShare),
-    trial.holdInstanceHours.toFixed(1) + (pricePerHour === null ? '' : ` (${money(trial.holdInstanceHours * pricePerHour)})`),
-    trial.meets ? (trial.runs === 1 ? 'yes' : `yes (${trial.metRuns}/${trial.runs} runs)`) : `no: ${trial.reason}`,
-  ];
-}
-
-export function recommendationLines(
-  recommendation: Recommendation,
-  context: {
-    objective: Objective;
-    settleS: number;
-    holdS: number;
-    maxShellShare: number;
-    minSizeFloor: number;
-    maxSize: number;
-    pricePerHour: number | null;
-    runs: number;
-    meetShare: number;
-  },
-): string[] {
-  const { objective, pricePerHour } = context;
-  const header = ['MinSize', 'increment', 'fleet at step', 'within bound after', 'peak fleet', 'peak shell', 'instance-hours in hold', 'meets'];
-  const lines = [
-    `Objective: ${count(objective.baseViewsPerS)} → ${count(objective.peakViewsPerS)} page views/s at the edge, met within ${span(objective.deadlineS)}`,
-    `  run: ${span(context.settleS)} at ${count(objective.baseViewsPerS)}/s from MinSize instances (--settle), then ${count(objective.peakViewsPerS)}/s held ${span(context.holdS)} (--hold)`,
-    `  met means: no request shed in the whole run, and from ${span(objective.deadlineS)} after the step to the end, at most ` +
-      `${pct(context.maxShellShare)} of pages answered with the shell in any second (--max-shell-share); ` +
-      `a candidate must meet it in ${pct(context.meetShare)} of ${context.runs} runs (--meet-share, --runs); ` +
-      `"within bound after" is the ${pct(context.meetShare)} quantile of the runs`,
-    '',
-    'The policy as configured:',
-    ...table(header, [trialRow(recommendation.current, pricePerHour)])
-      .split('\n')
-      .map((l) => `  ${l}`),
-    '',
-    `Smallest increment that meets it, for each MinSize from ${context.minSizeFloor} (--min-size-floor):`,
-    ...table(
-      header,
-      recommendation.frontier.map((t) => trialRow(t, pricePerHour)),
-    )
-      .split('\n')
-      .map((l) => `  ${l}`),
-    '',
-  ];
-  const best = recommendation.best;
-  if (!best) {
-    lines.push(
-      `No MinSize from ${context.minSizeFloor} to MaxSize (${context.maxSize}) meets it with any increment: ` +
-        'raise MaxSize (--option aws:autoscaling:asg:MaxSize=N), or look at the capacity per instance.',
-    );
-    return lines;
-  }
-  const baseCost = pricePerHour === null ? '' : ` (${money(best.fleetAtStep * pricePerHour * 24)} a day)`;
-  lines.push(
-    `Recommended: MinSize ${best.minSize}, UpperBreachScaleIncrement ${best.upperIncrement} (the smallest MinSize that can meet it, with its smallest increment)`,
-    `  ${best.fleetAtStep} instances at the base rate${baseCost}; ${best.peakFleet} at the peak; ` +
-      `${best.holdInstanceHours.toFixed(1)} instance-hours over the ${span(context.holdS)} hold` +
-      (pricePerHour === null ? ' (--price for the cost)' : `, ${money(best.holdInstanceHours * pricePerHour)}`),
-  );
-  const cheaper = recommendation.cheaper;
-  if (cheaper) {
-    lines.push(
-      `  cheaper over the hold with MinSize ${cheaper.minSize}: +${cheaper.upperIncrement}, ${cheaper.holdInstanceHours.toFixed(1)} instance-hours` +
-        (pricePerHour === null ? '' : ` (${money(cheaper.holdInstanceHours * pricePerHour)})`) +
-        ` against ${best.holdInstanceHours.toFixed(1)} (a smaller step can take a second scale-up, and its cooldown, to settle)`,
-    );
-  }
-  lines.push(
-    '  in .ebextensions:',
-    '    option_settings:',
-    '      aws:autoscaling:asg:',
-    `        MinSize: ${best.minSize}`,
-    '      aws:autoscaling:trigger:',
-    `        UpperBreachScaleIncrement: ${best.upperIncrement}`,
-  );
-  return lines;
 }

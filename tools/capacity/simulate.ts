@@ -1,21 +1,36 @@
-// The fleet second by second, and Elastic Beanstalk's two CloudWatch alarms on its CPU, with the
-// mechanics AWS documents (docs/capacity-planning.md cites the pages):
+// The fleet second by second, with Elastic Beanstalk's trigger (two CloudWatch alarms on the
+// group's CPU and two simple scaling policies) and any EC2 Auto Scaling policies declared beside
+// it in Resources, with the mechanics AWS documents (docs/capacity-planning.md cites the pages):
 //   - Load spreads evenly over the instances the load balancer sends traffic to (healthy ones),
-//     each serving as workload.ts says.
-//   - The alarms watch the group's CPUUtilization: every instance from InService counts, so an
-//     instance still deploying or waiting for its health checks reports its own low CPU
-//     (warmingCpu) and pulls the group's average down.
-//   - Instances report CPU every metricResolutionS; a datapoint is the statistic of those reports
-//     over each period, and the alarm sees it metricDelayS after its period ends.
-//   - Alarms are evaluated every minute on their last evaluationPeriods datapoints: ALARM when at
-//     least datapointsToAlarm of them breach, else OK. An alarm in ALARM invokes its simple
-//     scaling policy when it enters ALARM and again every period while it stays there.
-//   - A simple scaling policy does nothing while its group's activity is under way or the
-//     cooldown runs. A scale-out's activity ends when its last instance is InService, and the
-//     cooldown starts then; a scale-in takes instances out of the load balancer at once, and its
-//     cooldown starts when their deregistration delay is over.
+//     each serving as workload.ts says; every shell is Nginx's (NginxShell): Nginx admits a page
+//     to a worker under the same limit as Node's guard, so Node's own Shell is the rare race.
+//   - The group's CPU counts an instance from InService, or from the end of the group's default
+//     instance warmup when it has one; an instance still deploying reports warmingCpu.
+//   - EB's alarms: the CPU reports every metricResolutionS, a datapoint is their statistic over
+//     each period, seen metricDelayS after its period ends (trigger.ts); other alarms: alarms.ts.
+//   - A simple scaling policy does nothing while its own activity is under way or its cooldown
+//     runs (the activity ends when its last instance is InService). Step and target tracking
+//     policies have no cooldown: they count the instances past their warm-up (policies.ts).
+//   - Policies invoked at the same moment: the one asking for the most capacity wins. A scale-in
+//     waits while a scale-out is under way and, with a default instance warmup, while instances
+//     warm up; removed instances leave the load balancer at once and drain for the
+//     deregistration delay.
+import { evaluateAlarm, recordSecond, startAlarm, type AlarmDatapoint, type AlarmRun, type MetricSample } from './alarms';
 import { healthyAfterS, type HealthCheck, type LaunchTiming } from './launch';
+import { parseExpression } from './metric-math';
+import {
+  aggregate,
+  noResources,
+  stepTarget,
+  targetTrackingAlarms,
+  targetTrackingTarget,
+  type AlarmSpec,
+  type GroupCounts,
+  type ResourcePolicy,
+  type ScalingResources,
+} from './policies';
 import type { ScalingPolicy } from './policy';
+import { startTrigger, triggerSecond, type TriggerAlarm } from './trigger';
 import { originLoad, serveOnInstance, type InstanceCapacity, type Traffic } from './workload';
 
 export interface LaunchModel {
@@ -26,15 +41,22 @@ export interface LaunchModel {
 }
 
 export interface SimulationInput {
+  /** EB's trigger and the group's settings (MinSize, MaxSize, cooldown, health checks). */
   policy: ScalingPolicy;
+  /** EC2 Auto Scaling policies and the group's default instance warmup from Resources; none by default. */
+  resources?: ScalingResources;
+  /** Which of EB's two trigger alarms act; both by default. */
+  trigger?: { up: boolean; down: boolean };
   capacity: InstanceCapacity;
   traffic: Traffic;
   /** Page views per second at the edge during second t. */
   rateAt: (t: number) => number;
   durationS: number;
   launch: LaunchModel;
-  /** From a period's end until its datapoint is there for the alarm. */
+  /** From a period's end until its datapoint is there for the alarm: EC2's CPU. */
   metricDelayS: number;
+  /** The same for Kiosk's own metrics (PutMetricData); metricDelayS when not given. */
+  customMetricDelayS?: number;
   /** Instances taking traffic at t = 0 (MinSize..MaxSize). */
   initialInstances: number;
 }
@@ -42,6 +64,8 @@ export interface SimulationInput {
 export interface ScalingAction {
   /** When the policy ran (an alarm evaluation that invoked it). */
   atS: number;
+  /** "trigger" (EB's), or the policy's logical id. */
+  by: string;
   direction: 'up' | 'down';
   /** Desired capacity before and after. */
   from: number;
@@ -52,6 +76,7 @@ export interface ScalingAction {
   healthyAtS: number[];
   /** Up: when the last new instance takes traffic. Down: atS. */
   readyAtS: number;
+  /** EB's trigger: the end of its cooldown; other policies have none: atS. */
   cooldownUntilS: number;
   /** The datapoints the alarm evaluated, oldest first. */
   datapoints: number[];
@@ -63,7 +88,7 @@ export interface Second {
   ready: number;
   /** Launched, not taking traffic yet (pending and warming). */
   booting: number;
-  /** InService but not taking traffic yet: counted in the alarm's CPU. */
+  /** InService but not taking traffic yet. */
   warming: number;
   viewsPerS: number;
   originPerS: number;
@@ -73,40 +98,37 @@ export interface Second {
   shed: number;
   /** CPU of the instances taking traffic, 0..1 (all equal: load spreads evenly). */
   cpu: number;
-  /** The group's CPU as the alarm's statistic sees it, warming instances included, 0..1. */
+  /** The group's CPU as EB's alarm statistic sees it, 0..1. */
   groupCpu: number;
 }
 
-export interface Datapoint {
-  /** End of the period. */
-  atS: number;
-  /** When the alarm can see it. */
-  availableAtS: number;
-  /** Percent. */
-  value: number;
-}
-
-export type AlarmName = 'high' | 'low';
+export type { AlarmDatapoint as Datapoint } from './alarms';
 
 export interface AlarmChange {
   atS: number;
-  alarm: AlarmName;
+  /** "high" and "low" are EB's trigger; others are alarms' logical ids. */
+  alarm: string;
   state: 'ALARM' | 'OK';
 }
 
+export type Outcome = 'scaled' | 'activity under way' | 'cooldown' | 'at limit' | 'scale-out under way' | 'warming up' | 'no change' | 'superseded';
+
 export interface Invocation {
   atS: number;
-  alarm: AlarmName;
-  outcome: 'scaled' | 'activity under way' | 'cooldown' | 'at limit';
+  alarm: string;
+  outcome: Outcome;
 }
 
 export interface SimulationResult {
   seconds: Second[];
   actions: ScalingAction[];
-  datapoints: Datapoint[];
+  /** EB's CPU datapoints. */
+  datapoints: AlarmDatapoint[];
+  /** Every other alarm's datapoints, by alarm name. */
+  alarmDatapoints: Record<string, AlarmDatapoint[]>;
   alarmChanges: AlarmChange[];
   invocations: Invocation[];
-  /** Invocations with the fleet already at MaxSize (high) or MinSize (low). */
+  /** Scale-out (scale-in) invocations with the fleet already at MaxSize (MinSize). */
   heldAtLimit: { up: number; down: number };
 }
 
@@ -119,164 +141,246 @@ export function validateInput(input: SimulationInput): void {
     throw new RangeError('the period must be whole minutes and a multiple of the metric resolution');
   if (policy.datapointsToAlarm < 1 || policy.datapointsToAlarm > policy.evaluationPeriods)
     throw new RangeError('DatapointsToAlarm must be from 1 to EvaluationPeriods');
-  if (input.metricDelayS < 0 || durationS <= 0) throw new RangeError('the metric delay must be ≥ 0 and the duration > 0');
+  if (input.metricDelayS < 0 || (input.customMetricDelayS ?? 0) < 0 || durationS <= 0) throw new RangeError('metric delays must be ≥ 0 and the duration > 0');
   if (input.launch.warmingCpu < 0 || input.launch.warmingCpu > 1) throw new RangeError('the warming CPU must be a share from 0 to 1');
   if (capacity.shellPerS <= capacity.ssrPerS) throw new RangeError('a shell must be cheaper than a server-rendered page (shell rate above SSR rate)');
 }
 
-function across(values: number[], kind: ScalingPolicy['statistic']): number {
-  if (kind === 'Maximum') return Math.max(...values);
-  if (kind === 'Minimum') return Math.min(...values);
-  return values.reduce((sum, v) => sum + v, 0) / values.length;
-}
-
-/** The group's CPU in one second for the alarm's statistic: ready instances at cpu, warming ones at warmingCpu. */
-function groupStatistic(ready: number, cpu: number, warming: number, warmingCpu: number, kind: ScalingPolicy['statistic']): number {
-  if (warming === 0) return cpu;
-  if (kind === 'Average') return (ready * cpu + warming * warmingCpu) / (ready + warming);
-  return across([cpu, warmingCpu], kind);
-}
-
-interface Launched {
+interface Instance {
   inServiceAtS: number;
   healthyAtS: number;
 }
 
-interface AlarmState {
-  name: AlarmName;
-  inAlarm: boolean;
-  lastInvokedAtS: number;
+/** An alarm and what it invokes. */
+interface Watcher {
+  run: AlarmRun;
+  policy: ResourcePolicy;
+  direction: 'out' | 'in' | 'either';
+}
+
+const cpuOnly = (name: string, threshold: number, comparison: AlarmSpec['comparison'], datapoints: number): AlarmSpec => ({
+  name,
+  metrics: [{ id: 'cpu', source: 'cpu' }],
+  expression: parseExpression('cpu'),
+  periodS: 60,
+  evaluationPeriods: datapoints,
+  datapointsToAlarm: datapoints,
+  threshold,
+  comparison,
+});
+
+function watchers(resources: ScalingResources, metricDelayS: number, customDelayS: number): Watcher[] {
+  const delay = (spec: AlarmSpec) => Math.max(...spec.metrics.map((m) => (m.source === 'cpu' ? metricDelayS : customDelayS)));
+  return resources.policies.flatMap((policy): Watcher[] => {
+    if (policy.kind === 'step') return [{ run: startAlarm(policy.alarm, delay(policy.alarm)), policy, direction: 'either' }];
+    const { highDatapoints, lowDatapoints, lowFactor } = targetTrackingAlarms;
+    const high = cpuOnly(`${policy.name} AlarmHigh`, policy.targetValue, 'GreaterThanThreshold', highDatapoints);
+    const low = cpuOnly(`${policy.name} AlarmLow`, policy.targetValue * lowFactor, 'LessThanThreshold', lowDatapoints);
+    return [
+      { run: startAlarm(high, metricDelayS), policy, direction: 'out' },
+      ...(policy.disableScaleIn ? [] : [{ run: startAlarm(low, metricDelayS), policy, direction: 'in' as const }]),
+    ];
+  });
+}
+
+interface Proposal {
+  alarm: string;
+  by: string;
+  /** The desired capacity asked for; null when the invocation asks for nothing. */
+  target: number | null;
+  outcome: Outcome;
+  recent: number[];
 }
 
 export function simulate(input: SimulationInput): SimulationResult {
   validateInput(input);
   const { policy, capacity, traffic, launch } = input;
+  const resources = input.resources ?? noResources;
+  const sides = input.trigger ?? { up: true, down: true };
   const check: HealthCheck = {
     intervalS: policy.healthCheckIntervalS,
     healthyThreshold: policy.healthyThreshold,
     unhealthyThreshold: policy.unhealthyThreshold,
   };
+  const groupWarmupS = resources.defaultInstanceWarmupS;
   const seconds: Second[] = [];
   const actions: ScalingAction[] = [];
-  const datapoints: Datapoint[] = [];
   const alarmChanges: AlarmChange[] = [];
   const invocations: Invocation[] = [];
   const heldAtLimit = { up: 0, down: 0 };
-  const alarms: AlarmState[] = [
-    { name: 'high', inAlarm: false, lastInvokedAtS: 0 },
-    { name: 'low', inAlarm: false, lastInvokedAtS: 0 },
-  ];
-  let ready = input.initialInstances;
-  let launched: Launched[] = [];
-  let activityUntilS = 0;
-  let cooldownUntilS = 0;
-  let reportSum = 0;
-  let reportCount = 0;
-  let periodReports: number[] = [];
+  const trigger = startTrigger(policy, input.metricDelayS, sides);
+  const resourceAlarms = watchers(resources, input.metricDelayS, input.customMetricDelayS ?? input.metricDelayS);
+  const instances: Instance[] = Array.from({ length: input.initialInstances }, () => ({ inServiceAtS: -Infinity, healthyAtS: -Infinity }));
+  let draining: number[] = [];
+  let triggerActivityUntilS = 0;
+  let triggerCooldownUntilS = 0;
+  const clamp = (n: number) => Math.min(policy.maxSize, Math.max(policy.minSize, n));
 
-  const runPolicy = (alarm: AlarmState, now: number, recent: number[]): void => {
-    const high = alarm.name === 'high';
-    const desired = ready + launched.length;
-    const target = Math.min(policy.maxSize, Math.max(policy.minSize, desired + (high ? policy.upperIncrement : policy.lowerIncrement)));
-    if (now < activityUntilS) return void invocations.push({ atS: now, alarm: alarm.name, outcome: 'activity under way' });
-    if (now < cooldownUntilS) return void invocations.push({ atS: now, alarm: alarm.name, outcome: 'cooldown' });
+  const counts = (now: number, warmupS: number): GroupCounts => ({
+    current: instances.filter((i) => i.inServiceAtS + warmupS <= now).length,
+    desired: instances.length,
+    withTerminating: instances.length + draining.length,
+    minSize: policy.minSize,
+    maxSize: policy.maxSize,
+  });
+  // Without a default instance warmup, a step or target tracking policy warms instances up for the group's default cooldown.
+  const warmupOf = (p: ResourcePolicy) => p.warmupS ?? groupWarmupS ?? policy.cooldownS;
+  const scaleInBlock = (now: number): Outcome | null => {
+    if (instances.some((i) => i.inServiceAtS > now)) return 'scale-out under way';
+    if (groupWarmupS !== null && instances.some((i) => i.inServiceAtS + groupWarmupS > now)) return 'warming up';
+    return null;
+  };
+
+  const triggerProposal = (alarm: TriggerAlarm, now: number, recent: number[]): Proposal => {
+    const base = { alarm: alarm.name, by: 'trigger', recent };
+    const desired = instances.length;
+    if (now < triggerActivityUntilS) return { ...base, target: null, outcome: 'activity under way' };
+    if (now < triggerCooldownUntilS) return { ...base, target: null, outcome: 'cooldown' };
+    const target = clamp(desired + (alarm.name === 'high' ? policy.upperIncrement : policy.lowerIncrement));
     if (target === desired) {
-      heldAtLimit[high ? 'up' : 'down']++;
-      return void invocations.push({ atS: now, alarm: alarm.name, outcome: 'at limit' });
+      heldAtLimit[alarm.name === 'high' ? 'up' : 'down']++;
+      return { ...base, target: null, outcome: 'at limit' };
     }
-    invocations.push({ atS: now, alarm: alarm.name, outcome: 'scaled' });
-    if (target > desired) {
-      const added = Array.from({ length: target - desired }, () => {
+    const blocked = target < desired ? scaleInBlock(now) : null;
+    return blocked ? { ...base, target: null, outcome: blocked } : { ...base, target, outcome: 'scaled' };
+  };
+
+  const resourceProposal = (w: Watcher, now: number, recent: number[]): Proposal => {
+    const base = { alarm: w.run.spec.name, by: w.policy.name, recent };
+    const g = counts(now, warmupOf(w.policy));
+    let target: number | null;
+    let unclamped: number | null;
+    if (w.policy.kind === 'step') {
+      const asked = stepTarget(w.policy, aggregate(recent, w.policy.aggregation), g);
+      target = asked?.target ?? null;
+      unclamped = asked?.unclamped ?? null;
+    } else {
+      target = targetTrackingTarget(w.policy, recent[recent.length - 1]!, g, w.direction === 'in' ? 'in' : 'out');
+      unclamped = target;
+    }
+    if (target === null || target === g.desired) {
+      if (unclamped !== null && unclamped > policy.maxSize && g.desired === policy.maxSize) heldAtLimit.up++;
+      if (unclamped !== null && unclamped < policy.minSize && g.desired === policy.minSize) heldAtLimit.down++;
+      return { ...base, target: null, outcome: unclamped === null ? 'no change' : 'at limit' };
+    }
+    const blocked = target < g.desired ? scaleInBlock(now) : null;
+    return blocked ? { ...base, target: null, outcome: blocked } : { ...base, target, outcome: 'scaled' };
+  };
+
+  const apply = (winner: Proposal, now: number): void => {
+    const from = instances.length;
+    const to = winner.target!;
+    const fromTrigger = winner.by === 'trigger';
+    if (to > from) {
+      const added = Array.from({ length: to - from }, () => {
         const timing = launch.draw();
         return { inServiceAtS: now + timing.inServiceS, healthyAtS: now + healthyAfterS(timing, check) };
       });
-      launched = [...launched, ...added];
-      activityUntilS = Math.max(...added.map((i) => i.inServiceAtS));
-      cooldownUntilS = activityUntilS + policy.cooldownS;
+      instances.push(...added);
+      const inServiceAtS = Math.max(...added.map((i) => i.inServiceAtS));
+      if (fromTrigger) {
+        triggerActivityUntilS = inServiceAtS;
+        triggerCooldownUntilS = inServiceAtS + policy.cooldownS;
+      }
       const healthyAtS = added.map((i) => i.healthyAtS);
+      const cooldownUntilS = fromTrigger ? triggerCooldownUntilS : now;
       actions.push({
         atS: now,
+        by: winner.by,
         direction: 'up',
-        from: desired,
-        to: target,
-        inServiceAtS: activityUntilS,
+        from,
+        to,
+        inServiceAtS,
         healthyAtS,
         readyAtS: Math.max(...healthyAtS),
         cooldownUntilS,
-        datapoints: recent,
+        datapoints: winner.recent,
       });
-    } else {
-      // Instances that take traffic are the ones removed: a scale-in cannot start while a scale-out is under way.
-      ready = target - launched.length;
-      activityUntilS = now + policy.deregistrationDelayS;
-      cooldownUntilS = activityUntilS + policy.cooldownS;
-      actions.push({
-        atS: now,
-        direction: 'down',
-        from: desired,
-        to: target,
-        inServiceAtS: now,
-        healthyAtS: [],
-        readyAtS: now,
-        cooldownUntilS,
-        datapoints: recent,
-      });
+      return;
     }
+    // The oldest instances taking traffic go: a scale-in never starts while a scale-out is under way.
+    instances.splice(0, from - to);
+    draining.push(...Array.from({ length: from - to }, () => now + policy.deregistrationDelayS));
+    if (fromTrigger) {
+      triggerActivityUntilS = now + policy.deregistrationDelayS;
+      triggerCooldownUntilS = triggerActivityUntilS + policy.cooldownS;
+    }
+    const cooldownUntilS = fromTrigger ? triggerCooldownUntilS : now;
+    actions.push({
+      atS: now,
+      by: winner.by,
+      direction: 'down',
+      from,
+      to,
+      inServiceAtS: now,
+      healthyAtS: [],
+      readyAtS: now,
+      cooldownUntilS,
+      datapoints: winner.recent,
+    });
   };
 
   for (let t = 0; t < input.durationS; t++) {
-    const joining = launched.filter((i) => i.healthyAtS <= t).length;
-    if (joining > 0) {
-      ready += joining;
-      launched = launched.filter((i) => i.healthyAtS > t);
+    if (draining.length > 0) draining = draining.filter((until) => until > t);
+    let ready = 0;
+    let warming = 0;
+    let countedReady = 0;
+    let countedWarming = 0;
+    for (const i of instances) {
+      const counted = i.inServiceAtS + (groupWarmupS ?? 0) <= t;
+      if (i.healthyAtS <= t) {
+        ready++;
+        if (counted) countedReady++;
+      } else if (i.inServiceAtS <= t) {
+        warming++;
+        if (counted) countedWarming++;
+      }
     }
-    const warming = launched.filter((i) => i.inServiceAtS <= t).length;
     const viewsPerS = input.rateAt(t);
     const load = originLoad(viewsPerS, traffic);
-    const one = serveOnInstance(load.htmlPerS / ready, load.apiPerS / ready, capacity);
-    const groupCpu = groupStatistic(ready, one.cpu, warming, launch.warmingCpu, policy.statistic);
-    seconds.push({
+    const one = ready > 0 ? serveOnInstance(load.htmlPerS / ready, load.apiPerS / ready, capacity) : null;
+    const cpu = one?.cpu ?? 0;
+    const counted = countedReady + countedWarming;
+    const averageCpu = counted === 0 ? null : (countedReady * cpu + countedWarming * launch.warmingCpu) / counted;
+    const groupCpu = trigger.statistic(countedReady, cpu, countedWarming, launch.warmingCpu);
+    const second: Second = {
       ready,
-      booting: launched.length,
+      booting: instances.length - ready,
       warming,
       viewsPerS,
       originPerS: load.originPerS,
-      ssr: one.ssr * ready,
-      shell: one.shell * ready,
-      api: one.api * ready,
-      shed: one.shed * ready,
-      cpu: one.cpu,
-      groupCpu,
-    });
+      ssr: (one?.ssr ?? 0) * ready,
+      shell: (one?.shell ?? 0) * ready,
+      api: (one?.api ?? 0) * ready,
+      shed: one ? one.shed * ready : load.originPerS,
+      cpu,
+      groupCpu: groupCpu ?? cpu,
+    };
+    seconds.push(second);
 
     const now = t + 1;
-    reportSum += groupCpu * 100;
-    reportCount++;
-    if (now % policy.metricResolutionS === 0) {
-      periodReports.push(reportSum / reportCount);
-      reportSum = 0;
-      reportCount = 0;
+    const sample: MetricSample = { cpu: averageCpu, serverRendered: second.ssr, shell: 0, nginxShell: second.shell };
+    for (const w of resourceAlarms) recordSecond(w.run, sample, now);
+    const proposals: Proposal[] = [];
+    for (const call of triggerSecond(trigger, groupCpu, now)) {
+      if (call.changed) alarmChanges.push({ atS: now, alarm: call.alarm.name, state: call.changed });
+      if (call.invoke) proposals.push(triggerProposal(call.alarm, now, call.recent));
     }
-    if (now % policy.periodS === 0) {
-      datapoints.push({ atS: now, availableAtS: now + input.metricDelayS, value: across(periodReports, policy.statistic) });
-      periodReports = [];
+    for (const w of resourceAlarms) {
+      const evaluation = evaluateAlarm(w.run, now);
+      if (!evaluation) continue;
+      if (evaluation.changed) alarmChanges.push({ atS: now, alarm: w.run.spec.name, state: evaluation.changed });
+      if (evaluation.invoke) proposals.push(resourceProposal(w, now, evaluation.recent));
     }
-    if (now % 60 !== 0) continue;
-
-    const visible = datapoints.filter((d) => d.availableAtS <= now);
-    if (visible.length < policy.evaluationPeriods) continue;
-    const recent = visible.slice(-policy.evaluationPeriods).map((d) => d.value);
-    for (const alarm of alarms) {
-      const breaching = recent.filter((v) => (alarm.name === 'high' ? v > policy.upperThreshold : v < policy.lowerThreshold)).length;
-      const inAlarm = breaching >= policy.datapointsToAlarm;
-      const entered = inAlarm && !alarm.inAlarm;
-      if (inAlarm !== alarm.inAlarm) alarmChanges.push({ atS: now, alarm: alarm.name, state: inAlarm ? 'ALARM' : 'OK' });
-      alarm.inAlarm = inAlarm;
-      if (inAlarm && (entered || now - alarm.lastInvokedAtS >= policy.periodS)) {
-        alarm.lastInvokedAtS = now;
-        runPolicy(alarm, now, recent);
-      }
-    }
+    if (proposals.length === 0) continue;
+    // The largest capacity wins, for scale-out and scale-in alike.
+    const changing = proposals.filter((p) => p.target !== null);
+    const ups = changing.filter((p) => p.target! > instances.length);
+    const candidates = ups.length > 0 ? ups : changing;
+    const winner = candidates.reduce<Proposal | null>((best, p) => (best === null || p.target! > best.target! ? p : best), null);
+    for (const p of proposals) invocations.push({ atS: now, alarm: p.alarm, outcome: p.target !== null && p !== winner ? 'superseded' : p.outcome });
+    if (winner) apply(winner, now);
   }
-  return { seconds, actions, datapoints, alarmChanges, invocations, heldAtLimit };
+  const alarmDatapoints = Object.fromEntries(resourceAlarms.map((w) => [w.run.spec.name, w.run.datapoints]));
+  return { seconds, actions, datapoints: trigger.datapoints, alarmDatapoints, alarmChanges, invocations, heldAtLimit };
 }

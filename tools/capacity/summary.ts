@@ -9,7 +9,7 @@ export interface MinuteRow {
   /** Means over the minute. */
   cpu: number;
   groupCpu: number;
-  /** The high and low alarms at the end of the minute: "high", "low" or "-". */
+  /** The alarms in ALARM at the end of the minute ("high" and "low" are EB's trigger), or "-". */
   alarm: string;
   viewsPerS: number;
   originPerS: number;
@@ -54,9 +54,17 @@ export function shellShareOf(second: Pick<Second, 'ssr' | 'shell'>): number {
   return pages > 0 ? second.shell / pages : 0;
 }
 
+/** An alarm's short name: EB's "high" and "low", a resource's logical id without "Kiosk" and "Alarm". */
+export function alarmLabel(name: string): string {
+  const short = name.replace(/^Kiosk/, '').replace(/Alarm$/, '');
+  return short.charAt(0).toLowerCase() + short.slice(1);
+}
+
 function alarmAt(result: SimulationResult, atS: number): string {
-  const state = (name: 'high' | 'low') => result.alarmChanges.filter((c) => c.alarm === name && c.atS <= atS).pop()?.state === 'ALARM';
-  return state('high') ? 'high' : state('low') ? 'low' : '-';
+  const last = new Map<string, string>();
+  for (const change of result.alarmChanges) if (change.atS <= atS) last.set(change.alarm, change.state);
+  const inAlarm = [...last].filter(([, state]) => state === 'ALARM').map(([name]) => alarmLabel(name));
+  return inAlarm.length > 0 ? inAlarm.join(', ') : '-';
 }
 
 export function minuteRows(result: SimulationResult): MinuteRow[] {

@@ -155,9 +155,10 @@ export async function setup(clients: Clients, given: MonitoringOptions, email: s
     edgeAlarmActions: topics.has(cloudFront.region) ? [topics.get(cloudFront.region)!, ...given.edgeAlarmActions] : [],
   };
 
+  const client = clients.cw(o.region);
+  o.scalingAlarmArns = await scalingAlarmArns(client, o);
   const name = dashboardName(o);
   const body = dashboardBody(o);
-  const client = clients.cw(o.region);
   const before = await currentDashboard(client, name);
   let dashboard = 'unchanged';
   if (!isDeepStrictEqual(before, body)) {
@@ -179,6 +180,22 @@ export async function setup(clients: Clients, given: MonitoringOptions, email: s
   console.log(
     `setup done: dashboard ${dashboard}; ${count} alarms: ${total.created} created, ${total.updated} updated, ${total.unchanged} unchanged, ${total.removed} removed`,
   );
+}
+
+/** The scaling alarms of the environment's stack, found by name; a warning for those not there. */
+async function scalingAlarmArns(client: CloudWatchClient, o: MonitoringOptions): Promise<string[]> {
+  const names = o.scaling?.alarmNames ?? [];
+  if (names.length === 0) return [];
+  const { MetricAlarms = [] } = await client.send(new DescribeAlarmsCommand({ AlarmNames: names, AlarmTypes: ['MetricAlarm'] }));
+  const found = new Map(MetricAlarms.map((a) => [a.AlarmName, a.AlarmArn]));
+  for (const n of names) console.log(`scaling alarm ${n} (${o.region}): ${found.has(n) ? 'found, shown on the dashboard' : 'not there'}`);
+  if (found.size < names.length) {
+    console.error(
+      `cloudwatch: warning: the environment's scaling alarms are missing (${names.filter((n) => !found.has(n)).join(', ')}): ` +
+        'deploy the bundle with .ebextensions/09-overload-scaling.config, and check that KIOSK_ENV is the Elastic Beanstalk environment name.',
+    );
+  }
+  return names.filter((n) => found.has(n)).map((n) => found.get(n)!);
 }
 
 export async function teardown(clients: Clients, o: MonitoringOptions) {

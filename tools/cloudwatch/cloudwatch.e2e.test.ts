@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { CloudWatchClient, DescribeAlarmsCommand, GetDashboardCommand, ListDashboardsCommand } from '@aws-sdk/client-cloudwatch';
 import { ListSubscriptionsByTopicCommand, ListTopicsCommand, SNSClient } from '@aws-sdk/client-sns';
+import { PutMetricAlarmCommand, type PutMetricAlarmInput } from '@aws-sdk/client-cloudwatch';
+import { loadConfigFiles, optionSettings, resolveOptionSettings, resources } from '../../scripts/deploy/ebextensions';
 import { runAwsTool, startMoto, type Moto, type ToolRun } from '../../test/moto';
 import { freePort } from '../../test/server';
 
@@ -51,6 +53,8 @@ test('setup creates the dashboard and alarms; run again it changes nothing; a ne
   assert.match(first.stdout, /dashboard Kiosk-setup-\d+: created/);
   assert.match(first.stdout, /setup done: dashboard created; 5 alarms: 5 created, 0 updated, 0 unchanged, 0 removed/);
   assert.match(first.stderr, /no --distribution-id .*: the edge charts and the edge alarm are left out/);
+  // No environment stack here: its scaling alarms are not there, and setup says so.
+  assert.match(first.stderr, /the environment's scaling alarms are missing \(kiosk-scaling-setup-\d+-overload, kiosk-scaling-setup-\d+-scale-in\)/);
   const created = await state(prefix, dashboard);
   assert.equal(created.alarms.length, 5);
   const body = JSON.parse(created.body!) as { widgets: { properties: { title: string } }[] };
@@ -184,4 +188,58 @@ test('with a distribution: the edge alarm in us-east-1, a topic in each region t
   assert.deepEqual(await edgeAlarms(), []);
   assert.deepEqual(await topicsNamed('eu-west-1', topic), []);
   assert.deepEqual(await topicsNamed('us-east-1', topic), []);
+});
+
+/** The scaling alarms as the environment's stack creates them from .ebextensions, for `environment`. */
+function stackAlarms(environment: string): PutMetricAlarmInput[] {
+  const files = loadConfigFiles();
+  const all = resolveOptionSettings(resources(files), optionSettings(files));
+  const refs: Record<string, string> = { AWSEBEnvironmentName: environment, AWSEBAutoScalingGroup: `awseb-${environment}-AWSEBAutoScalingGroup` };
+  const resolve = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(resolve);
+    if (!node || typeof node !== 'object') return node;
+    const object = node as Record<string, unknown>;
+    if (typeof object.Ref === 'string') return refs[object.Ref] ?? `arn:aws:autoscaling:eu-west-1:123456789012:scalingPolicy:${object.Ref}`;
+    const join = object['Fn::Join'] as [string, unknown[]] | undefined;
+    if (join) return (resolve(join[1]) as string[]).join(join[0]);
+    return Object.fromEntries(Object.entries(object).map(([k, v]) => [k, resolve(v)]));
+  };
+  return Object.values(all)
+    .filter((r) => r.Type === 'AWS::CloudWatch::Alarm')
+    .map((r) => resolve(r.Properties) as PutMetricAlarmInput);
+}
+
+test("the environment's scaling alarms, its stack's: found by name and shown on the dashboard; setup and teardown leave them alone", async () => {
+  const environment = `scaling-${process.pid}`;
+  const env = { ...moto.env, KIOSK_ENV: environment, METRICS_NAMESPACE: 'Kiosk' };
+  const created = stackAlarms(environment);
+  assert.deepEqual(
+    created.map((a) => a.AlarmName),
+    [`kiosk-scaling-${environment}-overload`, `kiosk-scaling-${environment}-scale-in`],
+  );
+  for (const alarm of created) await moto.client.send(new PutMetricAlarmCommand(alarm));
+  const stack = async () => (await moto.client.send(new DescribeAlarmsCommand({ AlarmNamePrefix: `kiosk-scaling-${environment}-` }))).MetricAlarms ?? [];
+  const before = await stack();
+  assert.equal(before.length, 2);
+
+  const setup = await cloudwatch(['setup'], env);
+  assert.equal(setup.code, 0, setup.stderr);
+  assert.match(setup.stdout, new RegExp(`scaling alarm kiosk-scaling-${environment}-overload \\(eu-west-1\\): found, shown on the dashboard`));
+  assert.doesNotMatch(setup.stderr, /scaling alarms are missing/);
+  const { DashboardBody } = await moto.client.send(new GetDashboardCommand({ DashboardName: `Kiosk-${environment}` }));
+  const body = JSON.parse(DashboardBody!) as { widgets: { type: string; properties: { title: string; alarms?: string[] } }[] };
+  assert.deepEqual(
+    body.widgets.find((w) => w.type === 'alarm')?.properties.alarms,
+    before.map((a) => a.AlarmArn),
+  );
+  assert.ok(body.widgets.some((w) => w.properties.title.startsWith('Overload scaling: shell share every 10 s')));
+
+  const down = await cloudwatch(['teardown'], env);
+  assert.equal(down.code, 0, down.stderr);
+  assert.match(down.stdout, /5 alarms deleted/);
+  assert.deepEqual(
+    (await stack()).map((a) => [a.AlarmName, a.AlarmArn]),
+    before.map((a) => [a.AlarmName, a.AlarmArn]),
+    "the stack's alarms are still there",
+  );
 });

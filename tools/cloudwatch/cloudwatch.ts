@@ -2,11 +2,15 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../../server/config';
 import { Clients, setup, teardown } from './apply';
 import { alarmsByRegion, cloudFront, dashboardBody, dashboardName, monitoringDefaults, topicName, type MonitoringOptions } from './monitoring';
+import { scalingView } from './scaling';
 
 const usage = `Usage: npm run cloudwatch -- setup | teardown | print [options]
 
 Creates or updates the Kiosk dashboard, its alarms and the SNS topic they notify, removes them,
-or prints them. setup changes only what differs, so running it again changes nothing.
+or prints them. setup changes only what differs, so running it again changes nothing. The
+scaling alarms are the environment stack's (.ebextensions/09-overload-scaling.config): the
+dashboard charts what they watch and, once setup finds them, shows their state; this script
+never changes them.
 
 Commands:
   setup      create or update the dashboard, the alarms and their SNS topic (and remove alarms of
@@ -125,6 +129,8 @@ function readCommand(args: string[]): Parsed {
       maxEdgeRequestRatePerS: number('max-edge-request-rate', values['max-edge-request-rate'], monitoringDefaults.maxEdgeRequestRatePerS, 1, 100_000_000),
       edgeMinutes: Math.round(number('edge-minutes', values['edge-minutes'], monitoringDefaults.edgeMinutes, 1, 5)),
       edgeAlarmActions: alarmActions.filter((arn) => arn.split(':')[3] === cloudFront.region),
+      // The scaling alarms the environment's stack creates, named for this environment.
+      scaling: scalingView(config.metrics.environment),
     },
   };
 }

@@ -3,7 +3,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { metricNames } from '../../server/metrics/cloudwatch';
-import { alarms, alarmsByRegion, cloudFront, dashboardBody, dashboardName, edgeAlarms, monitoringDefaults, type MonitoringOptions } from './monitoring';
+import {
+  alarmPrefix,
+  alarms,
+  alarmsByRegion,
+  cloudFront,
+  dashboardBody,
+  dashboardName,
+  edgeAlarms,
+  monitoringDefaults,
+  type MonitoringOptions,
+} from './monitoring';
+import { scalingView } from './scaling';
 
 const options: MonitoringOptions = {
   region: 'eu-west-1',
@@ -140,4 +151,49 @@ test("the origin request alarm warns below the design load: under the objective 
   assert.ok(rate!.Threshold! < 600 && rate!.Threshold! > 200, String(rate!.Threshold));
   assert.ok(monitoringDefaults.maxEdgeRequestRatePerS >= 3 * 1_000, 'no page for the 3x spike the fleet is built to absorb');
   assert.ok(monitoringDefaults.maxEdgeRequestRatePerS < 20 * 1_000, 'a 20x flood pages');
+});
+
+test("the shell share counts Nginx's shells, which are most of them, on the chart and in the alarm; the alarm pages past the objective's bound", () => {
+  const shell = alarms(options).find((a) => a.AlarmName === 'Kiosk-prod-shell-share')!;
+  assert.deepEqual(
+    shell.Metrics!.filter((m) => m.MetricStat).map((m) => m.MetricStat!.Metric!.MetricName),
+    [metricNames.serverRendered, metricNames.shell, metricNames.nginxShell],
+  );
+  assert.match(shell.Metrics!.find((m) => m.ReturnData)!.Expression!, /shell\+nginxShell\)\/\(ssr\+shell\+nginxShell\)/);
+  // The objective allows 5% from 5 minutes after a rise: twice that long above it is a page.
+  assert.deepEqual([shell.Threshold, shell.EvaluationPeriods, shell.DatapointsToAlarm], [5, 10, 10]);
+  assert.match(shell.AlarmDescription!, /The fleet is scaling out on shells/);
+  const body = dashboardBody(options) as { widgets: { properties: { title: string; metrics: unknown[][] } }[] };
+  const chart = body.widgets.find((w) => w.properties.title.startsWith('Server-rendered vs shell'))!;
+  assert.ok(chart.properties.metrics.some((row) => row[1] === metricNames.nginxShell));
+});
+
+test("the scaling alarms from .ebextensions: their names for the environment, the scale-out alarm's period, threshold and steps", () => {
+  const view = scalingView('kiosk-prod')!;
+  assert.deepEqual(view.alarmNames, ['kiosk-scaling-kiosk-prod-overload', 'kiosk-scaling-kiosk-prod-scale-in']);
+  assert.deepEqual([view.periodS, view.threshold], [10, 1]);
+  assert.deepEqual(view.steps[0], { fromShare: 1, adjustment: '+50%' });
+  assert.deepEqual(view.steps.at(-1), { fromShare: 70, adjustment: '+300%' });
+  // Names apart from this script's own alarms, which setup removes when it no longer defines them.
+  for (const name of view.alarmNames) assert.ok(!name.startsWith(alarmPrefix({ namespace: 'Kiosk', environment: 'kiosk-prod' })));
+});
+
+test('the dashboard charts what the scale-out alarm watches, at its period with its lines, and shows the alarms once found', () => {
+  const scaling = scalingView('prod');
+  type Body = {
+    widgets: { type: string; properties: { title: string; period?: number; alarms?: string[]; annotations?: { horizontal: { value: number }[] } } }[];
+  };
+  const without = dashboardBody(options) as Body;
+  assert.ok(!without.widgets.some((w) => w.properties.title.startsWith('Overload scaling')));
+  const charted = dashboardBody({ ...options, scaling }) as Body;
+  const chart = charted.widgets.find((w) => w.properties.title.startsWith('Overload scaling'))!;
+  assert.equal(chart.properties.period, 10);
+  assert.deepEqual(
+    chart.properties.annotations!.horizontal.map((h) => h.value),
+    [1, 10, 20, 35, 50, 70],
+  );
+  assert.ok(!charted.widgets.some((w) => w.type === 'alarm'), 'no alarm widget before setup has found the alarms');
+  const arns = ['arn:aws:cloudwatch:eu-west-1:123456789012:alarm:kiosk-scaling-prod-overload'];
+  const shown = dashboardBody({ ...options, scaling, scalingAlarmArns: arns }) as Body;
+  assert.deepEqual(shown.widgets.find((w) => w.type === 'alarm')!.properties.alarms, arns);
 });
