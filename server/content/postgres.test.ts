@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
 import { startCluster, type Cluster } from '../../scripts/db/cluster';
 import { migrate } from '../../scripts/db/migrate';
+import type { ContentChange } from './changes';
 import { openPostgresStore, queries, type PostgresStore, type PostgresStoreOptions } from './postgres';
 import { seedPostgres } from './postgres-seed';
 import { generateArticles, StoreNotEmptyError } from './seed';
@@ -14,6 +15,7 @@ import { describeStoreContract } from '../../test/store-contract';
 const small = { published: 600, drafts: 20 } as const;
 let cluster: Cluster;
 let store: PostgresStore;
+let listening: PostgresStore;
 const opened: PostgresStore[] = [];
 
 function open(overrides: Partial<PostgresStoreOptions> = {}): PostgresStore {
@@ -44,6 +46,8 @@ before(async () => {
   cluster = await startCluster({ migrate: true });
   await seedPostgres(cluster.url, small);
   store = open({ listen: false });
+  listening = open({ unlistenedFreshMs: 3_600_000 });
+  await eventually(() => listening.stats().listening, 15_000);
 });
 
 after(async () => {
@@ -52,7 +56,18 @@ after(async () => {
 });
 
 describe('postgres store', () => {
-  describeStoreContract(() => store, small);
+  describeStoreContract(() => store, small, {
+    reader: () => listening,
+    writer: () => store,
+    async remove(id) {
+      const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+      try {
+        await sql`DELETE FROM articles WHERE id = ${id}`;
+      } finally {
+        await sql.end();
+      }
+    },
+  });
 
   test('migrating again applies nothing; seeding a store with articles is refused', async () => {
     assert.deepEqual(await migrate(cluster.url), []);
@@ -214,6 +229,25 @@ describe('postgres store', () => {
       }
       await eventually(() => reader.stats().listening, 15_000);
     } finally {
+      await sql.end();
+    }
+  });
+
+  test('a statement that changes more than 100 articles is heard as "everything"; one article as itself', async () => {
+    const heard: ContentChange[] = [];
+    const stop = listening.changes.subscribe((change) => heard.push(change));
+    const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+    try {
+      await sql`UPDATE articles SET updated_at = updated_at WHERE status = 'published'`;
+      await eventually(() => heard.some((c) => c.kind === 'everything'), 15_000);
+      const article = [...generateArticles(small)].filter((a) => a.status === 'published')[5]!;
+      await sql`UPDATE articles SET updated_at = updated_at WHERE id = ${article.id}`;
+      const aboutIt = () => heard.filter((c) => c.kind === 'article' && c.id === article.id);
+      await eventually(() => aboutIt().length > 0, 15_000);
+      const state = { section: article.section, tags: article.tags, status: 'published' };
+      assert.deepEqual(aboutIt(), [{ kind: 'article', id: article.id, now: state, was: state }]);
+    } finally {
+      stop();
       await sql.end();
     }
   });

@@ -8,6 +8,7 @@ import { readArticleWithTeasers, relatedCandidatesPerTag, trendingWindowArticles
 import type { Config } from '../config';
 import { KioskError } from '../errors';
 import { describeError, log } from '../log';
+import { ChangeHub, everythingChanged, stateOf, type ArticleChange, type ChangeFeed, type ContentChange } from './changes';
 import { deepFreeze } from './freeze';
 import { listenForChanges, withDeadline } from './postgres-listener';
 import { toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
@@ -82,6 +83,8 @@ export interface PostgresStore extends ContentSource, ArticleWriter {
   recordSignup(address: string, newsletters: readonly string[], at: string): Promise<void>;
   /** Resolves once every connection is closed. */
   end(): Promise<void>;
+  /** Every commit to articles anywhere (NOTIFY), this store's own writes at once. */
+  readonly changes: ChangeFeed;
 }
 
 const teaserColumns = 'id, section, title, lead, image, published_at';
@@ -131,6 +134,8 @@ const upsertSql = `INSERT INTO articles (${articleColumns}) VALUES ($1, $2, $3, 
     updated_at = excluded.updated_at, tags = excluded.tags, body = excluded.body, status = excluded.status
   RETURNING (xmax = 0) AS created`;
 const unpublishSql = "UPDATE articles SET status = 'draft', updated_at = $1 WHERE id = $2";
+// Read in the writer's transaction, locked, so the change it reports says what the article was.
+const stateBeforeSql = 'SELECT section, tags::text AS tags, status FROM articles WHERE id = $1 FOR UPDATE';
 const rowColumns = ['id', 'section', 'title', 'lead', 'image', 'published_at', 'author', 'updated_at', 'tags', 'body', 'status'] as const;
 const dropTagsSql = 'DELETE FROM article_tags WHERE article_id = $1';
 const addTagsSql = `INSERT INTO article_tags (tag, article_id) SELECT tag, $2 FROM unnest(string_to_array($1, ',')) AS tag WHERE $1 <> ''`;
@@ -193,8 +198,10 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
   let failuresUnlogged = 0;
   let loggedAt = -Infinity;
 
-  const changed = () => {
+  const hub = new ChangeHub();
+  const changed = (change: ContentChange) => {
     generation += 1;
+    hub.emit(change);
   };
   const listener =
     options.listen === false
@@ -209,7 +216,8 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
   // Without notifications nothing says when content changes: while LISTEN is not in force
   // (starting, or reconnecting after a loss) the generation moves every unlistenedFreshMs, so
   // kept answers and the page cache are at most that much older than a change made meanwhile.
-  const unlistenedTimer = listener === null ? undefined : setInterval(() => (listener.listening ? undefined : changed()), options.unlistenedFreshMs);
+  const unlistenedTimer =
+    listener === null ? undefined : setInterval(() => (listener.listening ? undefined : changed(everythingChanged)), options.unlistenedFreshMs);
   unlistenedTimer?.unref();
 
   function run<T extends object[]>(text: string, params: (string | number)[]): Promise<T> {
@@ -334,6 +342,12 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
 
   const ranking = new KeptRanking<Headline[]>();
 
+  async function stateBefore(tx: postgres.TransactionSql, id: string) {
+    queryCount += 1;
+    const [row] = await tx.unsafe<{ section: string; tags: string; status: string }[]>(stateBeforeSql, [id]);
+    return row ? stateOf(row.section, row.tags, row.status) : null;
+  }
+
   async function writeTags(tx: postgres.TransactionSql, article: Article) {
     queryCount += 2;
     await tx.unsafe(dropTagsSql, [article.id]);
@@ -445,31 +459,36 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
 
     async upsert(article) {
       const row = toRow(article);
-      const [result] = await direct('upsert', () =>
+      const { was, created } = await direct('upsert', () =>
         sql.begin(async (tx) => {
+          const before = await stateBefore(tx, article.id);
           queryCount += 1;
-          const answer = await tx.unsafe<{ created: boolean }[]>(
+          const [answer] = await tx.unsafe<{ created: boolean }[]>(
             upsertSql,
             rowColumns.map((c) => row[c]),
           );
           await writeTags(tx, article);
-          return answer;
+          return { was: before, created: answer?.created === true };
         }),
       );
       // This worker sees its own write at once; the others on the NOTIFY the trigger sends.
-      changed();
-      return result?.created ? 'created' : 'updated';
+      changed({ kind: 'article', id: article.id, now: { section: article.section, tags: article.tags, status: article.status }, was });
+      return created ? 'created' : 'updated';
     },
 
     async unpublish(id, updatedAt) {
-      const result = await direct('unpublish', () =>
-        sql.begin((tx) => {
+      const was = await direct('unpublish', () =>
+        sql.begin(async (tx) => {
+          const before = await stateBefore(tx, id);
           queryCount += 1;
-          return tx.unsafe(unpublishSql, [updatedAt, id]);
+          if (before !== null) await tx.unsafe(unpublishSql, [updatedAt, id]);
+          return before;
         }),
       );
-      changed();
-      return result.count > 0;
+      if (was === null) return false;
+      const change: ArticleChange = { kind: 'article', id, now: { ...was, status: 'draft' }, was };
+      changed(change);
+      return true;
     },
 
     async insertMany(articles) {
@@ -481,7 +500,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         await tx`INSERT INTO articles ${tx(rows, ...rowColumns)}`;
         if (tagRows.length > 0) await tx`INSERT INTO article_tags ${tx(tagRows, 'tag', 'article_id')}`;
       });
-      changed();
+      changed(everythingChanged);
       return rows.length;
     },
 
@@ -490,9 +509,11 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         queryCount += 1;
         return tx.unsafe('DELETE FROM articles');
       });
-      changed();
+      changed(everythingChanged);
       return result.count;
     },
+
+    changes: hub,
 
     stats: () => ({ queries: queryCount, generation, listening: listener?.listening ?? false, entries: kept.size, bytes: kept.bytes }),
 

@@ -8,7 +8,8 @@ import Database from 'better-sqlite3';
 import { articleIdPattern, sections } from '../../src/sections';
 import { generateArticles, isEmptyStore, leadLength, newestPublishedAt, seedStore, StoreNotEmptyError, titleLength } from './seed';
 import { viewsPathFor } from './sqlite-views';
-import { openSqliteStore, queries, type SqliteStore } from './sqlite';
+import type { ContentChange } from './changes';
+import { changeLogRows, openSqliteStore, queries, type SqliteStore } from './sqlite';
 import { describeStoreContract } from '../../test/store-contract';
 
 const teaserKeys = ['id', 'image', 'lead', 'publishedAt', 'section', 'title'];
@@ -21,6 +22,7 @@ const generated = [...generateArticles(small)];
 const published = generated.filter((a) => a.status === 'published');
 const drafts = generated.filter((a) => a.status === 'draft');
 let store: SqliteStore;
+let writer: SqliteStore | undefined;
 
 before(async () => {
   await seedStore(smallPath, small);
@@ -28,6 +30,7 @@ before(async () => {
 });
 
 after(() => {
+  writer?.close();
   store.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -132,7 +135,18 @@ describe('sqlite store', () => {
     assert.deepEqual(dump(again), dump(smallPath));
   });
 
-  describeStoreContract(() => store, small);
+  describeStoreContract(() => store, small, {
+    reader: () => store,
+    writer: () => (writer ??= openSqliteStore(smallPath)),
+    async remove(id) {
+      const db = new Database(smallPath);
+      try {
+        db.prepare('DELETE FROM articles WHERE id = ?').run(id);
+      } finally {
+        db.close();
+      }
+    },
+  });
 
   test('remembered related stories change when a story sharing the tags is published, by another process or by this one', async () => {
     const path = join(dir, 'related-memo.sqlite');
@@ -161,6 +175,39 @@ describe('sqlite store', () => {
       const fresher = { ...fresh, id: '209901011300000001', publishedAt: '2099-01-01T13:00:00.000Z', updatedAt: '2099-01-01T13:00:00.000Z' };
       assert.equal(writer.upsert(fresher), 'created');
       assert.equal((await writer.articleWithTeasers(sample.id))!.related[0]?.id, fresher.id, "the writer's own write dropped its memo");
+    } finally {
+      reader.close();
+      writer.close();
+    }
+  });
+
+  test('a reader that missed more changes than the log keeps hears "everything", then precise changes again', async () => {
+    const path = join(dir, 'change-log.sqlite');
+    await seedStore(path, small);
+    const reader = openSqliteStore(path, { readonly: true });
+    const writer = openSqliteStore(path);
+    const heard: ContentChange[] = [];
+    reader.changes.subscribe((change) => heard.push(change));
+    try {
+      const db = new Database(path);
+      try {
+        // An operator's bulk edit, twice: more changes than the log keeps once a writer prunes it.
+        db.exec('UPDATE articles SET updated_at = updated_at');
+        db.exec('UPDATE articles SET updated_at = updated_at');
+      } finally {
+        db.close();
+      }
+      assert.ok(2 * generated.length > changeLogRows);
+      writer.unpublish(published[0]!.id, '2099-01-01T00:00:00.000Z');
+      reader.changes.poll();
+      assert.deepEqual(heard, [{ kind: 'everything' }]);
+      writer.unpublish(published[1]!.id, '2099-01-01T00:00:00.000Z');
+      await new Promise((resolve) => setImmediate(resolve));
+      reader.changes.poll();
+      assert.deepEqual(
+        heard.slice(1).map((c) => (c.kind === 'article' ? [c.id, c.was?.status, c.now?.status] : c.kind)),
+        [[published[1]!.id, 'published', 'draft']],
+      );
     } finally {
       reader.close();
       writer.close();

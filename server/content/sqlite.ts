@@ -8,6 +8,7 @@ import { isTagSlug } from '../../src/tags';
 import { rankByTags, readArticleWithTeasers, relatedCandidatesPerTag, trendingWindowArticles } from './article-teasers';
 import { deepFreeze } from './freeze';
 import { toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
+import { ChangeHub, everythingChanged, stateOf, type ChangeFeed } from './changes';
 import type { ArticleWriter, ContentSource } from './source';
 import { openSqliteViews, viewsPathFor } from './sqlite-views';
 
@@ -27,6 +28,19 @@ export interface SqliteStore extends ContentSource {
   unpublish(id: string, updatedAt: string): boolean;
   recordViews(minute: number, counts: ReadonlyMap<string, number>): void;
   recordSignup(address: string, newsletters: readonly string[], at: string): void;
+  /** Every article written through any connection to this file, this one's own writes included. */
+  readonly changes: ChangeFeed;
+}
+
+interface ChangeRow {
+  seq: number;
+  article_id: string;
+  section: string | null;
+  tags: string | null;
+  status: string | null;
+  was_section: string | null;
+  was_tags: string | null;
+  was_status: string | null;
 }
 
 // Ids are 18 digits (publish minute + serial), so comparing them as text is comparing
@@ -61,6 +75,43 @@ const tagSchema = `
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS article_tags_by_article ON article_tags (article_id);
 `;
+
+// Every change to an article, written by triggers in the writer's own transaction (so no
+// writer can forget, an operator's sqlite3 shell included): what the article was and is, for
+// the readers' change feeds (server/content/changes.ts). Readers notice a commit by
+// data_version and read the rows after the last one they saw. Writers keep the newest
+// changeLogRows; a reader further behind than that hears "everything changed".
+const changeLogSchema = `
+  CREATE TABLE IF NOT EXISTS article_changes (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    article_id  TEXT NOT NULL,
+    section     TEXT,
+    tags        TEXT,
+    status      TEXT,
+    was_section TEXT,
+    was_tags    TEXT,
+    was_status  TEXT
+  );
+  CREATE TRIGGER IF NOT EXISTS articles_inserted AFTER INSERT ON articles BEGIN
+    INSERT INTO article_changes (article_id, section, tags, status) VALUES (new.id, new.section, new.tags, new.status);
+  END;
+  CREATE TRIGGER IF NOT EXISTS articles_updated AFTER UPDATE ON articles WHEN new.id = old.id BEGIN
+    INSERT INTO article_changes (article_id, section, tags, status, was_section, was_tags, was_status)
+      VALUES (new.id, new.section, new.tags, new.status, old.section, old.tags, old.status);
+  END;
+  CREATE TRIGGER IF NOT EXISTS articles_renumbered AFTER UPDATE ON articles WHEN new.id <> old.id BEGIN
+    INSERT INTO article_changes (article_id, was_section, was_tags, was_status) VALUES (old.id, old.section, old.tags, old.status);
+    INSERT INTO article_changes (article_id, section, tags, status) VALUES (new.id, new.section, new.tags, new.status);
+  END;
+  CREATE TRIGGER IF NOT EXISTS articles_deleted AFTER DELETE ON articles BEGIN
+    INSERT INTO article_changes (article_id, was_section, was_tags, was_status) VALUES (old.id, old.section, old.tags, old.status);
+  END;
+`;
+
+/** Changes kept in the log; a reader that misses more than this between two looks starts afresh. */
+export const changeLogRows = 1_000;
+/** How often a reader with subscribers looks at the log when no read asks it to (visibility within 1 s). */
+const changeLogPollMs = 250;
 
 // Teaser lists never read the body: it is most of the row and no list shows it.
 const teaserColumns = 'id, section, title, lead, image, published_at';
@@ -122,6 +173,7 @@ export function openSqliteStore(path: string, options: { readonly?: boolean; vie
       db.pragma('busy_timeout = 2000');
       db.exec(schema);
       addTags(db);
+      db.exec(changeLogSchema);
     }
     return createStore(db, path, options.viewsPath ?? viewsPathFor(path));
   } catch (error) {
@@ -135,15 +187,15 @@ function requireSchema(db: Database.Database, path: string): void {
   if (table === undefined) {
     throw new Error(`content store ${path} has no articles table; run \`npm run seed\` first`);
   }
-  if (!hasTags(db)) {
-    throw new Error(`content store ${path} predates tags; open it once read-write (\`npm run seed\` does) to add them`);
+  if (!hasTags(db) || !hasChangeLog(db)) {
+    throw new Error(`content store ${path} predates tags or the change log; open it once read-write (\`npm run seed\` does) to add them`);
   }
 }
 
 /**
- * Adds tags to a store written before them, once, before the workers open it read-only (the
- * primary's start-up check calls it). False when there was nothing to do or the file cannot be
- * written (a read-only mount): the workers then say what is missing.
+ * Adds tags and the change log to a store written before them, once, before the workers open it
+ * read-only (the primary's start-up check calls it). False when there was nothing to do or the
+ * file cannot be written (a read-only mount): the workers then say what is missing.
  */
 export function upgradeSqliteStore(path: string): boolean {
   let db: Database.Database;
@@ -154,10 +206,11 @@ export function upgradeSqliteStore(path: string): boolean {
   }
   try {
     const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'articles'").get();
-    if (table === undefined || hasTags(db)) return false;
+    if (table === undefined || (hasTags(db) && hasChangeLog(db))) return false;
     db.pragma('busy_timeout = 2000');
     db.transaction(() => {
       addTags(db);
+      db.exec(changeLogSchema);
     })();
     return true;
   } catch {
@@ -171,6 +224,10 @@ function hasTags(db: Database.Database): boolean {
   const columns = db.prepare<[], { name: string }>('PRAGMA table_info(articles)').all();
   const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'article_tags'").get();
   return columns.some((c) => c.name === 'tags') && table !== undefined;
+}
+
+function hasChangeLog(db: Database.Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'articles_deleted'").get() !== undefined;
 }
 
 /** A store written before tags gets the column and the table (its articles carry no tags). */
@@ -197,6 +254,7 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
   const publishedHeadline = db.prepare<[string], HeadlineRow>(queries.publishedHeadline);
   const trendingTags = db.prepare<[number, number], string>(queries.trendingTags).pluck();
   const views = openSqliteViews(viewsPath);
+  const feed = changeFeed(db);
   // The rest needs a connection that may write: prepared on first use, never on a read-only one.
   let writes: ReturnType<typeof prepareWrites> | null = null;
   const writing = () => (writes ??= prepareWrites(db));
@@ -331,7 +389,7 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
 
     insertMany(articles) {
       forget();
-      return writing().insertMany(articles);
+      return feed.afterOwnWrite(writing().insertMany(articles));
     },
     countAll: () => countAll.get()?.n ?? 0,
     countPublished: () => countPublished.get()?.n ?? 0,
@@ -339,19 +397,21 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
     version: () => (dataVersion.get() ?? 0) * 1_000_000 + ownWrites,
     deleteAll() {
       forget();
-      return writing().deleteAll();
+      return feed.afterOwnWrite(writing().deleteAll());
     },
     upsert(article) {
       forget();
       ownWrites += 1;
-      return writing().upsert(article);
+      return feed.afterOwnWrite(writing().upsert(article));
     },
     unpublish(id, updatedAt) {
       forget();
       ownWrites += 1;
-      return writing().unpublish.run(updatedAt, id).changes > 0;
+      return feed.afterOwnWrite(writing().unpublish(updatedAt, id));
     },
+    changes: feed,
     close() {
+      feed.close();
       views.close();
       db.close();
     },
@@ -396,11 +456,18 @@ function prepareWrites(db: Database.Database) {
   const exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM articles WHERE id = ?');
   const dropTags = db.prepare<[string]>('DELETE FROM article_tags WHERE article_id = ?');
   const addTag = db.prepare<[string, string]>('INSERT INTO article_tags (tag, article_id) VALUES (?, ?)');
+  const unpublish = db.prepare<[string, string]>("UPDATE articles SET status = 'draft', updated_at = ? WHERE id = ?");
+  const pruneChanges = db.prepare<[number]>('DELETE FROM article_changes WHERE seq <= (SELECT max(seq) FROM article_changes) - ?');
   const writeTags = (article: Article) => {
     for (const tag of article.tags) addTag.run(tag, article.id);
   };
+  const prune = () => pruneChanges.run(changeLogRows);
   return {
-    unpublish: db.prepare<[string, string]>("UPDATE articles SET status = 'draft', updated_at = ? WHERE id = ?"),
+    unpublish: db.transaction((updatedAt: string, id: string) => {
+      const changed = unpublish.run(updatedAt, id).changes > 0;
+      prune();
+      return changed;
+    }),
     insertMany: db.transaction((articles: Iterable<Article>) => {
       let inserted = 0;
       for (const article of articles) {
@@ -408,6 +475,7 @@ function prepareWrites(db: Database.Database) {
         writeTags(article);
         inserted += 1;
       }
+      prune();
       return inserted;
     }),
     upsert: db.transaction((article: Article): 'created' | 'updated' => {
@@ -415,12 +483,85 @@ function prepareWrites(db: Database.Database) {
       upsertRow.run(toRow(article));
       dropTags.run(article.id);
       writeTags(article);
+      prune();
       return existed ? 'updated' : 'created';
     }),
     deleteAll: db.transaction(() => {
       db.prepare('DELETE FROM article_tags').run();
-      return db.prepare('DELETE FROM articles').run().changes;
+      const deleted = db.prepare('DELETE FROM articles').run().changes;
+      prune();
+      return deleted;
     }),
+  };
+}
+
+/**
+ * The change feed of one connection. Another connection's commit moves data_version, which is
+ * read at most once per turn of the event loop (every read asks, so the first read after a
+ * commit sees it) and, while anyone subscribes, every changeLogPollMs; this connection's own
+ * commits do not move it, so its writes read the log themselves.
+ */
+function changeFeed(db: Database.Database) {
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  const lastSeq = db.prepare<[], number>("SELECT seq FROM sqlite_sequence WHERE name = 'article_changes'").pluck();
+  const since = db.prepare<[number, number], ChangeRow>(
+    'SELECT seq, article_id, section, tags, status, was_section, was_tags, was_status FROM article_changes WHERE seq > ? ORDER BY seq LIMIT ?',
+  );
+  let seenVersion = dataVersion.get();
+  let seenSeq = lastSeq.get() ?? 0;
+  let lookedThisTurn = false;
+  let timer: NodeJS.Timeout | undefined;
+  const hub = new ChangeHub(() => {
+    if (lookedThisTurn) return;
+    lookedThisTurn = true;
+    setImmediate(() => (lookedThisTurn = false));
+    look();
+  });
+
+  function readLog(): void {
+    const rows = since.all(seenSeq, changeLogRows + 1);
+    if (rows.length === 0) return;
+    // A gap means the writers pruned changes this reader never saw.
+    const missed = rows[0]!.seq !== seenSeq + 1 || rows.length > changeLogRows;
+    seenSeq = missed ? (lastSeq.get() ?? rows.at(-1)!.seq) : rows.at(-1)!.seq;
+    if (missed) {
+      hub.emit(everythingChanged);
+      return;
+    }
+    for (const row of rows) {
+      hub.emit({
+        kind: 'article',
+        id: row.article_id,
+        now: stateOf(row.section, row.tags, row.status),
+        was: stateOf(row.was_section, row.was_tags, row.was_status),
+      });
+    }
+  }
+
+  function look(): void {
+    const version = dataVersion.get();
+    if (version === seenVersion) return;
+    seenVersion = version;
+    readLog();
+  }
+
+  return {
+    subscribe(listener: Parameters<ChangeFeed['subscribe']>[0]): () => void {
+      if (timer === undefined) {
+        timer = setInterval(look, changeLogPollMs);
+        timer.unref();
+      }
+      return hub.subscribe(listener);
+    },
+    poll: () => hub.poll(),
+    /** Passes a write's result through, after telling subscribers what it changed. */
+    afterOwnWrite<T>(result: T): T {
+      readLog();
+      return result;
+    },
+    close(): void {
+      clearInterval(timer);
+    },
   };
 }
 

@@ -45,13 +45,14 @@ test('a missing, empty or draft-only store is a start-up error that names SEED_D
   );
 });
 
-test('a store written before tags gets them at the start-up check, its articles untagged, and then serves', async () => {
+test('a store written before tags and the change log gets them at the start-up check, its articles untagged, and then serves', async () => {
   const old = path.join(dir, 'before-tags.sqlite');
   await seedStore(old, { published: 3, drafts: 0 });
   const db = new Database(old);
-  db.exec('DROP TABLE article_tags; ALTER TABLE articles DROP COLUMN tags');
+  for (const trigger of ['articles_inserted', 'articles_updated', 'articles_renumbered', 'articles_deleted']) db.exec(`DROP TRIGGER ${trigger}`);
+  db.exec('DROP TABLE article_changes; DROP TABLE article_tags; ALTER TABLE articles DROP COLUMN tags');
   db.close();
-  assert.throws(() => openSqliteStore(old, { readonly: true }), /predates tags/);
+  assert.throws(() => openSqliteStore(old, { readonly: true }), /predates tags or the change log/);
   assert.equal(contentStoreProblem({ contentDbPath: old, contentApiUrl: null, contentDatabaseUrl: null }), null);
   const store = openSqliteStore(old, { readonly: true });
   try {
