@@ -5,7 +5,7 @@ import { apiRouter } from './api';
 import { assetsDir, type Assets } from './assets';
 import { cacheControl } from './cache-policy';
 import type { Config } from './config';
-import type { ArticleWriter, ContentSource } from './content/source';
+import type { ArticleWriter, ContentReader, SignupStore } from './content/source';
 import { classify, errorHeaders, KioskError } from './errors';
 import { ingestRouter } from './ingest';
 import { describeError, log } from './log';
@@ -18,7 +18,9 @@ import type { ViewCounter } from './views';
 
 export interface AppDeps {
   config: Pick<Config, 'siteUrl' | 'distDir' | 'trustProxy' | 'ingestToken' | 'previewSecret' | 'previewConcurrencyLimit'>;
-  content: ContentSource;
+  content: ContentReader;
+  /** Newsletter sign-ups; null where the store keeps none. */
+  signups?: SignupStore | null;
   assets: Assets;
   /** Opened on the first CMS push: most workers never write. */
   writer: () => ArticleWriter;
@@ -33,7 +35,7 @@ export interface AppDeps {
  * The Express app for everything but pages: the API, static files, health, and the error
  * answers. It never listens: server/site.ts puts it behind the overload guard.
  */
-export function createApp({ config, content, assets, writer, render, views = null, viewsClientHops = 0 }: AppDeps): express.Express {
+export function createApp({ config, content, signups = null, assets, writer, render, views = null, viewsClientHops = 0 }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -62,7 +64,7 @@ export function createApp({ config, content, assets, writer, render, views = nul
   app.get(['/favicon.svg', '/favicon.ico'], faviconHandler);
   app.get('/preview/:id', previewHandler({ secret: config.previewSecret, content, render: renderDeps, concurrencyLimit: config.previewConcurrencyLimit }));
   app.use('/api/ingest', ingestRouter(config.ingestToken, writer));
-  app.use(newsletterRouter(content, renderDeps));
+  app.use(newsletterRouter(signups, renderDeps));
   app.use(apiBase, apiRouter(content, { views, viewsClientHops }));
 
   // Pages are answered before Express (server/pages.ts); what reaches here is anything else.

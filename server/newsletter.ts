@@ -1,6 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import { cacheControl } from './cache-policy';
-import type { ContentSource } from './content/source';
+import type { SignupStore } from './content/source';
 import { KioskError } from './errors';
 import { errorPageHeaders } from './pages';
 import { renderErrorPage, type RenderDeps } from './render';
@@ -40,15 +40,15 @@ export function checkNewsletters(value: unknown): NewsletterId[] {
   return ids;
 }
 
-export function newsletterRouter(content: ContentSource, render: Pick<RenderDeps, 'assets' | 'siteUrl'>): express.Router {
+export function newsletterRouter(signups: SignupStore | null, render: Pick<RenderDeps, 'assets' | 'siteUrl'>): express.Router {
   const router = express.Router({ caseSensitive: true, strict: true });
   router.post('/newsletter', express.urlencoded({ extended: false, limit: '2kb', parameterLimit: 10 }), async (req: Request, res: Response) => {
     res.set('Cache-Control', cacheControl.noStore);
     const form = (req.body ?? {}) as Record<string, unknown>;
     const address = checkAddress(form.email);
     const letters = checkNewsletters(form.newsletters);
-    if (!content.recordSignup) throw new KioskError('notFound', 'Newsletter sign-up is not available on this site.');
-    await content.recordSignup(address, letters, new Date().toISOString());
+    if (!signups) throw new KioskError('notFound', 'Newsletter sign-up is not available on this site.');
+    await signups.recordSignup(address, letters, new Date().toISOString());
     const page = renderErrorPage(
       200,
       `We have noted ${address}. You will get an email asking you to confirm; the briefing starts once you do.`,

@@ -1,4 +1,4 @@
-import type { ContentSource } from './content/source';
+import type { ViewsStore } from './content/source';
 import { minuteOf } from './content/views-window';
 import { describeError, log } from './log';
 
@@ -43,7 +43,7 @@ export class ViewCounter {
   readonly stats: ViewStats = { counted: 0, repeats: 0, dropped: 0, flushes: 0, flushFailures: 0 };
 
   constructor(
-    private readonly store: Pick<ContentSource, 'recordViews'>,
+    private readonly store: ViewsStore,
     private readonly options: ViewCounterOptions,
   ) {
     this.now = options.now ?? Date.now;

@@ -8,14 +8,21 @@ import { maxSectionPageSize, moreFromSectionSize, relatedSize, sectionPageSize, 
 import { sections, type SectionSlug } from '../src/sections';
 import { rankByTags, relatedCandidatesPerTag, trendingWindowArticles } from '../server/content/article-teasers';
 import { generateArticles, type GenerateOptions } from '../server/content/seed';
+import type { ContentCache } from '../server/content/cache';
 import type { ChangeFeed, ContentChange } from '../server/content/changes';
-import type { ArticleWriter, ContentSource } from '../server/content/source';
+import type { ArticleWriter, ContentReader } from '../server/content/source';
+import type { ArticleStore } from '../server/content/store';
 import { minuteOf, mostReadWindowMinutes } from '../server/content/views-window';
 
-export type ContractStore = ContentSource & {
-  countAll(): number | Promise<number>;
-  recordViews(minute: number, counts: ReadonlyMap<string, number>): void | Promise<void>;
-};
+/** A store as a worker reads it: the reader over the content cache, and the store underneath. */
+export interface ContractSubject {
+  reader: ContentReader;
+  cache: ContentCache;
+  store: ArticleStore & {
+    countAll(): number | Promise<number>;
+    recordViews(minute: number, counts: ReadonlyMap<string, number>): void | Promise<void>;
+  };
+}
 
 const teaserKeys = ['id', 'image', 'lead', 'publishedAt', 'section', 'title'];
 const articleKeys = [...teaserKeys, 'author', 'body', 'status', 'tags', 'updatedAt'].sort();
@@ -31,8 +38,7 @@ function assertNewestFirst(ids: string[]): void {
 
 /** How the change-feed tests write: through a store's writer, and around it, as an operator would. */
 export interface ContractWrites {
-  /** A store on another connection than the writer's, whose feed hears every commit. */
-  reader(): { changes: ChangeFeed };
+  /** A writer on another connection than the subject's store, whose feed hears its commits. */
   writer(): ArticleWriter;
   /** Deletes the article's row outright, outside the store (which never deletes one article). */
   remove(id: string): Promise<void>;
@@ -50,7 +56,8 @@ async function until(feed: ChangeFeed, check: () => boolean, what: string, withi
 }
 
 /** Registers the contract's tests for a store seeded with `seeded` (at most 1000 articles, so sport fits a page). */
-export function describeStoreContract(store: () => ContractStore, seeded: GenerateOptions, writes: ContractWrites): void {
+export function describeStoreContract(subject: () => ContractSubject, seeded: GenerateOptions, writes: ContractWrites): void {
+  const store = () => subject().reader;
   const generated = [...generateArticles(seeded)];
   const published = generated.filter((a) => a.status === 'published');
   const drafts = generated.filter((a) => a.status === 'draft');
@@ -77,8 +84,8 @@ export function describeStoreContract(store: () => ContractStore, seeded: Genera
   }
 
   test('counts published articles only', async () => {
-    assert.equal(await store().count(), published.length);
-    assert.equal(await store().countAll(), generated.length);
+    assert.equal(await subject().store.count(), published.length);
+    assert.equal(await subject().store.countAll(), generated.length);
   });
 
   test('has published articles in every section', async () => {
@@ -250,7 +257,7 @@ export function describeStoreContract(store: () => ContractStore, seeded: Genera
   test('most read: flushed views ranked over the last hour, published articles only', async () => {
     const now = minuteOf(Date.now());
     const [a, b, c, d] = published.slice(100, 104).map((x) => x.id) as [string, string, string, string];
-    await store().recordViews(
+    await subject().store.recordViews(
       now - 1,
       new Map([
         [a, 5],
@@ -259,7 +266,7 @@ export function describeStoreContract(store: () => ContractStore, seeded: Genera
         ['999999999999999999', 40],
       ]),
     );
-    await store().recordViews(
+    await subject().store.recordViews(
       now,
       new Map([
         [a, 6],
@@ -267,7 +274,7 @@ export function describeStoreContract(store: () => ContractStore, seeded: Genera
       ]),
     );
     // An hour and more ago: outside the window, however many.
-    await store().recordViews(now - mostReadWindowMinutes, new Map([[d, 1_000]]));
+    await subject().store.recordViews(now - mostReadWindowMinutes, new Map([[d, 1_000]]));
     // The ranking is kept for a few seconds; a flush lets it go.
     const ranked = (await store().mostRead(10)).map((h) => h.id);
     assert.deepEqual(ranked.slice(0, 3), [a, b, c], 'a: 11 views, b: 9, c: 2; the draft, the unknown id and the old views do not count');
@@ -292,7 +299,7 @@ export function describeStoreContract(store: () => ContractStore, seeded: Genera
   });
 
   test('the change feed says what each write changed: the article, what it was and what it is', async () => {
-    const reader = writes.reader();
+    const reader = subject().store;
     const heard: ContentChange[] = [];
     const stop = reader.changes.subscribe((change) => heard.push(change));
     const template = published[7]!;

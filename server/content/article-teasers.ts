@@ -1,14 +1,16 @@
-import type { Article, ArticleWithTeasers, SectionPage, Teaser } from '../../src/content';
+import type { Article, ArticleWithTeasers, Teaser } from '../../src/content';
 import { moreFromSectionSize, relatedSize } from '../../src/content';
 
-// What an article page shows besides the article, chosen the same way by every SQL store (the
+// What an article page shows besides the article, chosen the same way whatever the store (the
 // store contract checks SQLite and PostgreSQL agree): related stories by shared tags, then the
 // section's newest; more from the section, never repeating the article or a related story.
+// Everything here works on lists the content cache already keeps, so a page is put together
+// without reading the store again.
 
 /** Newest published articles per tag the related list looks at: bounds the work per article. */
 export const relatedCandidatesPerTag = 50;
 
-/** The section page read for the fill and for "more from the section" (memoised by the stores). */
+/** The section's newest read for the fill and for "more from the section". */
 export const sectionListForArticle = relatedSize + moreFromSectionSize + 2;
 
 /**
@@ -24,25 +26,20 @@ export function rankByTags(candidates: readonly (readonly string[])[], limit: nu
     .map(([id]) => id);
 }
 
-export interface ArticleTeaserReads {
-  article(id: string): Promise<Article | null>;
-  section(slug: Article['section'], options: { limit: number }): Promise<SectionPage | null>;
-  /**
-   * At most `limit` published teasers ranked as `rankByTags` ranks, from each tag's
-   * `relatedCandidatesPerTag` newest published articles other than `excludeId`. SQLite ranks with
-   * rankByTags itself; PostgreSQL in one statement (one round trip instead of two).
-   */
-  relatedByTags(tags: readonly string[], excludeId: string, limit: number): Promise<Teaser[]>;
-}
-
-export async function readArticleWithTeasers(reads: ArticleTeaserReads, id: string): Promise<ArticleWithTeasers | null> {
-  const article = await reads.article(id);
-  if (!article) return null;
-  const [byTags, sectionPage] = await Promise.all([
-    article.tags.length === 0 ? Promise.resolve([]) : reads.relatedByTags(article.tags, id, relatedSize),
-    reads.section(article.section, { limit: sectionListForArticle }),
-  ]);
-  const sectionItems = (sectionPage?.items ?? []).filter((t) => t.id !== id);
+/**
+ * The page of `article`: `tagLists` holds, per tag of the article, that tag's newest published
+ * teasers (at least relatedCandidatesPerTag + 1 of them where the tag has that many);
+ * `sectionList` the section's newest (at least sectionListForArticle).
+ */
+export function articlePage(article: Article, tagLists: readonly (readonly Teaser[])[], sectionList: readonly Teaser[]): ArticleWithTeasers {
+  const byId = new Map<string, Teaser>();
+  const candidates = tagLists.map((list) => {
+    const others = list.filter((t) => t.id !== article.id).slice(0, relatedCandidatesPerTag);
+    for (const t of others) byId.set(t.id, t);
+    return others.map((t) => t.id);
+  });
+  const byTags = rankByTags(candidates, relatedSize).map((id) => byId.get(id)!);
+  const sectionItems = sectionList.slice(0, sectionListForArticle).filter((t) => t.id !== article.id);
   const taken = new Set(byTags.map((t) => t.id));
   const related = [...byTags, ...sectionItems.filter((t) => !taken.has(t.id))].slice(0, relatedSize);
   for (const t of related) taken.add(t.id);

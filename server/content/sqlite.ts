@@ -1,18 +1,13 @@
 import Database from 'better-sqlite3';
-import { LRUCache } from 'lru-cache';
-import type { Article, FrontPage, Headline, SectionPage, TagPage } from '../../src/content';
-import { clampPageSize, latestListSize, mostReadSize, sectionPageSize, trendingTagsSize } from '../../src/content';
-import { assertCursor } from '../../src/api-paths';
-import { isSectionSlug, sections, type SectionSlug } from '../../src/sections';
-import { isTagSlug } from '../../src/tags';
-import { rankByTags, readArticleWithTeasers, relatedCandidatesPerTag, trendingWindowArticles } from './article-teasers';
-import { deepFreeze } from './freeze';
-import { toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
+import type { Article, Headline, Teaser } from '../../src/content';
+import { byList, toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
 import { ChangeHub, everythingChanged, stateOf, type ChangeFeed } from './changes';
-import type { ArticleWriter, ContentSource } from './source';
+import type { ArticleWriter, SignupStore, ViewsStore } from './source';
 import { openSqliteViews, viewsPathFor } from './sqlite-views';
+import type { ArticleList, ArticleStore } from './store';
 
-export interface SqliteStore extends ContentSource {
+/** The embedded store: data only (the content cache keeps answers), read and written synchronously where it can. */
+export interface SqliteStore extends ArticleStore, ArticleWriter, ViewsStore, SignupStore {
   readonly path: string;
   /** Writes all of them in one transaction; returns how many rows went in. */
   insertMany(articles: Iterable<Article>): number;
@@ -30,6 +25,7 @@ export interface SqliteStore extends ContentSource {
   recordSignup(address: string, newsletters: readonly string[], at: string): void;
   /** Every article written through any connection to this file, this one's own writes included. */
   readonly changes: ChangeFeed;
+  close(): void;
 }
 
 interface ChangeRow {
@@ -121,9 +117,7 @@ const joinedTeaserColumns = 'a.id, a.section, a.title, a.lead, a.image, a.publis
 /** The store's SQL, exported so tests can check every query's plan uses an index. */
 export const queries = {
   latest: `SELECT ${teaserColumns} FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT ?`,
-  headlines: `SELECT id, section, title, published_at FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT ?`,
-  frontPageSection: `SELECT ${teaserColumns} FROM articles
-    WHERE status = 'published' AND section = ? AND id <> ? ORDER BY id DESC LIMIT ?`,
+  latestNextPage: `SELECT ${teaserColumns} FROM articles WHERE status = 'published' AND id < ? ORDER BY id DESC LIMIT ?`,
   sectionFirstPage: `SELECT ${teaserColumns} FROM articles
     WHERE status = 'published' AND section = ? ORDER BY id DESC LIMIT ?`,
   sectionNextPage: `SELECT ${teaserColumns} FROM articles
@@ -136,14 +130,25 @@ export const queries = {
     WHERE t.tag = ? AND a.status = 'published' ORDER BY t.article_id DESC LIMIT ?`,
   tagNextPage: `SELECT ${joinedTeaserColumns} FROM article_tags t CROSS JOIN articles a ON a.id = t.article_id
     WHERE t.tag = ? AND t.article_id < ? AND a.status = 'published' ORDER BY t.article_id DESC LIMIT ?`,
-  tagCandidates: `SELECT t.article_id AS id FROM article_tags t CROSS JOIN articles a ON a.id = t.article_id
-    WHERE t.tag = ? AND t.article_id <> ? AND a.status = 'published' ORDER BY t.article_id DESC LIMIT ?`,
-  publishedTeaser: `SELECT ${teaserColumns} FROM articles WHERE id = ? AND status = 'published'`,
   publishedHeadline: `SELECT id, section, title, published_at FROM articles WHERE id = ? AND status = 'published'`,
   trendingTags: `SELECT t.tag AS tag, count(*) AS n
     FROM (SELECT id FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT ?) AS r
     JOIN article_tags t ON t.article_id = r.id GROUP BY t.tag ORDER BY n DESC, t.tag LIMIT ?`,
+  /** The oldest of the newest `window` (OFFSET window - 1): a change older than it cannot move the trending tags. */
+  trendingOldest: `SELECT id FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT 1 OFFSET ?`,
 } as const;
+
+/**
+ * Several lists' newest in one statement: one part per list, each an index walk as the single
+ * list's query is, told apart by `n` (from 1). Exported for the plan test.
+ */
+export function newestOfListsSql(kinds: readonly ('all' | 'section' | 'tag')[]): string {
+  const part = (kind: 'all' | 'section' | 'tag', n: number) => {
+    if (kind === 'all') return `SELECT ${n} AS n, * FROM (${queries.latest})`;
+    return `SELECT ${n} AS n, * FROM (${kind === 'section' ? queries.sectionFirstPage : queries.tagFirstPage})`;
+  };
+  return kinds.map((kind, i) => part(kind, i + 1)).join('\n  UNION ALL ');
+}
 
 const insertSql = `INSERT INTO articles (${articleColumns})
   VALUES (@id, @section, @title, @lead, @image, @published_at, @author, @updated_at, @tags, @body, @status)`;
@@ -152,8 +157,6 @@ const upsertSql = `${insertSql}
   ON CONFLICT (id) DO UPDATE SET section = excluded.section, title = excluded.title, lead = excluded.lead,
     image = excluded.image, published_at = excluded.published_at, author = excluded.author,
     updated_at = excluded.updated_at, tags = excluded.tags, body = excluded.body, status = excluded.status`;
-
-const frontPageTeasersPerSection = 3;
 
 interface CountRow {
   n: number;
@@ -237,10 +240,15 @@ function addTags(db: Database.Database): void {
   db.exec(tagSchema);
 }
 
+/** Busy or failing underneath (the file, the disk), as opposed to one statement's mistake. */
+function isOutage(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|NOMEM|PROTOCOL)/.test(code);
+}
+
 function createStore(db: Database.Database, path: string, viewsPath: string): SqliteStore {
   const latest = db.prepare<[number], TeaserRow>(queries.latest);
-  const headlines = db.prepare<[number], HeadlineRow>(queries.headlines);
-  const frontPageSection = db.prepare<[string, string, number], TeaserRow>(queries.frontPageSection);
+  const latestNextPage = db.prepare<[string, number], TeaserRow>(queries.latestNextPage);
   const sectionFirstPage = db.prepare<[string, number], TeaserRow>(queries.sectionFirstPage);
   const sectionNextPage = db.prepare<[string, string, number], TeaserRow>(queries.sectionNextPage);
   const publishedArticle = db.prepare<[string], ArticleRow>(queries.publishedArticle);
@@ -249,84 +257,45 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
   const countAll = db.prepare<[], CountRow>(queries.countAll);
   const tagFirstPage = db.prepare<[string, number], TeaserRow>(queries.tagFirstPage);
   const tagNextPage = db.prepare<[string, string, number], TeaserRow>(queries.tagNextPage);
-  const tagCandidates = db.prepare<[string, string, number], string>(queries.tagCandidates).pluck();
-  const publishedTeaser = db.prepare<[string], TeaserRow>(queries.publishedTeaser);
   const publishedHeadline = db.prepare<[string], HeadlineRow>(queries.publishedHeadline);
   const trendingTags = db.prepare<[number, number], string>(queries.trendingTags).pluck();
+  const trendingOldest = db.prepare<[number], string>(queries.trendingOldest).pluck();
   const views = openSqliteViews(viewsPath);
   const feed = changeFeed(db);
   // The rest needs a connection that may write: prepared on first use, never on a read-only one.
   let writes: ReturnType<typeof prepareWrites> | null = null;
   const writing = () => (writes ??= prepareWrites(db));
 
-  // Lists every page shows (the front page, the latest list, a section's first page) are the
-  // same for every reader until the content changes, so they are read once per change.
-  // SQLite's data_version moves whenever another connection commits; this connection's own
-  // writes clear the memo directly.
-  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
-  const memo = new Map<string, unknown>();
-  // Which stories are related to an article, until the content changes: ranking three tags'
-  // candidates on every page view was a third of the article page's server time, the teasers'
-  // own reads (by primary key) are not. Ids only, at most relatedMemoEntries articles (about
-  // 200 bytes each), least recently used first out, so an archive crawl cannot grow it.
-  const relatedMemoEntries = 20_000;
-  const relatedMemo = new LRUCache<string, readonly string[]>({ max: relatedMemoEntries });
-  let ownWrites = 0;
-  let memoVersion = -1;
-  /** Everything remembered goes: the content changed. */
-  function forget(): void {
-    memo.clear();
-    relatedMemo.clear();
-  }
-  function forgetIfChanged(): void {
-    const version = dataVersion.get() ?? 0;
-    if (version !== memoVersion) {
-      forget();
-      memoVersion = version;
-    }
-  }
-  function remembered<T>(key: string, read: () => T, keep: (value: T) => boolean = () => true): T {
-    forgetIfChanged();
-    let value = memo.get(key) as T | undefined;
-    if (value === undefined) {
-      // Shared by every request from now on: frozen so no caller can change it for the others.
-      value = deepFreeze(read());
-      if (keep(value)) memo.set(key, value);
-    }
-    return value;
+  // One prepared statement per shape of lists (an article page's: its tags, then its section).
+  const newestOfLists = new Map<string, Database.Statement<(string | number)[], TeaserRow & { n: number }>>();
+  function newestStatement(lists: readonly ArticleList[]) {
+    const kinds = lists.map((list) => (list === 'all' ? 'all' : 'section' in list ? 'section' : 'tag'));
+    const shape = kinds.join(',');
+    let statement = newestOfLists.get(shape);
+    if (statement === undefined) newestOfLists.set(shape, (statement = db.prepare(newestOfListsSql(kinds))));
+    return statement;
   }
 
-  function relatedIds(tags: readonly string[], excludeId: string, limit: number): readonly string[] {
-    forgetIfChanged();
-    const key = `${excludeId}:${tags.join(',')}:${limit}`;
-    let ids = relatedMemo.get(key);
-    if (ids === undefined) {
-      ids = Object.freeze(
-        rankByTags(
-          tags.map((tag) => tagCandidates.all(tag, excludeId, relatedCandidatesPerTag)),
-          limit,
-        ),
-      );
-      relatedMemo.set(key, ids);
-    }
-    return ids;
+  function teaserRows(list: Parameters<SqliteStore['teasers']>[0], limit: number, before: string | undefined): TeaserRow[] {
+    if (list === 'all') return before === undefined ? latest.all(limit) : latestNextPage.all(before, limit);
+    if ('section' in list) return before === undefined ? sectionFirstPage.all(list.section, limit) : sectionNextPage.all(list.section, before, limit);
+    return before === undefined ? tagFirstPage.all(list.tag, limit) : tagNextPage.all(list.tag, before, limit);
   }
 
-  const store: SqliteStore = {
+  return {
+    kind: 'rows',
+    name: 'content store',
     path,
+    isOutage,
 
-    async frontPage(): Promise<FrontPage> {
-      return remembered('front', readFrontPage);
+    async teasers(list, limit, before): Promise<Teaser[]> {
+      return teaserRows(list, limit, before).map(toTeaser);
     },
 
-    async section(slug, options = {}): Promise<SectionPage | null> {
-      const { cursor } = options;
-      // The API validates shapes first; this guards against callers that forgot.
-      assertCursor(cursor);
-      if (!isSectionSlug(slug)) return null;
-      const limit = clampPageSize(options.limit, sectionPageSize);
-      if (cursor === undefined) return remembered(`section:${slug}:${limit}`, () => readSection(slug, undefined, limit));
-      return readSection(slug, cursor, limit);
+    async newest(lists, limit): Promise<Teaser[][]> {
+      if (lists.length === 0) return [];
+      const params = lists.flatMap((list) => (list === 'all' ? [limit] : ['section' in list ? list.section : list.tag, limit]));
+      return byList(newestStatement(lists).all(...params), lists.length);
     },
 
     async article(id): Promise<Article | null> {
@@ -339,45 +308,12 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
       return row ? toArticle(row) : null;
     },
 
-    async latest(limit = latestListSize): Promise<Headline[]> {
-      const n = clampPageSize(limit, latestListSize);
-      return remembered(`latest:${n}`, () => headlines.all(n).map(toHeadline));
+    async trendingTags(window, size) {
+      return { tags: trendingTags.all(window, size), oldestId: trendingOldest.get(window - 1) ?? null };
     },
 
-    async tag(slug, options = {}): Promise<TagPage | null> {
-      const { cursor } = options;
-      assertCursor(cursor);
-      if (!isTagSlug(slug)) return null;
-      const limit = clampPageSize(options.limit, sectionPageSize);
-      // Only tags with articles are remembered: a crawl of made-up tags cannot grow the memo.
-      const page =
-        cursor === undefined
-          ? remembered(
-              `tag:${slug}:${limit}`,
-              () => readTag(slug, undefined, limit),
-              (p) => p.items.length > 0,
-            )
-          : readTag(slug, cursor, limit);
-      // A tag no published article carries has no page; past its last article, an empty page.
-      return cursor === undefined && page.items.length === 0 ? null : page;
-    },
-
-    articleWithTeasers(id) {
-      return readArticleWithTeasers(
-        {
-          article: (articleId) => store.article(articleId),
-          section: (slug, { limit }) => store.section(slug, { limit }),
-          async relatedByTags(tags, excludeId, limit) {
-            return relatedIds(tags, excludeId, limit).flatMap((teaserId) => publishedTeaser.all(teaserId).map(toTeaser));
-          },
-        },
-        id,
-      );
-    },
-
-    async mostRead(limit = mostReadSize): Promise<Headline[]> {
-      const n = clampPageSize(limit, mostReadSize);
-      return views.mostRead(n, (ranked) => ranked.flatMap((viewedId) => publishedHeadline.all(viewedId).map(toHeadline)));
+    async mostRead(limit): Promise<Headline[]> {
+      return views.mostRead(limit, (ranked) => ranked.flatMap((viewedId) => publishedHeadline.all(viewedId).map(toHeadline)));
     },
 
     recordViews: (minute, counts) => views.record(minute, counts),
@@ -387,28 +323,12 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
       return countPublished.get()?.n ?? 0;
     },
 
-    insertMany(articles) {
-      forget();
-      return feed.afterOwnWrite(writing().insertMany(articles));
-    },
+    insertMany: (articles) => feed.afterOwnWrite(writing().insertMany(articles)),
     countAll: () => countAll.get()?.n ?? 0,
     countPublished: () => countPublished.get()?.n ?? 0,
-    // Another connection's commit moves data_version; this connection's own writes move ownWrites.
-    version: () => (dataVersion.get() ?? 0) * 1_000_000 + ownWrites,
-    deleteAll() {
-      forget();
-      return feed.afterOwnWrite(writing().deleteAll());
-    },
-    upsert(article) {
-      forget();
-      ownWrites += 1;
-      return feed.afterOwnWrite(writing().upsert(article));
-    },
-    unpublish(id, updatedAt) {
-      forget();
-      ownWrites += 1;
-      return feed.afterOwnWrite(writing().unpublish(updatedAt, id));
-    },
+    deleteAll: () => feed.afterOwnWrite(writing().deleteAll()),
+    upsert: (article) => feed.afterOwnWrite(writing().upsert(article)),
+    unpublish: (id, updatedAt) => feed.afterOwnWrite(writing().unpublish(updatedAt, id)),
     changes: feed,
     close() {
       feed.close();
@@ -416,37 +336,6 @@ function createStore(db: Database.Database, path: string, viewsPath: string): Sq
       db.close();
     },
   };
-  return store;
-
-  function readFrontPage(): FrontPage {
-    const [leadRow] = latest.all(1);
-    if (leadRow === undefined) {
-      throw new Error(`content store ${path} has no published articles; run \`npm run seed\``);
-    }
-    return {
-      lead: toTeaser(leadRow),
-      sections: sections.map(({ slug }) => ({
-        section: slug,
-        teasers: frontPageSection.all(slug, leadRow.id, frontPageTeasersPerSection).map(toTeaser),
-      })),
-      trendingTags: trendingTags.all(trendingWindowArticles, trendingTagsSize),
-    };
-  }
-
-  function readTag(slug: string, cursor: string | undefined, limit: number): TagPage {
-    const rows = cursor === undefined ? tagFirstPage.all(slug, limit + 1) : tagNextPage.all(slug, cursor, limit + 1);
-    const items = rows.slice(0, limit).map(toTeaser);
-    const last = items[items.length - 1];
-    return { tag: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
-  }
-
-  function readSection(slug: SectionSlug, cursor: string | undefined, limit: number): SectionPage {
-    // One row more than the page tells whether there is a next page without a count.
-    const rows = cursor === undefined ? sectionFirstPage.all(slug, limit + 1) : sectionNextPage.all(slug, cursor, limit + 1);
-    const items = rows.slice(0, limit).map(toTeaser);
-    const last = items[items.length - 1];
-    return { section: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
-  }
 }
 
 /** An article's row and its tag rows are written together, in the caller's transaction. */
@@ -566,10 +455,12 @@ function changeFeed(db: Database.Database) {
 }
 
 /** A writer that opens its own read-write connection on first use: most workers never write. */
-export function lazyWriter(path: string): { get(): ArticleWriter; close(): void } {
+export function lazyWriter(path: string): ArticleWriter & { close(): void } {
   let store: SqliteStore | null = null;
+  const open = () => (store ??= openSqliteStore(path));
   return {
-    get: () => (store ??= openSqliteStore(path)),
+    upsert: (article) => open().upsert(article),
+    unpublish: (id, updatedAt) => open().unpublish(id, updatedAt),
     close() {
       store?.close();
       store = null;
