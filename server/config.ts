@@ -424,8 +424,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     contentTimeoutMs: integer(env, 'CONTENT_TIMEOUT_MS', 1_500, 50, 60_000),
     contentFreshS: integer(env, 'CONTENT_FRESH_S', 5, 0, 3_600),
     contentStaleS: integer(env, 'CONTENT_STALE_S', 86_400, 0, 7 * 86_400),
-    contentCacheEntries: integer(env, 'CONTENT_CACHE_ENTRIES', 5_000, 1, 1_000_000),
-    contentCacheMb: integer(env, 'CONTENT_CACHE_MB', 32, 1, 4_096),
+    contentCacheEntries: integer(env, 'CONTENT_CACHE_ENTRIES', 20_000, 1, 1_000_000),
+    contentCacheMb: integer(env, 'CONTENT_CACHE_MB', 64, 1, 4_096),
     metrics: metricsConfig(env, environment, port),
   };
   requireStoreAbilities(config);

@@ -9,8 +9,7 @@ import { sections, type SectionSlug } from '../src/sections';
 import { rankByTags, relatedCandidatesPerTag, trendingWindowArticles } from '../server/content/article-teasers';
 import { generateArticles, type GenerateOptions } from '../server/content/seed';
 import type { ContentCache } from '../server/content/cache';
-import type { ChangeFeed, ContentChange } from '../server/content/changes';
-import type { ArticleWriter, ContentReader } from '../server/content/source';
+import type { ContentReader } from '../server/content/source';
 import type { ArticleStore } from '../server/content/store';
 import { minuteOf, mostReadWindowMinutes } from '../server/content/views-window';
 
@@ -36,27 +35,8 @@ function assertNewestFirst(ids: string[]): void {
   for (let i = 1; i < ids.length; i += 1) assert.ok(ids[i - 1]! > ids[i]!, `${ids[i - 1]} before ${ids[i]}`);
 }
 
-/** How the change-feed tests write: through a store's writer, and around it, as an operator would. */
-export interface ContractWrites {
-  /** A writer on another connection than the subject's store, whose feed hears its commits. */
-  writer(): ArticleWriter;
-  /** Deletes the article's row outright, outside the store (which never deletes one article). */
-  remove(id: string): Promise<void>;
-}
-
-/** Waits for `check`, polling the feed as a read would; the ceiling is generous: the machine is shared. */
-async function until(feed: ChangeFeed, check: () => boolean, what: string, withinMs = 15_000): Promise<void> {
-  const deadline = performance.now() + withinMs;
-  for (;;) {
-    feed.poll();
-    if (check()) return;
-    if (performance.now() > deadline) assert.fail(`${what}: not within ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** Registers the contract's tests for a store seeded with `seeded` (at most 1000 articles, so sport fits a page). */
-export function describeStoreContract(subject: () => ContractSubject, seeded: GenerateOptions, writes: ContractWrites): void {
+export function describeStoreContract(subject: () => ContractSubject, seeded: GenerateOptions): void {
   const store = () => subject().reader;
   const generated = [...generateArticles(seeded)];
   const published = generated.filter((a) => a.status === 'published');
@@ -296,48 +276,5 @@ export function describeStoreContract(subject: () => ContractSubject, seeded: Ge
     assert.equal((await store().latest(3)).length, 3);
     assert.equal((await store().latest(0)).length, 1);
     assert.equal((await store().latest(10_000)).length, maxSectionPageSize);
-  });
-
-  test('the change feed says what each write changed: the article, what it was and what it is', async () => {
-    const reader = subject().store;
-    const heard: ContentChange[] = [];
-    const stop = reader.changes.subscribe((change) => heard.push(change));
-    const template = published[7]!;
-    const article = { ...template, id: '209901021200000001', publishedAt: '2099-01-02T12:00:00.000Z', updatedAt: '2099-01-02T12:00:00.000Z' };
-    const changesOf = () => heard.filter((c) => c.kind === 'everything' || c.id === article.id);
-    const latest = () => changesOf().at(-1);
-    try {
-      assert.equal(await writes.writer().upsert(article), 'created');
-      await until(reader.changes, () => changesOf().length >= 1, 'the new article');
-      assert.deepEqual(latest(), {
-        kind: 'article',
-        id: article.id,
-        now: { section: template.section, tags: template.tags, status: 'published' },
-        was: null,
-      });
-      const moved = { ...article, section: 'sport' as const, tags: ['football', 'analysis'], updatedAt: '2099-01-02T12:05:00.000Z' };
-      assert.equal(await writes.writer().upsert(moved), 'updated');
-      await until(reader.changes, () => changesOf().length >= 2, 'the update');
-      assert.deepEqual(latest(), {
-        kind: 'article',
-        id: article.id,
-        now: { section: 'sport', tags: ['football', 'analysis'], status: 'published' },
-        was: { section: template.section, tags: template.tags, status: 'published' },
-      });
-      assert.equal(await writes.writer().unpublish(article.id, '2099-01-02T12:10:00.000Z'), true);
-      await until(reader.changes, () => changesOf().length >= 3, 'the unpublishing');
-      assert.deepEqual(latest(), {
-        kind: 'article',
-        id: article.id,
-        now: { section: 'sport', tags: ['football', 'analysis'], status: 'draft' },
-        was: { section: 'sport', tags: ['football', 'analysis'], status: 'published' },
-      });
-      await writes.remove(article.id);
-      await until(reader.changes, () => changesOf().length >= 4, 'the removal');
-      assert.deepEqual(latest(), { kind: 'article', id: article.id, now: null, was: { section: 'sport', tags: ['football', 'analysis'], status: 'draft' } });
-      assert.equal(changesOf().filter((c) => c.kind === 'everything').length, 0, 'four writes of one article are four precise changes, none "everything"');
-    } finally {
-      stop();
-    }
   });
 }

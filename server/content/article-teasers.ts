@@ -15,30 +15,56 @@ export const sectionListForArticle = relatedSize + moreFromSectionSize + 2;
 
 /**
  * Most tags in common first, newer first among equals. `candidates` holds, per tag of the
- * article, the ids of that tag's newest published articles other than the article itself.
+ * article, the ids of that tag's newest published articles other than the article itself,
+ * newest first. Walking the lists together meets each id once per list that holds it, newest
+ * first, so the counting needs no map and the ranking no sort: this runs whenever a change
+ * makes an article page be put together again.
  */
 export function rankByTags(candidates: readonly (readonly string[])[], limit: number): string[] {
-  const shared = new Map<string, number>();
-  for (const ids of candidates) for (const id of ids) shared.set(id, (shared.get(id) ?? 0) + 1);
-  return [...shared]
-    .sort(([a, n], [b, m]) => m - n || (a < b ? 1 : a > b ? -1 : 0))
-    .slice(0, limit)
-    .map(([id]) => id);
+  const at = candidates.map(() => 0);
+  // byShared[n - 1]: ids in n of the lists, newest first; no more than limit of each are needed.
+  const byShared: string[][] = candidates.map(() => []);
+  for (;;) {
+    let newest: string | undefined;
+    for (let i = 0; i < candidates.length; i += 1) {
+      const id = candidates[i]![at[i]!];
+      if (id !== undefined && (newest === undefined || id > newest)) newest = id;
+    }
+    if (newest === undefined) break;
+    let shared = 0;
+    for (let i = 0; i < candidates.length; i += 1) {
+      if (candidates[i]![at[i]!] === newest) {
+        at[i]! += 1;
+        shared += 1;
+      }
+    }
+    const bucket = byShared[shared - 1]!;
+    if (bucket.length < limit) bucket.push(newest);
+  }
+  const ranked: string[] = [];
+  for (let n = byShared.length; n > 0 && ranked.length < limit; n -= 1) ranked.push(...byShared[n - 1]!.slice(0, limit - ranked.length));
+  return ranked;
 }
 
 /**
  * The page of `article`: `tagLists` holds, per tag of the article, that tag's newest published
- * teasers (at least relatedCandidatesPerTag + 1 of them where the tag has that many);
- * `sectionList` the section's newest (at least sectionListForArticle).
+ * teasers, newest first (at least relatedCandidatesPerTag + 1 of them where the tag has that
+ * many); `sectionList` the section's newest (at least sectionListForArticle).
  */
 export function articlePage(article: Article, tagLists: readonly (readonly Teaser[])[], sectionList: readonly Teaser[]): ArticleWithTeasers {
-  const byId = new Map<string, Teaser>();
   const candidates = tagLists.map((list) => {
-    const others = list.filter((t) => t.id !== article.id).slice(0, relatedCandidatesPerTag);
-    for (const t of others) byId.set(t.id, t);
-    return others.map((t) => t.id);
+    const ids: string[] = [];
+    for (const t of list) {
+      if (ids.length === relatedCandidatesPerTag) break;
+      if (t.id !== article.id) ids.push(t.id);
+    }
+    return ids;
   });
-  const byTags = rankByTags(candidates, relatedSize).map((id) => byId.get(id)!);
+  const teaserOf = (id: string) => {
+    for (const list of tagLists) for (const t of list) if (t.id === id) return t;
+    throw new Error(`no teaser for ${id}`);
+  };
+  const byTags = rankByTags(candidates, relatedSize).map(teaserOf);
   const sectionItems = sectionList.slice(0, sectionListForArticle).filter((t) => t.id !== article.id);
   const taken = new Set(byTags.map((t) => t.id));
   const related = [...byTags, ...sectionItems.filter((t) => !taken.has(t.id))].slice(0, relatedSize);

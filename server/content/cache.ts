@@ -64,6 +64,8 @@ interface Entry {
   readonly value: unknown;
   readonly bytes: number;
   readonly storedAt: number;
+  /** The epoch its read began in: a read begun earlier never replaces it. */
+  readonly epoch: number;
   readonly depends: Dependency | null;
   fresh: boolean;
 }
@@ -305,15 +307,16 @@ export class ContentCache {
 
   /** Keeps a store's answer read since `epoch`: as stale if a change came meanwhile. */
   #answer<T>(key: string, value: T | null, depends: (value: T) => Dependency | null, epoch: number): Kept<T> | null {
+    const newer = (this.#entries.peek(key)?.epoch ?? -1) > epoch;
     if (value === null) {
       // Gone (unpublished) or never there: an old copy must not stand in for it later.
-      this.#entries.delete(key);
+      if (!newer) this.#entries.delete(key);
       return null;
     }
     // Shared by every request from now on: frozen so no caller can change it for the others.
     const frozen = deepFreeze(value);
     const fresh = epoch === this.#epoch;
-    this.#keep(key, frozen, depends(frozen), fresh);
+    if (!newer) this.#keep(key, frozen, depends(frozen), fresh, epoch);
     return { value: frozen, fresh };
   }
 
@@ -344,10 +347,10 @@ export class ContentCache {
     return frozen;
   }
 
-  #keep(key: string, value: unknown, depends: Dependency | null, fresh: boolean): void {
+  #keep(key: string, value: unknown, depends: Dependency | null, fresh: boolean, epoch: number): void {
     const bytes = Math.max(1, Buffer.byteLength(JSON.stringify(value)));
     // An answer larger than the whole budget is not kept (lru-cache drops any older copy too).
-    this.#entries.set(key, { value, bytes, storedAt: this.#now(), depends, fresh }, { size: bytes });
+    this.#entries.set(key, { value, bytes, storedAt: this.#now(), epoch, depends, fresh }, { size: bytes });
     if (depends === null || !this.#entries.has(key)) return;
     if ('article' in depends) add(this.#byArticle, depends.article, key);
     else add(this.#byList, depends.list, key);

@@ -12,6 +12,7 @@ import { contentOver, type Content } from './open';
 import { openPostgresStore, queries, type PostgresStore, type PostgresStoreOptions } from './postgres';
 import { seedPostgres } from './postgres-seed';
 import { generateArticles, StoreNotEmptyError } from './seed';
+import { describeInvalidationContract } from '../../test/invalidation-contract';
 import { describeStoreContract } from '../../test/store-contract';
 
 const small = { published: 600, drafts: 20 } as const;
@@ -66,7 +67,9 @@ after(async () => {
 });
 
 describe('postgres store', () => {
-  describeStoreContract(() => ({ reader: subject.reader, cache: subject.cache, store: listening }), small, {
+  const contractSubject = () => ({ reader: subject.reader, cache: subject.cache, store: listening });
+  describeStoreContract(contractSubject, small);
+  describeInvalidationContract(contractSubject, small, {
     writer: () => store,
     async remove(id) {
       const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });

@@ -12,6 +12,7 @@ import type { ContentChange } from './changes';
 import { changeLogRows, newestOfListsSql, openSqliteStore, queries, type SqliteStore } from './sqlite';
 import { contentOver, type Content } from './open';
 import { loadConfig } from '../config';
+import { describeInvalidationContract } from '../../test/invalidation-contract';
 import { describeStoreContract } from '../../test/store-contract';
 
 const teaserKeys = ['id', 'image', 'lead', 'publishedAt', 'section', 'title'];
@@ -124,6 +125,8 @@ describe('generated articles', () => {
   });
 });
 
+const subject = () => ({ reader: content.reader, cache: content.cache, store });
+
 describe('sqlite store', () => {
   test('seeding twice with the same options writes identical rows', async () => {
     const again = join(dir, 'again.sqlite');
@@ -139,7 +142,8 @@ describe('sqlite store', () => {
     assert.deepEqual(dump(again), dump(smallPath));
   });
 
-  describeStoreContract(() => ({ reader: content.reader, cache: content.cache, store }), small, {
+  describeStoreContract(subject, small);
+  describeInvalidationContract(subject, small, {
     writer: () => (writer ??= openSqliteStore(smallPath)),
     async remove(id) {
       const db = new Database(smallPath);
