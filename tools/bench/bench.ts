@@ -8,6 +8,7 @@ import os from 'node:os';
 import { articlePaths, fetchPage, hotSetPaths, seedBenchStore, type PageSample } from './articles';
 import { balanceLayouts, measureBalance } from './balance';
 import { churnToken, measureChurn, type ChurnResult } from './churn';
+import { IdPasses, passPerS } from './passes';
 import { renderChart } from './chart';
 import { describeEnvironment, ensureBuild } from './environment';
 import { describeDomBudget, elementsAsShownInFull, measureDomBudget } from './dom-budget';
@@ -109,40 +110,24 @@ function warmUpRequests(run: Run): number {
   return Math.round(kioskWarmUpPerS(run) * (Math.max(3, run.options.warmupSeconds) + 0.5));
 }
 
-/**
- * A pass over every article id: a rate a cold worker keeps up with (a first read costs more than
- * a kept one), quicker for a smoke run.
- */
-function passPerS(run: Run): number {
-  const inProcess = run.results.reference.render?.renderPagePerS;
-  if (!inProcess) return 300;
-  return run.options.quick ? Math.max(300, Math.round(inProcess / 2)) : Math.max(200, Math.round(inProcess / 4));
+function idPasses(run: Run): IdPasses {
+  return new IdPasses(
+    run.paths.length,
+    warmUpRequests(run),
+    passPerS(run.results.reference.render?.renderPagePerS, run.options.quick),
+    stepTiming(run.options),
+  );
 }
 
-function passTiming(run: Run, requests: number, ratePerS: number): StepTiming {
-  const seconds = requests / ratePerS;
-  const warmupS = Math.min(0.2, seconds / 10);
-  return { ...stepTiming(run.options), warmupS, durationS: Math.round((seconds - warmupS) * 100) / 100 };
-}
-
-/**
- * Reads every id warmUp did not: the generator's rotation carries on from where warmUp left it,
- * so these are exactly the ids not read yet. Then every id once more, at the same rate.
- */
 async function coldAndWarmPasses(run: Run, server: ServerUnderTest, store: string): Promise<PassesRecord> {
-  const rate = passPerS(run);
-  const coldIds = Math.max(rate, run.paths.length - warmUpRequests(run));
-  const cold = await probe(run, server, `${store}: first pass over ${perS(coldIds)} cold ids`, rate, passTiming(run, coldIds, rate));
-  const warm = await probe(run, server, `${store}: a pass over all ${perS(run.paths.length)} ids, warm`, rate, passTiming(run, run.paths.length, rate));
-  return { coldIds, allIds: run.paths.length, cold, warm };
+  return idPasses(run).coldAndWarm(store, (label, rate, timing) => probe(run, server, label, rate, timing));
 }
 
-/** The same first pass, not recorded: servers that search their capacity search it warm. */
+/** The first pass, not recorded: servers that search their capacity search it warm. */
 async function warmEveryId(run: Run, server: ServerUnderTest): Promise<void> {
-  const rate = passPerS(run);
-  const ids = Math.max(rate, run.paths.length - warmUpRequests(run));
-  progress(`reading the ${perS(ids)} ids not read yet at ${perS(rate)} req/s, not recorded`);
-  await measureStep(run.generator, server, 'first pass', rate, passTiming(run, ids, rate));
+  const passes = idPasses(run);
+  progress(`reading the ${perS(passes.coldIds)} ids not read yet at ${perS(passes.ratePerS)} req/s, not recorded`);
+  await measureStep(run.generator, server, 'first pass', passes.ratePerS, passes.timing(passes.coldIds));
   await settle(server);
 }
 
