@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import type { Article, Headline, Teaser } from '../../src/content';
 import { byList, toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
-import { ChangeHub, everythingChanged, stateOf, type ChangeFeed } from './changes';
+import { describeError, log } from '../log';
+import { ChangeHub, everythingChanged, stateOf, type ChangeFeed, type ContentChange } from './changes';
 import type { ArticleWriter, SignupStore, ViewsStore } from './source';
 import { openSqliteViews, viewsPathFor } from './sqlite-views';
 import type { ArticleList, ArticleStore } from './store';
@@ -399,13 +400,39 @@ function changeFeed(db: Database.Database) {
   let seenVersion = dataVersion.get();
   let seenSeq = lastSeq.get() ?? 0;
   let lookedThisTurn = false;
+  let failing = false;
   let timer: NodeJS.Timeout | undefined;
   const hub = new ChangeHub(() => {
     if (lookedThisTurn) return;
     lookedThisTurn = true;
     setImmediate(() => (lookedThisTurn = false));
-    look();
+    safely(look);
   });
+
+  /** A log the reader cannot read must not fail the read that asked: it is read again next time. */
+  function safely(work: () => void): void {
+    try {
+      work();
+      failing = false;
+    } catch (error) {
+      if (!failing) log.warn('the content change log could not be read', describeError(error));
+      failing = true;
+    }
+  }
+
+  /** A row whose columns cannot be read (an operator's hand-made one) cannot be placed: everything. */
+  function changeOf(row: ChangeRow): ContentChange {
+    try {
+      return {
+        kind: 'article',
+        id: row.article_id,
+        now: stateOf(row.section, row.tags, row.status),
+        was: stateOf(row.was_section, row.was_tags, row.was_status),
+      };
+    } catch {
+      return everythingChanged;
+    }
+  }
 
   function readLog(): void {
     const rows = since.all(seenSeq, changeLogRows + 1);
@@ -417,27 +444,21 @@ function changeFeed(db: Database.Database) {
       hub.emit(everythingChanged);
       return;
     }
-    for (const row of rows) {
-      hub.emit({
-        kind: 'article',
-        id: row.article_id,
-        now: stateOf(row.section, row.tags, row.status),
-        was: stateOf(row.was_section, row.was_tags, row.was_status),
-      });
-    }
+    for (const row of rows) hub.emit(changeOf(row));
   }
 
   function look(): void {
     const version = dataVersion.get();
     if (version === seenVersion) return;
-    seenVersion = version;
     readLog();
+    // Only once read: a log that failed to read is read again at the next look.
+    seenVersion = version;
   }
 
   return {
     subscribe(listener: Parameters<ChangeFeed['subscribe']>[0]): () => void {
       if (timer === undefined) {
-        timer = setInterval(look, changeLogPollMs);
+        timer = setInterval(() => safely(look), changeLogPollMs);
         timer.unref();
       }
       return hub.subscribe(listener);
@@ -445,7 +466,7 @@ function changeFeed(db: Database.Database) {
     poll: () => hub.poll(),
     /** Passes a write's result through, after telling subscribers what it changed. */
     afterOwnWrite<T>(result: T): T {
-      readLog();
+      safely(readLog);
       return result;
     },
     close(): void {
