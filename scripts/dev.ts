@@ -18,7 +18,7 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 
 const env = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development', WEB_CONCURRENCY: process.env.WEB_CONCURRENCY ?? '1' };
 const config = loadConfig(env);
-if (config.contentApiUrl === null && isEmptyStore(config.contentDbPath)) await seedStore(config.contentDbPath, { log: (line) => console.log(line) });
+if (config.content.store === 'sqlite' && isEmptyStore(config.content.path)) await seedStore(config.content.path, { log: (line) => console.log(line) });
 
 let server: ChildProcess | null = null;
 let restartTimer: NodeJS.Timeout | undefined;

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { seedPostgres } from '../server/content/postgres-seed';
 import { defaultDrafts, defaultPublished, seedStore, StoreNotEmptyError } from '../server/content/seed';
-import { loadConfig } from '../server/config';
+import { sqliteContentPath } from '../server/config';
 
 const usage = `Usage: tsx scripts/seed.ts [--db PATH | --database-url URL] [--published N] [--drafts N] [--reset] [--help]
 
@@ -50,7 +50,7 @@ function readCommand(args: string[]): SeedCommand {
     },
   });
   return {
-    db: values.db === undefined ? loadConfig().contentDbPath : resolve(values.db),
+    db: values.db === undefined ? sqliteContentPath() : resolve(values.db),
     databaseUrl: databaseUrl(values['database-url'], values.db),
     published: count('--published', values.published, defaultPublished, 1),
     drafts: count('--drafts', values.drafts, defaultDrafts, 0),

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../server/config';
+import { loadConfig, sqliteContentPath } from '../server/config';
 import { readCommandLine } from './cli';
 import { accepts, startLocalNginx, type LocalNginx } from './nginx/local';
 import { admissionOf } from './nginx/render';
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   askForDemoContent(env, values['no-seed'] ?? false, 'start:nginx');
   const config = loadConfig(env);
   const workerPorts = Array.from({ length: config.webConcurrency }, (_, i) => config.port + i);
-  await prepareToServe({ build: !values['no-build'], seed: config.seedDemoContent, contentDbPath: config.contentDbPath, name: 'start:nginx' });
+  await prepareToServe({ build: !values['no-build'], seed: config.seedDemoContent, contentDbPath: sqliteContentPath(env), name: 'start:nginx' });
 
   const cluster = spawn(process.execPath, ['--enable-source-maps', serverBundle], { cwd: root, env, stdio: 'inherit' });
   let nginx: LocalNginx | undefined;

@@ -3,7 +3,7 @@
 // run the cluster in production mode on PORT (default 3000).
 import { spawn } from 'node:child_process';
 import { readCommandLine } from './cli';
-import { loadConfig } from '../server/config';
+import { loadConfig, sqliteContentPath } from '../server/config';
 import { askForDemoContent, prepareToServe, root, serverBundle } from './prepare';
 
 const usage = `Usage: npm start [-- --no-build] [-- --no-seed]
@@ -27,7 +27,7 @@ function main() {
   askForDemoContent(env, values['no-seed'] ?? false, 'start');
   const config = loadConfig(env);
 
-  const preparing = prepareToServe({ build: !values['no-build'], seed: config.seedDemoContent, contentDbPath: config.contentDbPath, name: 'start' });
+  const preparing = prepareToServe({ build: !values['no-build'], seed: config.seedDemoContent, contentDbPath: sqliteContentPath(env), name: 'start' });
   void preparing.then(() => {
     const server = spawn(process.execPath, ['--enable-source-maps', serverBundle], {
       cwd: root,

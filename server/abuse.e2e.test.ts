@@ -22,7 +22,7 @@ let draftId: string;
 before(async () => {
   ({ dir, dbPath } = await seedTempStore(600, 10));
   const store = openSqliteStore(dbPath, { readonly: true });
-  ids = (await store.latest(50)).map((h) => h.id);
+  ids = (await store.teasers('all', 50)).map((t) => t.id);
   draftId = new Database(dbPath, { readonly: true }).prepare<[], string>("SELECT id FROM articles WHERE status = 'draft' LIMIT 1").pluck().get()!;
   store.close();
 });

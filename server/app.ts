@@ -5,7 +5,7 @@ import { apiRouter } from './api';
 import { assetsDir, type Assets } from './assets';
 import { cacheControl } from './cache-policy';
 import type { Config } from './config';
-import type { ArticleWriter, ContentSource } from './content/source';
+import type { ArticleWriter, ContentReader, SignupStore } from './content/source';
 import { classify, errorHeaders, KioskError } from './errors';
 import { ingestRouter } from './ingest';
 import { describeError, log } from './log';
@@ -31,7 +31,9 @@ export type AppConfig = Pick<
 
 export interface AppDeps {
   config: AppConfig;
-  content: ContentSource;
+  content: ContentReader;
+  /** Newsletter sign-ups; null where the store keeps none. */
+  signups?: SignupStore | null;
   assets: Assets;
   /** Opened on the first CMS push: most workers never write. */
   writer: () => ArticleWriter;
@@ -45,7 +47,7 @@ export interface AppDeps {
  * The Express app for everything but pages: the API, static files, health, and the error
  * answers. It never listens: server/site.ts puts it behind the overload guard.
  */
-export function createApp({ config, content, assets, writer, render, views = null }: AppDeps): express.Express {
+export function createApp({ config, content, signups = null, assets, writer, render, views = null }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -76,7 +78,7 @@ export function createApp({ config, content, assets, writer, render, views = nul
   app.use('/api/ingest', ingestRouter(config.ingestToken, writer));
   app.use(
     newsletterRouter({
-      signups: content.signups,
+      signups,
       render: renderDeps,
       clientHops: config.clientAddressHops,
       perClientPerHour: config.signupsPerClientPerHour,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from './config';
 
@@ -68,10 +69,10 @@ test('TRUST_PROXY believes only the loopback proxy unless turned off', () => {
 
 test('CONTENT_API_URL: an absolute http(s) URL without credentials or query, and the newsroom cache bounds', () => {
   const defaults = loadConfig({});
-  assert.equal(defaults.contentApiUrl, null);
+  assert.deepEqual(defaults.content, { store: 'sqlite', path: path.resolve('data/kiosk.sqlite') });
   assert.equal(defaults.contentTimeoutMs, 1_500);
   const config = loadConfig({ CONTENT_API_URL: 'https://newsroom.example/kiosk/api/', CONTENT_TIMEOUT_MS: '800', CONTENT_STALE_S: '600' });
-  assert.equal(config.contentApiUrl, 'https://newsroom.example/kiosk/api');
+  assert.deepEqual(config.content, { store: 'newsroom-api', url: 'https://newsroom.example/kiosk/api' });
   assert.equal(config.contentTimeoutMs, 800);
   assert.equal(config.contentStaleS, 600);
   for (const bad of ['newsroom.example/api', 'ftp://newsroom.example', 'https://user:pw@newsroom.example/api', 'https://newsroom.example/api?key=1']) {
@@ -142,12 +143,15 @@ test('metrics: the endpoint override, high resolution, and refusals that name th
 });
 
 test('CONTENT_DATABASE_URL: postgres:// with a host and a database, never echoed; the pool size; not with CONTENT_API_URL', () => {
-  assert.equal(loadConfig({}).contentDatabaseUrl, null);
-  assert.equal(loadConfig({}).contentDbPoolSize, 4);
+  assert.equal(loadConfig({}).content.store, 'sqlite');
+  assert.deepEqual(loadConfig({ CONTENT_DATABASE_URL: 'postgres://kiosk@db.internal/kiosk' }).content, {
+    store: 'postgresql',
+    url: 'postgres://kiosk@db.internal/kiosk',
+    poolSize: 4,
+  });
   const url = 'postgres://kiosk:s3cret@db.internal:5432/kiosk?sslmode=verify-full';
   const config = loadConfig({ CONTENT_DATABASE_URL: url, CONTENT_DB_POOL_SIZE: '2', INGEST_TOKEN: 'x'.repeat(32), PREVIEW_SECRET: 'y'.repeat(32) });
-  assert.equal(config.contentDatabaseUrl, url);
-  assert.equal(config.contentDbPoolSize, 2);
+  assert.deepEqual(config.content, { store: 'postgresql', url, poolSize: 2 });
   assert.ok(config.ingestToken !== null && config.previewSecret !== null, 'ingestion and preview work on PostgreSQL');
   for (const bad of ['http://db.internal/kiosk', 'postgres://db.internal', 'postgres://:s3cret@/kiosk', 'not a url s3cret']) {
     assert.throws(

@@ -26,32 +26,24 @@ export interface Config {
   webConcurrency: number;
   /** Absolute origin used for canonical and Open Graph URLs, without a trailing slash. */
   siteUrl: string;
-  contentDbPath: string;
+  /** Where content comes from: one store (server/content/open.ts turns it into the reader, the writer and the rest). */
+  content: ContentSetting;
   /**
    * SEED_DEMO_CONTENT=true: an empty or missing SQLite store is filled with made-up demo
    * articles before the cluster starts (dist/server/seed-demo.cjs, which the Procfile runs; npm
    * start asks for it). Off by default: outside a demo, an empty store is a start-up error.
    */
   seedDemoContent: boolean;
-  /**
-   * The newsroom API that replaces the SQLite store when set (it speaks Kiosk's own /api
-   * shapes: `${contentApiUrl}/front`, …); null: the SQLite store at contentDbPath.
-   */
-  contentApiUrl: string | null;
-  /**
-   * The PostgreSQL content store every instance shares (postgres://…), which replaces the
-   * SQLite store when set; null: the SQLite store at contentDbPath (or the newsroom API).
-   */
-  contentDatabaseUrl: string | null;
-  /** Connections of each worker's pool; the LISTEN connection is one more (docs/postgresql.md). */
-  contentDbPoolSize: number;
   /** Whole exchange with the newsroom API (connect, headers and body), or one database query. */
   contentTimeoutMs: number;
-  /** An answer younger than this is used without asking the newsroom API again. */
+  /**
+   * The newsroom API's answers are used this long without asking again (it cannot say what
+   * changed); PostgreSQL's, while its listener is away, before they are read again.
+   */
   contentFreshS: number;
-  /** An answer younger than this stands in when the newsroom API fails. */
+  /** A kept answer younger than this stands in when the store fails. */
   contentStaleS: number;
-  /** Bounds of each worker's cache of newsroom answers. */
+  /** Bounds of each worker's content cache (server/content/cache.ts). */
   contentCacheEntries: number;
   contentCacheMb: number;
   /** Build output: dist/client/manifest.json and dist/client/assets/. */
@@ -126,6 +118,13 @@ export interface Config {
   pageCacheMaxBytes: number;
   metrics: MetricsConfig;
 }
+
+/**
+ * The content store: the SQLite file (CONTENT_DB_PATH, the default), PostgreSQL
+ * (CONTENT_DATABASE_URL) or a newsroom API (CONTENT_API_URL); setting both URLs is an error.
+ */
+export type ContentSetting =
+  { store: 'sqlite'; path: string } | { store: 'postgresql'; url: string; poolSize: number } | { store: 'newsroom-api'; url: string };
 
 export interface MetricsConfig {
   /** CloudWatch namespace of every metric, the dashboard and the alarms (METRICS_NAMESPACE). */
@@ -266,6 +265,62 @@ function contentDatabaseUrl(env: Env): string | null {
   return raw;
 }
 
+/** The SQLite file tools default to (CONTENT_DB_PATH), whichever store the server reads. */
+export function sqliteContentPath(env: Env = process.env): string {
+  return path.resolve(env.CONTENT_DB_PATH || 'data/kiosk.sqlite');
+}
+
+function contentSetting(env: Env): ContentSetting {
+  const apiUrl = contentApiUrl(env);
+  const databaseUrl = contentDatabaseUrl(env);
+  const poolSize = integer(env, 'CONTENT_DB_POOL_SIZE', 4, 1, 100);
+  if (apiUrl !== null && databaseUrl !== null) {
+    throw new ConfigError('CONTENT_API_URL and CONTENT_DATABASE_URL are both set: content comes from one place. Unset one');
+  }
+  if (databaseUrl !== null) return { store: 'postgresql', url: databaseUrl, poolSize };
+  if (apiUrl !== null) return { store: 'newsroom-api', url: apiUrl };
+  return { store: 'sqlite', path: sqliteContentPath(env) };
+}
+
+type StoreAbility = 'writes' | 'drafts' | 'demoSeed';
+
+/** What each store cannot do, and why, for the message that refuses a feature beside it. */
+const storeLimits: Record<ContentSetting['store'], { setting: string; cannot: Partial<Record<StoreAbility, string>> }> = {
+  sqlite: { setting: 'CONTENT_DB_PATH', cannot: {} },
+  postgresql: {
+    setting: 'CONTENT_DATABASE_URL',
+    cannot: {
+      demoSeed: 'content comes from PostgreSQL, not the SQLite store; seed PostgreSQL once with "npm run seed -- --database-url URL"',
+    },
+  },
+  'newsroom-api': {
+    setting: 'CONTENT_API_URL',
+    cannot: {
+      writes: 'the newsroom API takes no writes (the newsroom ingests there)',
+      drafts: "the newsroom API (Kiosk's /api shapes) serves no drafts",
+      demoSeed: 'content comes from the newsroom API, not the SQLite store',
+    },
+  },
+};
+
+/** Features that need something of the store, each as the operator turns it on. */
+const featureNeeds: { setting: string; on(config: Config): boolean; needs: StoreAbility; what: string; off: string }[] = [
+  { setting: 'INGEST_TOKEN', on: (c) => c.ingestToken !== null, needs: 'writes', what: 'ingestion writes articles', off: ', or set INGEST_ENABLED=false' },
+  { setting: 'PREVIEW_SECRET', on: (c) => c.previewSecret !== null, needs: 'drafts', what: 'previews need drafts', off: ', or set PREVIEW_ENABLED=false' },
+  { setting: 'SEED_DEMO_CONTENT=true', on: (c) => c.seedDemoContent, needs: 'demoSeed', what: 'the demo seed at start fills the SQLite store', off: '' },
+];
+
+/** Refuses a feature the chosen store cannot serve: a push would vanish, a preview find no draft. */
+function requireStoreAbilities(config: Config): void {
+  const limits = storeLimits[config.content.store];
+  for (const feature of featureNeeds) {
+    const why = limits.cannot[feature.needs];
+    if (feature.on(config) && why !== undefined) {
+      throw new ConfigError(`${feature.setting} and ${limits.setting} are both set: ${feature.what}, but ${why}. Unset one${feature.off}`);
+    }
+  }
+}
+
 function clusterScheduling(env: Env): Config['clusterScheduling'] {
   const raw = env.CLUSTER_SCHEDULING ?? 'rr';
   if (raw === 'none' || raw === 'rr') return raw;
@@ -346,7 +401,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     trustProxy: trustProxy(env),
     webConcurrency,
     siteUrl: siteUrl(env, port),
-    contentDbPath: path.resolve(env.CONTENT_DB_PATH || 'data/kiosk.sqlite'),
+    content: contentSetting(env),
     seedDemoContent: flag(env, 'SEED_DEMO_CONTENT') ?? false,
     distDir: path.resolve(env.DIST_DIR || 'dist'),
     keepAliveTimeoutMs,
@@ -377,40 +432,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     newsletterUnconfirmedDays: integer(env, 'NEWSLETTER_UNCONFIRMED_DAYS', 7, 1, 365),
     pageCacheTtlMs: integer(env, 'PAGE_CACHE_TTL_MS', 0, 0, 60_000),
     pageCacheMaxBytes: integer(env, 'PAGE_CACHE_MAX_MB', 64, 1, 4_096) * 1024 * 1024,
-    contentApiUrl: contentApiUrl(env),
-    contentDatabaseUrl: contentDatabaseUrl(env),
-    contentDbPoolSize: integer(env, 'CONTENT_DB_POOL_SIZE', 4, 1, 100),
     contentTimeoutMs: integer(env, 'CONTENT_TIMEOUT_MS', 1_500, 50, 60_000),
     contentFreshS: integer(env, 'CONTENT_FRESH_S', 5, 0, 3_600),
     contentStaleS: integer(env, 'CONTENT_STALE_S', 86_400, 0, 7 * 86_400),
-    contentCacheEntries: integer(env, 'CONTENT_CACHE_ENTRIES', 5_000, 1, 1_000_000),
-    contentCacheMb: integer(env, 'CONTENT_CACHE_MB', 32, 1, 4_096),
+    contentCacheEntries: integer(env, 'CONTENT_CACHE_ENTRIES', 20_000, 1, 1_000_000),
+    contentCacheMb: integer(env, 'CONTENT_CACHE_MB', 64, 1, 4_096),
     metrics: metricsConfig(env, environment, port),
   };
-  if (config.contentApiUrl !== null && config.contentDatabaseUrl !== null) {
-    throw new ConfigError('CONTENT_API_URL and CONTENT_DATABASE_URL are both set: content comes from one place. Unset one');
-  }
-  // Both features read or write the SQLite store, which is not consulted when content comes
-  // from the newsroom API: a push would vanish, a preview would find no draft.
-  if (config.contentApiUrl !== null && config.ingestToken !== null) {
-    throw new ConfigError(
-      'INGEST_TOKEN and CONTENT_API_URL are both set: ingestion writes to the SQLite store, which is not read when content comes from the newsroom API (the newsroom ingests there). Unset one, or set INGEST_ENABLED=false',
-    );
-  }
-  if (config.contentApiUrl !== null && config.seedDemoContent) {
-    throw new ConfigError(
-      'SEED_DEMO_CONTENT=true and CONTENT_API_URL are both set: the demo seed fills the SQLite store, which is not read when content comes from the newsroom API. Unset one',
-    );
-  }
-  if (config.contentDatabaseUrl !== null && config.seedDemoContent) {
-    throw new ConfigError(
-      'SEED_DEMO_CONTENT=true and CONTENT_DATABASE_URL are both set: the demo seed at start fills the SQLite store, which is not read when content comes from PostgreSQL; seed PostgreSQL once with "npm run seed -- --database-url URL". Unset one',
-    );
-  }
-  if (config.contentApiUrl !== null && config.previewSecret !== null) {
-    throw new ConfigError(
-      "PREVIEW_SECRET and CONTENT_API_URL are both set: previews need drafts, which the newsroom API (Kiosk's /api shapes) does not serve. Unset one, or set PREVIEW_ENABLED=false",
-    );
-  }
+  requireStoreAbilities(config);
   return Object.freeze(config);
 }

@@ -1,4 +1,5 @@
 import { cacheControl } from './cache-policy';
+import { ContentUnavailable } from './content/failure';
 
 // Every error a reader or API client can see, in one place. The message is what is shown;
 // internal details are logged, never sent.
@@ -18,8 +19,9 @@ export const errors = {
   internal: { status: 500, code: 'internal', message: 'Something went wrong on our side. Please try again shortly.' },
   // Busy for a moment (previews at their cap): ask again soon.
   unavailable: { status: 503, code: 'unavailable', message: 'The service is busy. Please try again shortly.', retryAfterS: 2 },
-  // The newsroom API failed and no recent copy was at hand: short-lived, so a CDN serves its
-  // stale copy meanwhile (stale-if-error) and readers get the page back within seconds.
+  // The content store (database or newsroom API) failed and no recent copy was at hand
+  // (ContentUnavailable): short-lived, so a CDN serves its stale copy meanwhile
+  // (stale-if-error) and readers get the page back within seconds.
   // Its Cache-Control lets a CDN keep it as long as its Retry-After.
   contentUnavailable: {
     status: 503,
@@ -54,6 +56,8 @@ export function classify(error: unknown): { status: number; code: string; messag
   if (error instanceof KioskError) {
     return { status: error.status, code: error.code, message: error.message, internal: false };
   }
+  // Its message names the store and the key for the logs; readers get the registry's.
+  if (error instanceof ContentUnavailable) return { ...errors.contentUnavailable, internal: false };
   const status = typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     // body-parser's own kinds: say what was wrong with the body, never echo it.

@@ -76,7 +76,7 @@ async function primary() {
     somaxconn: readSomaxconn(),
     host: config.host || '*',
     nodeEnv: config.nodeEnv,
-    content: config.contentApiUrl ?? (config.contentDatabaseUrl === null ? config.contentDbPath : 'postgresql'),
+    content: config.content.store === 'sqlite' ? config.content.path : config.content.store === 'newsroom-api' ? config.content.url : 'postgresql',
   });
   cluster.on('exit', (w, code, signal) => {
     if (code !== 0 || signal) log.warn('worker exited', { pid: w.process.pid, code, signal });

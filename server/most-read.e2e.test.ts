@@ -20,7 +20,7 @@ test('SIGTERM: both workers flush the views they counted before they exit', asyn
   const server = await startBuiltServer(dbPath, { WEB_CONCURRENCY: '2', VIEWS_FLUSH_S: '60', CLIENT_ADDRESS_HOPS: '1' });
   const store = openSqliteStore(dbPath, { readonly: true });
   try {
-    const ids = (await store.latest(12)).map((h) => h.id);
+    const ids = (await store.teasers('all', 12)).map((h) => h.id);
     // Article i gets 12 - i readers: a ranking with no ties, sent at once over many connections,
     // which the kernel spreads over the two workers (SO_REUSEPORT).
     const beacons = ids.flatMap((id, i) => Array.from({ length: 12 - i }, (_, reader) => ({ id, from: `198.51.100.${reader}` })));

@@ -17,7 +17,7 @@ let ids: string[];
 before(async () => {
   ({ dir, dbPath } = await seedTempStore(300, 5));
   const store = openSqliteStore(dbPath, { readonly: true });
-  ids = (await store.latest(20)).map((h) => h.id);
+  ids = (await store.teasers('all', 20)).map((h) => h.id);
   store.close();
 });
 

@@ -9,8 +9,9 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Article } from '../src/content';
 import { loadConfig } from './config';
-import type { ContentSource } from './content/source';
+import { contentOver, type Content } from './content/open';
 import { openSqliteStore } from './content/sqlite';
+import type { ArticleStore } from './content/store';
 import { OverloadGuard } from './overload';
 import { securityHeaders } from './security-headers';
 import { WorkerMetrics } from './metrics/worker-metrics';
@@ -24,43 +25,29 @@ let articlePaths: string[];
 before(async () => {
   ({ dir, dbPath } = await seedTempStore(600, 10));
   const store = openSqliteStore(dbPath, { readonly: true });
-  const page = await store.section('news', { limit: 50 });
-  articlePaths = (await store.latest(50)).map((t) => `/${t.section}/${t.id}`);
-  assert.ok(page && articlePaths.length === 50);
+  articlePaths = (await store.teasers('all', 50)).map((t) => `/${t.section}/${t.id}`);
+  assert.ok(articlePaths.length === 50);
   store.close();
 });
 
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** A store whose article() waits until the gate opens, so requests stay in flight. */
-function gatedStore(): { content: ContentSource; open(): void } {
+function gatedStore(): { content: Content; open(): void } {
   const store = openSqliteStore(dbPath, { readonly: true });
   let openGate!: () => void;
   const gate = new Promise<void>((resolve) => (openGate = resolve));
-  const content: ContentSource = {
-    frontPage: () => store.frontPage(),
-    section: (slug, options) => store.section(slug, options),
-    latest: (limit) => store.latest(limit),
-    count: () => store.count(),
-    articleAnyStatus: (id) => store.articleAnyStatus(id),
-    close: () => store.close(),
-    tag: (slug, options) => store.tag(slug, options),
-    mostRead: (limit) => store.mostRead(limit),
-    views: null,
-    signups: null,
+  const gated: ArticleStore = {
+    ...store,
     async article(id): Promise<Article | null> {
       await gate;
       return store.article(id);
     },
-    async articleWithTeasers(id) {
-      await gate;
-      return store.articleWithTeasers(id);
-    },
   };
-  return { content, open: () => openGate() };
+  return { content: contentOver(gated, loadConfig({}), {}, {}), open: () => openGate() };
 }
 
-async function start(env: Record<string, string>, content?: ContentSource) {
+async function start(env: Record<string, string>, content?: Content) {
   const config = loadConfig({ PORT: '0', CONTENT_DB_PATH: dbPath, SITE_URL: 'https://kiosk.example', ...env });
   const worker = await startWorker(config, { content, assets: testAssets });
   const { port } = worker.server.address() as AddressInfo;

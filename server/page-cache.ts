@@ -3,8 +3,8 @@ import { LRUCache } from 'lru-cache';
 // The breaking-news cache (opt-in, PAGE_CACHE_TTL_MS > 0): on a spike thousands of readers ask
 // for the same few articles within seconds, and the CDN's copy expires for all of them at once.
 // Each worker keeps the pages it rendered for a moment, bounded in memory, and drops them as
-// soon as the content changes (SQLite's data_version, which every commit moves) or their time
-// is up. Only 200 pages: never a preview (answered elsewhere), an error or a redirect.
+// soon as the content changes (the content cache's version, which moves with every change
+// readers can see) or their time is up. Only 200 pages: never a preview (answered elsewhere), an error or a redirect.
 
 export interface CachedPage {
   html: string;

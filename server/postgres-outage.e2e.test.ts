@@ -117,9 +117,6 @@ test('PostgreSQL stopped for 4 s under requests: pages or the short 503, never a
     poolSize: 1,
     timeoutMs: 2_000,
     unlistenedFreshMs: 1_000,
-    staleMs: 0,
-    maxEntries: 1,
-    maxBytes: 1,
     listen: false,
   });
   try {

@@ -4,7 +4,7 @@ import type { Article, ContentClient } from '../src/content';
 import { moreFromSectionSize, relatedSize } from '../src/content';
 import { articleIdPattern } from '../src/sections';
 import { cacheControl } from './cache-policy';
-import type { ContentSource } from './content/source';
+import type { ContentReader } from './content/source';
 import { errorHeaders, errors, type ErrorKind } from './errors';
 import { errorPageHeaders } from './pages';
 import { renderErrorPage, renderPage, type RenderDeps } from './render';
@@ -67,7 +67,7 @@ function sendPreviewError(req: Request, res: Response, kind: ErrorKind, message:
   res.send(req.method === 'HEAD' ? '' : page.html);
 }
 
-export function previewHandler(deps: { secret: string | null; content: ContentSource; render: RenderDeps; concurrencyLimit: number }) {
+export function previewHandler(deps: { secret: string | null; content: ContentReader; render: RenderDeps; concurrencyLimit: number }) {
   let active = 0;
   return async (req: Request, res: Response) => {
     const id = String(req.params.id);

@@ -3,25 +3,28 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { latestListSize } from '../src/content';
 import { stateElementId } from '../src/page-contract';
-import { openSqliteStore, type SqliteStore } from './content/sqlite';
+import type { Content } from './content/open';
+import type { ContentReader } from './content/source';
 import { PageCache } from './page-cache';
 import { buildChrome, renderPage, type RenderDeps } from './render';
-import { seedTempStore, serveTestApp, testAssets } from '../test/server';
+import { openSqliteContent, seedTempStore, serveTestApp, testAssets } from '../test/server';
 
 let dir: string;
 let dbPath: string;
-let content: SqliteStore;
+let parts: Content;
+let content: ContentReader;
 let articlePath: string;
 
 before(async () => {
   ({ dir, dbPath } = await seedTempStore(200, 2));
-  content = openSqliteStore(dbPath, { readonly: true });
+  parts = openSqliteContent(dbPath);
+  content = parts.reader;
   const [newest] = await content.latest(1);
   articlePath = `/${newest!.section}/${newest!.id}`;
 });
 
-after(() => {
-  content.close();
+after(async () => {
+  await parts.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

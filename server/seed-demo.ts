@@ -4,14 +4,16 @@
 // without it, it does nothing. The Procfile runs it before the cluster, so a demo instance
 // (`eb setenv SEED_DEMO_CONTENT=true`) serves the sample newsroom without a build tool on board
 // (scripts/seed.ts needs tsx, a devDependency the instance does not install).
-import { loadConfig } from './config';
+import { loadConfig, sqliteContentPath } from './config';
 import { seedIfEmpty } from './content/seed';
 import { describeError, log } from './log';
 
 async function main(): Promise<void> {
   // The whole config, not just the path: a bad environment fails here with the same message
   // the cluster would give, before any seeding work.
-  const { contentDbPath, seedDemoContent } = loadConfig();
+  const { content, seedDemoContent } = loadConfig();
+  // The config refuses SEED_DEMO_CONTENT beside any other store.
+  const contentDbPath = content.store === 'sqlite' ? content.path : sqliteContentPath();
   if (!seedDemoContent) {
     log.info('demo content not asked for (SEED_DEMO_CONTENT is not true), not seeding', { contentDbPath });
     return;

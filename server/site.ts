@@ -2,7 +2,7 @@ import type { RequestListener } from 'node:http';
 import { createApp } from './app';
 import type { Assets } from './assets';
 import type { Config } from './config';
-import type { ArticleWriter, ContentSource } from './content/source';
+import type { Content } from './content/open';
 import { EventLoopDelaySampler } from './metrics/event-loop';
 import { WorkerMetrics } from './metrics/worker-metrics';
 import { OverloadGuard, overloadAwareListener } from './overload';
@@ -57,27 +57,23 @@ export function createSite({
   config,
   content,
   assets,
-  writer,
 }: {
   config: SiteConfig;
-  content: ContentSource;
+  content: Pick<Content, 'reader' | 'writer' | 'views' | 'signups' | 'publishedIds' | 'changes'>;
   assets: Assets;
-  writer: () => ArticleWriter;
 }): Site {
+  const { reader, writer } = content;
   const eventLoop = new EventLoopDelaySampler();
   const metrics = new WorkerMetrics(eventLoop);
   const render: RenderDeps = {
-    content,
+    content: reader,
     assets,
     siteUrl: config.siteUrl,
     latestItems: config.domBudget ? config.ssrLatestItems : undefined,
     domBudget: config.domBudget,
     chrome: config.ssrSharedChrome ? buildChrome() : null,
   };
-  const published =
-    content.views !== null && content.publishedIds
-      ? new PublishedIds({ publishedIds: () => content.publishedIds!(), version: content.version?.bind(content) })
-      : null;
+  const published = content.views !== null && content.publishedIds !== null ? new PublishedIds(content.publishedIds, content.changes) : null;
   const views =
     content.views !== null && published !== null
       ? new ViewCounter(content.views, published, {
@@ -87,11 +83,22 @@ export function createSite({
         })
       : null;
   const listener = overloadAwareListener({
-    app: createApp({ config, content, assets, writer, render, views }),
+    app: createApp({
+      config,
+      content: reader,
+      signups: content.signups,
+      assets,
+      writer: () => {
+        if (writer === null) throw new Error('this content store takes no writes');
+        return writer;
+      },
+      render,
+      views,
+    }),
     pages: createPageHandler({
       render,
       metrics,
-      cache: config.pageCacheTtlMs > 0 ? new PageCache(config.pageCacheTtlMs, config.pageCacheMaxBytes, () => content.version?.() ?? null) : null,
+      cache: config.pageCacheTtlMs > 0 ? new PageCache(config.pageCacheTtlMs, config.pageCacheMaxBytes, () => reader.version()) : null,
     }),
     shell: shellForServing(config.distDir, assets, config.siteUrl, config.shellSMaxAgeS),
     guard: new OverloadGuard(config, metrics, eventLoop),

@@ -1,9 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
-import type { ArticleWriter, ContentSource } from './content/source';
-import { newsroomApiOptions, openNewsroomApi } from './content/newsroom-api';
-import { openPostgresStore, postgresStoreOptions } from './content/postgres';
-import { lazyWriter, openSqliteStore } from './content/sqlite';
+import { openContent, type Content } from './content/open';
 import { loadAssets, type Assets } from './assets';
 import type { Config } from './config';
 import { describeError, log } from './log';
@@ -23,7 +20,7 @@ const flushMarginMs = 1_500;
 
 export interface RunningWorker {
   server: http.Server;
-  content: ContentSource;
+  content: Content;
   metrics: WorkerMetrics;
   /** Null unless METRICS_CLOUDWATCH=1. */
   cloudwatch: CloudWatchPublisher | null;
@@ -47,14 +44,10 @@ export interface ListenTarget {
 const addressInUseRetryMs = 5_000;
 
 /** One worker: the store, the app, and an HTTP server that listens with the configured backlog. */
-export async function startWorker(
-  config: Readonly<Config>,
-  deps: { content?: ContentSource; assets?: Assets; listen?: ListenTarget } = {},
-): Promise<RunningWorker> {
-  const content = deps.content ?? openContentSource(config);
+export async function startWorker(config: Readonly<Config>, deps: { content?: Content; assets?: Assets; listen?: ListenTarget } = {}): Promise<RunningWorker> {
+  const content = deps.content ?? openContent(config.content, config);
   const assets = deps.assets ?? loadAssets(config.distDir);
-  const writer = contentWriter(config, content);
-  const site = createSite({ config, content, assets, writer: writer.get });
+  const site = createSite({ config, content, assets });
 
   const server = http.createServer();
   server.keepAliveTimeout = config.keepAliveTimeoutMs;
@@ -117,8 +110,7 @@ export async function startWorker(
       log.error('flushing article views failed at shutdown', describeError(error));
     }
     try {
-      writer.close();
-      content.close();
+      await content.close();
     } catch (error) {
       log.error('closing the content store failed', describeError(error));
     }
@@ -127,26 +119,6 @@ export async function startWorker(
   }
 
   return { server, content, metrics: site.metrics, cloudwatch, drain };
-}
-
-/** The newsroom API when CONTENT_API_URL is set, PostgreSQL when CONTENT_DATABASE_URL is, else the SQLite store. */
-function openContentSource(config: Readonly<Config>): ContentSource {
-  if (config.contentDatabaseUrl !== null) return openPostgresStore(postgresStoreOptions({ ...config, contentDatabaseUrl: config.contentDatabaseUrl }));
-  if (config.contentApiUrl === null) return openSqliteStore(config.contentDbPath, { readonly: true });
-  return openNewsroomApi(newsroomApiOptions({ ...config, contentApiUrl: config.contentApiUrl }));
-}
-
-/** PostgreSQL writes through the pool the worker reads with; SQLite through a connection of its own, opened on first use. */
-function contentWriter(config: Readonly<Config>, content: ContentSource): { get(): ArticleWriter; close(): void } {
-  if (config.contentDatabaseUrl === null) return lazyWriter(config.contentDbPath);
-  const writer = content as ContentSource & Partial<ArticleWriter>;
-  return {
-    get() {
-      if (!writer.upsert || !writer.unpublish) throw new Error('this content source takes no writes');
-      return writer as ArticleWriter;
-    },
-    close: () => undefined,
-  };
 }
 
 function listenOnce(server: http.Server, target: ListenTarget, backlog: number): Promise<void> {

@@ -12,8 +12,8 @@ import type { Assets } from '../server/assets';
 import { loadConfig } from '../server/config';
 import { createSite } from '../server/site';
 import { seedStore } from '../server/content/seed';
-import type { ArticleWriter, ContentSource } from '../server/content/source';
-import { lazyWriter, openSqliteStore, type SqliteStore } from '../server/content/sqlite';
+import { openContent, type Content } from '../server/content/open';
+import type { ContentReader } from '../server/content/source';
 
 export async function seedTempStore(published = 600, drafts = 20): Promise<{ dir: string; dbPath: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-test-'));
@@ -30,48 +30,45 @@ export const testAssets: Assets = { scripts: ['/assets/main.test.js'], styles: [
 
 export interface TestServer {
   baseUrl: string;
-  content: SqliteStore;
+  /** What the site reads. */
+  content: ContentReader;
+  /** Everything openContent made: the cache, the store, the writer. */
+  parts: Content;
   close(): Promise<void>;
 }
 
-export async function serveTestApp(dbPath: string, distDir = path.join(os.tmpdir(), 'kiosk-no-dist'), env: Record<string, string> = {}): Promise<TestServer> {
-  const content = openSqliteStore(dbPath, { readonly: true });
-  const writer = lazyWriter(dbPath);
-  const served = await serveTestSite(content, env, { distDir, writer: writer.get });
-  return {
-    ...served,
-    content,
-    async close() {
-      await served.close();
-      writer.close();
-    },
-  };
+function testConfig(env: Record<string, string>, distDir?: string) {
+  return { ...loadConfig({ SITE_URL: 'https://kiosk.example', ...env }), distDir: distDir ?? path.join(os.tmpdir(), 'kiosk-no-dist') };
 }
 
-/** The real site over any content source (the newsroom adapter, a wrapped store) on a real socket; closes the source too. */
-export async function serveTestSite<C extends ContentSource>(
-  content: C,
-  env: Record<string, string> = {},
-  options: { distDir?: string; writer?: () => ArticleWriter } = {},
-): Promise<{ baseUrl: string; content: C; close(): Promise<void> }> {
-  const config = { ...loadConfig({ SITE_URL: 'https://kiosk.example', ...env }), distDir: options.distDir ?? path.join(os.tmpdir(), 'kiosk-no-dist') };
-  const writer =
-    options.writer ??
-    (() => {
-      throw new Error('this test site has no writer');
-    });
-  const site = createSite({ config, content, assets: testAssets, writer });
+/** A SQLite store as a worker opens it (openContent): the reader, the cache, the writer. */
+export function openSqliteContent(dbPath: string, env: Record<string, string> = {}): Content {
+  const config = testConfig({ ...env, CONTENT_DB_PATH: dbPath });
+  return openContent(config.content, config);
+}
+
+/** The site over a SQLite store, as a worker opens it (openContent), on a real socket. */
+export async function serveTestApp(dbPath: string, distDir?: string, env: Record<string, string> = {}): Promise<TestServer> {
+  const config = testConfig({ ...env, CONTENT_DB_PATH: dbPath }, distDir);
+  return serveTestSite(openContent(config.content, config), env, { distDir });
+}
+
+/** The real site over any content (the newsroom API, PostgreSQL, a wrapped store) on a real socket; closes the content too. */
+export async function serveTestSite(content: Content, env: Record<string, string> = {}, options: { distDir?: string } = {}): Promise<TestServer> {
+  const config = testConfig(env, options.distDir);
+  const site = createSite({ config, content, assets: testAssets });
   const server = http.createServer(site.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}`,
-    content,
+    content: content.reader,
+    parts: content,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await site.close();
-      content.close();
+      await content.close();
     },
   };
 }

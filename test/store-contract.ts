@@ -8,14 +8,21 @@ import { maxSectionPageSize, moreFromSectionSize, relatedSize, sectionPageSize, 
 import { sections, type SectionSlug } from '../src/sections';
 import { rankByTags, relatedCandidatesPerTag, trendingWindowArticles } from '../server/content/article-teasers';
 import { generateArticles, type GenerateOptions } from '../server/content/seed';
-import type { ContentSource, ViewsStore } from '../server/content/source';
+import type { ContentCache } from '../server/content/cache';
+import type { ContentReader, ViewsStore } from '../server/content/source';
+import type { ArticleStore } from '../server/content/store';
 import { minuteOf, mostReadWindowMinutes } from '../server/content/views-window';
 
-export type ContractStore = ContentSource & {
-  countAll(): number | Promise<number>;
-  readonly views: ViewsStore;
-  publishedIds(): Promise<string[]>;
-};
+/** A store as a worker reads it: the reader over the content cache, and the store underneath. */
+export interface ContractSubject {
+  reader: ContentReader;
+  cache: ContentCache;
+  store: ArticleStore & {
+    countAll(): number | Promise<number>;
+    readonly views: ViewsStore;
+    publishedIds(): Promise<string[]>;
+  };
+}
 
 const teaserKeys = ['id', 'image', 'lead', 'publishedAt', 'section', 'title'];
 const articleKeys = [...teaserKeys, 'author', 'body', 'status', 'tags', 'updatedAt'].sort();
@@ -30,7 +37,8 @@ function assertNewestFirst(ids: string[]): void {
 }
 
 /** Registers the contract's tests for a store seeded with `seeded` (at most 1000 articles, so sport fits a page). */
-export function describeStoreContract(store: () => ContractStore, seeded: GenerateOptions): void {
+export function describeStoreContract(subject: () => ContractSubject, seeded: GenerateOptions): void {
+  const store = () => subject().reader;
   const generated = [...generateArticles(seeded)];
   const published = generated.filter((a) => a.status === 'published');
   const drafts = generated.filter((a) => a.status === 'draft');
@@ -57,8 +65,8 @@ export function describeStoreContract(store: () => ContractStore, seeded: Genera
   }
 
   test('counts published articles only', async () => {
-    assert.equal(await store().count(), published.length);
-    assert.equal(await store().countAll(), generated.length);
+    assert.equal(await subject().store.count(), published.length);
+    assert.equal(await subject().store.countAll(), generated.length);
   });
 
   test('has published articles in every section', async () => {
@@ -229,7 +237,7 @@ export function describeStoreContract(store: () => ContractStore, seeded: Genera
 
   test('most read: views ranked by their running totals over the last hour, published articles only', async () => {
     const now = minuteOf(Date.now());
-    const views = store().views;
+    const views = subject().store.views;
     const [a, b, c, d, e] = published.slice(100, 105).map((x) => x.id) as [string, string, string, string, string];
     const draft = drafts[0]!.id;
     const unknown = '999999999999999999';
@@ -269,7 +277,7 @@ export function describeStoreContract(store: () => ContractStore, seeded: Genera
   });
 
   test('published ids: every published article, no draft', async () => {
-    const ids = await store().publishedIds();
+    const ids = await subject().store.publishedIds();
     assert.equal(ids.length, published.length);
     assert.deepEqual(new Set(ids), publishedIds);
   });

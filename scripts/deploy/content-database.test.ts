@@ -63,7 +63,9 @@ test('every pool the fleet can open fits max_connections: (MaxSize + the additio
   // RollingWithAdditionalBatch adds one batch of new instances while deploying.
   const batchPercent = settingValue(settings, 'aws:elasticbeanstalk:command', 'BatchSize') as number;
   const instances = maxSize + Math.ceil((maxSize * batchPercent) / 100);
-  const pool = loadConfig({ CONTENT_DATABASE_URL: 'postgres://kiosk@db.example/kiosk', ...env }).contentDbPoolSize;
+  const { content } = loadConfig({ CONTENT_DATABASE_URL: 'postgres://kiosk@db.example/kiosk', ...env });
+  assert.equal(content.store, 'postgresql');
+  const pool = content.store === 'postgresql' ? content.poolSize : 0;
   const perWorker = pool + 1;
   // PostgreSQL's superuser_reserved_connections (3), RDS's own (2), the migration, a few operators.
   const reserved = 3 + 2 + 1 + 5;

@@ -351,7 +351,7 @@ test('Kiosk accepts the environment properties as production config', () => {
   assert.equal(config.webConcurrency, 4);
   assert.equal(config.host, '127.0.0.1');
   assert.equal(config.trustProxy, 'loopback');
-  assert.equal(config.contentDbPath, '/var/app/data/kiosk.sqlite');
+  assert.deepEqual(config.content, { store: 'sqlite', path: '/var/app/data/kiosk.sqlite' });
   assert.equal(config.distDir, '/var/app/current/dist');
   assert.equal(new URL(config.siteUrl).hostname.endsWith('.invalid'), true, 'the placeholder cannot resolve');
   assert.equal(env.NPM_USE_PRODUCTION, 'true');

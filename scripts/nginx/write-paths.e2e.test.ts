@@ -34,7 +34,7 @@ describe('view beacons and sign-ups through Nginx', () => {
   before(async () => {
     ({ dir, dbPath } = await seedTempStore(600, 10));
     const store = openSqliteStore(dbPath, { readonly: true });
-    ids = (await store.latest(50)).map((h) => h.id);
+    ids = (await store.teasers('all', 50)).map((t) => t.id);
     store.close();
     const firstPort = await freePortRange(1);
     cluster = await startBuiltServer(dbPath, { ...env, PORT: String(firstPort) });

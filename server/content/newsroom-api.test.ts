@@ -6,11 +6,12 @@ import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Article, FrontPage } from '../../src/content';
 import { cacheControl } from '../cache-policy';
-import { KioskError } from '../errors';
 import { serveTestApp, serveTestSite, seedTempStore, textOf, type TestServer } from '../../test/server';
 import { startFlakyNewsroom, type FlakyNewsroom, type NewsroomMode } from '../../test/flaky-newsroom';
-import { openNewsroomApi, type NewsroomApiOptions, type NewsroomApiSource } from './newsroom-api';
-import { StaleCache } from './stale-cache';
+import { ContentUnavailable } from './failure';
+import { openNewsroomApi } from './newsroom-api';
+import { contentOver, type Content } from './open';
+import type { ContentReader } from './source';
 
 const timeoutMs = 500;
 /** A page request must be answered within the content timeout plus this (generous: the test machine is shared). */
@@ -21,7 +22,7 @@ let dir: string;
 let kiosk: TestServer;
 let newsroom: FlakyNewsroom;
 let article: Article;
-const opened: NewsroomApiSource[] = [];
+const opened: Content[] = [];
 
 before(async () => {
   ({ dir } = await seedTempStore(200, 5));
@@ -36,25 +37,39 @@ before(async () => {
 });
 
 after(async () => {
-  for (const source of opened) source.close();
+  for (const content of opened) await content.close();
   await newsroom.close();
   await kiosk.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function adapter(options: Partial<NewsroomApiOptions> = {}): NewsroomApiSource {
-  const source = openNewsroomApi({
-    baseUrl: newsroom.url,
-    timeoutMs,
-    freshMs: 0,
-    staleMs: 60_000,
-    maxEntries: 1_000,
-    maxBytes: 16 * 1024 * 1024,
-    backoffMs: 0,
-    ...options,
-  });
-  opened.push(source);
-  return source;
+interface AdapterOptions {
+  freshMs?: number;
+  staleMs?: number;
+  maxEntries?: number;
+  maxBytes?: number;
+  backoffMs?: number;
+  now?: () => number;
+}
+
+type Adapter = ContentReader & { content: Content; cacheStats(): { entries: number; bytes: number } };
+
+/** The newsroom API as a worker reads it: the store, and the content cache over it. */
+function adapter(options: AdapterOptions = {}): Adapter {
+  const content = contentOver(
+    openNewsroomApi({ baseUrl: newsroom.url, timeoutMs }),
+    {
+      contentTimeoutMs: timeoutMs,
+      contentFreshS: (options.freshMs ?? 0) / 1000,
+      contentStaleS: (options.staleMs ?? 60_000) / 1000,
+      contentCacheEntries: options.maxEntries ?? 1_000,
+      contentCacheMb: (options.maxBytes ?? 16 * 1024 * 1024) / (1024 * 1024),
+    },
+    { backoffMs: options.backoffMs ?? 0, now: options.now },
+    {},
+  );
+  opened.push(content);
+  return { ...content.reader, content, cacheStats: () => content.cache.stats() };
 }
 
 async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value?: T; error?: unknown }> {
@@ -68,7 +83,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value?: T
 }
 
 function isContentUnavailable(error: unknown): boolean {
-  return error instanceof KioskError && error.kind === 'contentUnavailable';
+  return error instanceof ContentUnavailable;
 }
 
 describe('the newsroom-API adapter', () => {
@@ -240,33 +255,12 @@ describe('the newsroom-API adapter', () => {
   });
 });
 
-describe('StaleCache', () => {
-  test('evicts the least recently used first, by entries and by bytes; an oversized answer is not kept', () => {
-    const cache = new StaleCache<string>({ maxEntries: 3, maxBytes: 100 });
-    cache.set('a', 'A', 10, 0);
-    cache.set('b', 'B', 10, 0);
-    cache.set('c', 'C', 10, 0);
-    cache.get('a');
-    cache.set('d', 'D', 10, 0);
-    assert.equal(cache.get('b'), undefined, 'b was least recently used');
-    assert.ok(cache.get('a') && cache.get('c') && cache.get('d'));
-    cache.set('e', 'E', 95, 0);
-    assert.equal(cache.size, 1);
-    assert.equal(cache.bytes, 95);
-    cache.set('f', 'F', 101, 0);
-    assert.equal(cache.get('f'), undefined);
-    assert.equal(cache.bytes, 95);
-    cache.set('e', 'E2', 5, 0);
-    assert.equal(cache.bytes, 5, 'replacing an entry replaces its bytes');
-  });
-});
-
 describe('the site over the newsroom API', () => {
   const paths = () => ['/', '/sport', `/${article.section}/${article.id}`];
 
   test('healthy: pages render as they do from the newsroom itself', async () => {
     newsroom.mode = 'ok';
-    const site = await serveTestSite(adapter());
+    const site = await serveTestSite(adapter().content);
     try {
       for (const path of paths()) {
         const [ours, theirs] = await Promise.all([fetch(site.baseUrl + path), fetch(kiosk.baseUrl + path)]);
@@ -282,8 +276,8 @@ describe('the site over the newsroom API', () => {
   for (const mode of failingModes) {
     test(`${mode}: 503 pages and JSON when nothing is cached, 200 from the recent copy when it is`, async () => {
       newsroom.mode = 'ok';
-      const cold = await serveTestSite(adapter());
-      const warm = await serveTestSite(adapter());
+      const cold = await serveTestSite(adapter().content);
+      const warm = await serveTestSite(adapter().content);
       try {
         for (const path of paths()) assert.equal((await fetch(warm.baseUrl + path)).status, 200);
         newsroom.mode = mode;

@@ -1,5 +1,7 @@
 import postgres from 'postgres';
+import { articleIdPattern, isSectionSlug } from '../../src/sections';
 import { describeError, log } from '../log';
+import { everythingChanged, type ArticleState, type ContentChange } from './changes';
 
 /** The channel the articles trigger notifies (migrations/…_articles.sql). */
 export const contentChannel = 'kiosk_content';
@@ -19,8 +21,11 @@ export interface ListenerOptions {
   url: string;
   /** Connect, LISTEN and each heartbeat; past it the connection counts as lost. */
   timeoutMs: number;
-  /** A commit changed content; also called when LISTEN is (re)established, since notifications may have been missed. */
-  onChange(): void;
+  /**
+   * A commit changed content (what changed, from the trigger's payload); "everything" when LISTEN
+   * is (re)established, since notifications may have been missed meanwhile.
+   */
+  onChange(change: ContentChange): void;
   /** How often the connection is pinged; 5 s unless a test wants it sooner. */
   heartbeatMs?: number;
   /** The connection's application_name in pg_stat_activity ('kiosk-listener'): a test names its own to find it. */
@@ -56,8 +61,8 @@ export function listenForChanges(options: ListenerOptions): ContentListener {
       fetch_types: false,
       onnotice: () => undefined,
       connection: { application_name: options.applicationName ?? 'kiosk-listener' },
-      onnotify(channel: string) {
-        if (channel === contentChannel) options.onChange();
+      onnotify(channel: string, payload: string) {
+        if (channel === contentChannel) options.onChange(parseNotification(payload));
       },
       onclose() {
         if (sql === instance) lost(null);
@@ -106,7 +111,7 @@ export function listenForChanges(options: ListenerOptions): ContentListener {
       attempt = 0;
       listening = true;
       options.onListening?.(true);
-      options.onChange();
+      options.onChange(everythingChanged);
     } catch (error) {
       connecting = false;
       lost(error);
@@ -138,6 +143,34 @@ export function listenForChanges(options: ListenerOptions): ContentListener {
       await instance?.end({ timeout: 1 });
     },
   };
+}
+
+function stateIn(value: unknown): ArticleState | null | undefined {
+  if (value === null) return null;
+  const { section, tags, status } = (value ?? {}) as Record<string, unknown>;
+  if (typeof section !== 'string' || !isSectionSlug(section) || (status !== 'published' && status !== 'draft')) return undefined;
+  if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string')) return undefined;
+  return { section, tags: tags as string[], status };
+}
+
+/**
+ * The trigger's payload (migrations/…_article-changes.sql): one article's change as JSON, or
+ * '*'. Anything else (an older trigger's empty payload, a row a person wrote by hand that no
+ * section knows) cannot be placed precisely, so it means everything.
+ */
+export function parseNotification(payload: string): ContentChange {
+  if (payload === '*' || payload === '') return everythingChanged;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch {
+    return everythingChanged;
+  }
+  const { id, now, was } = (parsed ?? {}) as Record<string, unknown>;
+  const before = stateIn(was);
+  const after = stateIn(now);
+  if (typeof id !== 'string' || !articleIdPattern.test(id) || before === undefined || after === undefined) return everythingChanged;
+  return { kind: 'article', id, now: after, was: before };
 }
 
 export class DatabaseTimeout extends Error {

@@ -19,9 +19,6 @@ export async function seedPostgres(url: string, options: SeedOptions = {}): Prom
     poolSize: 1,
     timeoutMs: 60_000,
     unlistenedFreshMs: 1_000,
-    staleMs: 0,
-    maxEntries: 1,
-    maxBytes: 1,
     listen: false,
   });
   try {
@@ -39,7 +36,7 @@ export async function seedPostgres(url: string, options: SeedOptions = {}): Prom
       log(`seed: ${inserted}/${total} articles (${Math.floor((inserted * 100) / total)}%)`);
     }
     // Fresh tables have no statistics until autovacuum gets to them (a minute or more): the
-    // planner then picks plans that made the related-stories query take 20 ms instead of under
+    // planner then picks plans that made an article page's query take 20 ms instead of under
     // one. PostgreSQL's advice after a bulk load is to ANALYZE at once.
     await analyzeContent(url);
     const ms = Math.round(performance.now() - started);

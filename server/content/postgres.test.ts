@@ -6,15 +6,29 @@ import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
 import { startCluster, type Cluster } from '../../scripts/db/cluster';
 import { migrate } from '../../scripts/db/migrate';
+import type { ContentChange } from './changes';
+import { loadConfig } from '../config';
+import { contentOver, type Content } from './open';
 import { openPostgresStore, queries, type PostgresStore, type PostgresStoreOptions } from './postgres';
 import { seedPostgres } from './postgres-seed';
 import { generateArticles, StoreNotEmptyError } from './seed';
+import { describeInvalidationContract } from '../../test/invalidation-contract';
 import { describeStoreContract } from '../../test/store-contract';
 
 const small = { published: 600, drafts: 20 } as const;
 let cluster: Cluster;
 let store: PostgresStore;
+let listening: PostgresStore;
+let subject: Content;
 const opened: PostgresStore[] = [];
+const readers: Content[] = [];
+
+/** The store as a worker reads it: through the content cache, fed by its change feed. */
+function read(over: PostgresStore): Content {
+  const content = contentOver(over, loadConfig({}), {}, { views: over.views });
+  readers.push(content);
+  return content;
+}
 
 function open(overrides: Partial<PostgresStoreOptions> = {}): PostgresStore {
   const s = openPostgresStore({
@@ -22,9 +36,6 @@ function open(overrides: Partial<PostgresStoreOptions> = {}): PostgresStore {
     poolSize: 2,
     timeoutMs: 2_000,
     unlistenedFreshMs: 1_000,
-    staleMs: 60_000,
-    maxEntries: 1_000,
-    maxBytes: 16 * 1024 * 1024,
     ...overrides,
   });
   opened.push(s);
@@ -44,15 +55,31 @@ before(async () => {
   cluster = await startCluster({ migrate: true });
   await seedPostgres(cluster.url, small);
   store = open({ listen: false });
+  listening = open({ unlistenedFreshMs: 3_600_000 });
+  await eventually(() => listening.stats().listening, 15_000);
+  subject = read(listening);
 });
 
 after(async () => {
+  for (const content of readers) content.cache.clear();
   await Promise.all(opened.map((s) => s.end()));
   cluster?.destroy();
 });
 
 describe('postgres store', () => {
-  describeStoreContract(() => store, small);
+  const contractSubject = () => ({ reader: subject.reader, cache: subject.cache, store: listening });
+  describeStoreContract(contractSubject, small);
+  describeInvalidationContract(contractSubject, small, {
+    writer: () => store,
+    async remove(id) {
+      const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+      try {
+        await sql`DELETE FROM articles WHERE id = ${id}`;
+      } finally {
+        await sql.end();
+      }
+    },
+  });
 
   test('migrating again applies nothing; seeding a store with articles is refused', async () => {
     assert.deepEqual(await migrate(cluster.url), []);
@@ -91,9 +118,8 @@ describe('postgres store', () => {
     try {
       await sql`ANALYZE articles`;
       const params: Record<keyof typeof queries, unknown[]> = {
-        headlines: [15],
-        latest: [15],
-        frontPageSections: ['news,sport', '202611212100010200', 3],
+        latest: [51],
+        latestNextPage: ['202611212100010200', 21],
         sectionFirstPage: ['news', 21],
         sectionNextPage: ['news', '202611212100010200', 21],
         publishedArticle: ['202611212100010200'],
@@ -102,14 +128,15 @@ describe('postgres store', () => {
         countAll: [],
         tagFirstPage: ['elections', 21],
         tagNextPage: ['elections', '202611212100010200', 21],
-        relatedByTags: ['elections,climate', '202611212100010200', 50, 6],
+        newestOfLists: ['all,section,tag', ',news,elections', 51],
         publishedHeadlines: ['202611212100010200,202611212100010199'],
         trendingTags: [200, 6],
+        trendingOldest: [199],
         publishedIds: [],
       };
-      // These sort what an index walk already bounded: a few tags' candidate lists counted and
-      // ranked, a handful of ids' rows, the tags of the newest 200 stories.
-      const sorts = new Set<string>(['frontPageSections', 'relatedByTags', 'publishedHeadlines', 'trendingTags']);
+      // These sort what an index walk already bounded: a handful of ids' rows, the tags of the
+      // newest 200 stories.
+      const sorts = new Set<string>(['publishedHeadlines', 'trendingTags']);
       for (const [name, text] of Object.entries(queries) as [keyof typeof queries, string][]) {
         // A small table is cheaper to scan; what matters is that an index can answer at scale.
         const plan = await sql.begin(async (tx) => {
@@ -130,20 +157,21 @@ describe('postgres store', () => {
 
   test('upsert and unpublish: created, updated, unpublished, each seen at once by the writer', async () => {
     const writer = open({ listen: false });
+    const { reader } = read(writer);
     const [template] = generateArticles({ published: 1, drafts: 0, seed: 99 });
     const article = { ...template!, id: '202611222000999999', publishedAt: '2026-11-22T20:00:00.000Z', updatedAt: '2026-11-22T20:00:00.000Z' };
-    assert.equal((await writer.frontPage()).lead.id !== article.id, true);
-    const before = writer.stats().generation;
+    assert.equal((await reader.frontPage()).lead.id !== article.id, true);
+    const before = reader.version()!;
     assert.equal(await writer.upsert(article), 'created');
-    assert.ok(writer.stats().generation > before);
-    assert.equal((await writer.frontPage()).lead.id, article.id);
+    assert.ok(reader.version()! > before, 'the write reached the cache before upsert returned');
+    assert.equal((await reader.frontPage()).lead.id, article.id);
     assert.equal(await writer.upsert({ ...article, title: `${article.title} (updated)` }), 'updated');
-    assert.equal((await writer.article(article.id))?.title, `${article.title} (updated)`);
+    assert.equal((await reader.article(article.id))?.title, `${article.title} (updated)`);
     assert.equal(await writer.unpublish(article.id, '2026-11-22T20:05:00.000Z'), true);
-    assert.equal(await writer.article(article.id), null);
-    assert.equal((await writer.articleAnyStatus(article.id))?.status, 'draft');
+    assert.equal(await reader.article(article.id), null);
+    assert.equal((await reader.articleAnyStatus(article.id))?.status, 'draft');
     assert.equal(await writer.unpublish('202611222000999998', '2026-11-22T20:05:00.000Z'), false);
-    assert.notEqual((await writer.frontPage()).lead.id, article.id);
+    assert.notEqual((await reader.frontPage()).lead.id, article.id);
   });
 
   // Ceilings here are generous on purpose: these tests say what happens (a NOTIFY moves the
@@ -151,19 +179,20 @@ describe('postgres store', () => {
   // fail them. How soon a push is visible is measured by the bench, not asserted here.
   test('a change through one store is seen by another through NOTIFY, and nothing is read twice meanwhile', async () => {
     // Kept answers would otherwise be read again only after an hour: NOTIFY is the only way on.
-    const reader = open({ unlistenedFreshMs: 3_600_000 });
+    const listener = open({ unlistenedFreshMs: 3_600_000 });
+    const { reader } = read(listener);
     const writer = open({ listen: false });
-    await eventually(() => reader.stats().listening, 10_000);
+    await eventually(() => listener.stats().listening, 10_000);
     const [template] = generateArticles({ published: 1, drafts: 0, seed: 7 });
     const article = { ...template!, id: '202611222100999999', publishedAt: '2026-11-22T21:00:00.000Z', updatedAt: '2026-11-22T21:00:00.000Z' };
     await reader.frontPage();
     await reader.latest();
-    const queriesBefore = reader.stats().queries;
+    const queriesBefore = listener.stats().queries;
     for (let i = 0; i < 20; i += 1) {
       await reader.frontPage();
       await reader.latest();
     }
-    assert.equal(reader.stats().queries, queriesBefore, 'kept answers are not read again');
+    assert.equal(listener.stats().queries, queriesBefore, 'kept answers are not read again');
     await writer.upsert(article);
     await eventually(async () => (await reader.frontPage()).lead.id === article.id, 10_000);
     assert.ok((await reader.latest()).some((h) => h.id === article.id));
@@ -173,16 +202,21 @@ describe('postgres store', () => {
 
   test('a listener whose connection is killed reconnects by itself, and lets go of what it kept meanwhile', async () => {
     const listenerName = 'kiosk-listener-killed-test';
-    const reader = open({ unlistenedFreshMs: 200, listenerName });
-    await eventually(() => reader.stats().listening, 10_000);
+    const listener = open({ unlistenedFreshMs: 200, listenerName });
+    const { reader } = read(listener);
+    await eventually(() => listener.stats().listening, 10_000);
     await reader.frontPage();
+    const heard: ContentChange[] = [];
+    listener.changes.subscribe((change) => heard.push(change));
     const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
     try {
-      const before = reader.stats().generation;
       await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${listenerName}`;
-      await eventually(() => !reader.stats().listening, 10_000);
-      await eventually(() => reader.stats().listening, 10_000);
-      assert.ok(reader.stats().generation > before, 'kept answers are read again after a reconnect: notifications may have been missed');
+      await eventually(() => !listener.stats().listening, 10_000);
+      await eventually(() => listener.stats().listening, 10_000);
+      assert.ok(
+        heard.some((c) => c.kind === 'everything'),
+        'kept answers are read again after a reconnect: notifications may have been missed',
+      );
       // A change made while it was away is seen too.
       const [template] = generateArticles({ published: 1, drafts: 0, seed: 11 });
       const article = { ...template!, id: '202611222300999999', publishedAt: '2026-11-22T23:00:00.000Z', updatedAt: '2026-11-22T23:00:00.000Z' };
@@ -218,12 +252,34 @@ describe('postgres store', () => {
     }
   });
 
+  test('a statement that changes more than 100 articles is heard as "everything"; one article as itself', async () => {
+    const heard: ContentChange[] = [];
+    const stop = listening.changes.subscribe((change) => heard.push(change));
+    const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
+    try {
+      await sql`UPDATE articles SET updated_at = updated_at WHERE status = 'published'`;
+      await eventually(() => heard.some((c) => c.kind === 'everything'), 15_000);
+      const article = [...generateArticles(small)].filter((a) => a.status === 'published')[5]!;
+      await sql`UPDATE articles SET updated_at = updated_at WHERE id = ${article.id}`;
+      const aboutIt = () => heard.filter((c) => c.kind === 'article' && c.id === article.id);
+      await eventually(() => aboutIt().length > 0, 15_000);
+      const state = { section: article.section, tags: article.tags, status: 'published' };
+      assert.deepEqual(aboutIt(), [{ kind: 'article', id: article.id, now: state, was: state }]);
+    } finally {
+      stop();
+      await sql.end();
+    }
+  });
+
   test('concurrent readers of one article share one query', async () => {
-    const reader = open({ listen: false });
-    const id = [...generateArticles(small)][10]!.id;
-    const before = reader.stats().queries;
+    const quiet = open({ listen: false });
+    const { reader } = read(quiet);
+    const article = [...generateArticles(small)].filter((a) => a.status === 'published')[10]!;
+    const id = article.id;
+    const before = quiet.stats().queries;
     const answers = await Promise.all(Array.from({ length: 50 }, () => reader.article(id)));
-    assert.equal(reader.stats().queries - before, 1);
+    // The article, then the newest of its tags and of its section in one statement: for all fifty.
+    assert.equal(quiet.stats().queries - before, 2);
     assert.ok(answers.every((a) => a?.id === id));
   });
 });

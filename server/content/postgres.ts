@@ -1,27 +1,21 @@
-import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
-import type { Article, FrontPage, Headline, SectionPage, TagPage } from '../../src/content';
-import { clampPageSize, latestListSize, mostReadSize, sectionPageSize, trendingTagsSize } from '../../src/content';
-import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
-import { isTagSlug } from '../../src/tags';
-import { readArticleWithTeasers, relatedCandidatesPerTag, trendingWindowArticles } from './article-teasers';
-import type { Config } from '../config';
-import { KioskError } from '../errors';
-import { describeError, log } from '../log';
-import { deepFreeze } from './freeze';
+import type { Article, Headline, Teaser } from '../../src/content';
+import { articleIdPattern } from '../../src/sections';
+import { log, describeError } from '../log';
+import { ChangeHub, everythingChanged, stateOf, type ArticleChange, type ChangeFeed, type ContentChange } from './changes';
 import { listenForChanges, withDeadline } from './postgres-listener';
-import { toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
+import { byList, toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
+import { deepFreeze } from './freeze';
 import { postgresSignups, postgresViews } from './postgres-views';
-import type { ArticleWriter, ContentSource, SignupStore, ViewsStore } from './source';
-import { StaleCache } from './stale-cache';
+import type { ArticleWriter, SignupStore, ViewsStore } from './source';
+import type { ArticleStore } from './store';
 import { KeptRanking, rankedIds } from './views-window';
 
 // The fleet's content store: one PostgreSQL for every worker of every instance. The same
 // queries, orderings and cursors as the SQLite store (the schema is migrations/…_articles.sql).
-// Every answer a page reads is kept per worker, tagged with the content generation it was read
-// in; a NOTIFY from any commit (a trigger sends it) moves the generation, so the next reader
-// reads again. When the database is slow or down, a kept answer stands in (bounded by
-// CONTENT_STALE_S), else the short 503, as the newsroom-API adapter does: never a hang, never a 500.
+// Data only: the content cache (server/content/cache.ts) keeps the answers, and drops what a
+// change touches when the change feed says so; the feed is fed by NOTIFY from the articles
+// triggers (any writer) and, at once, by this store's own writes.
 
 export interface PostgresStoreOptions {
   url: string;
@@ -29,14 +23,8 @@ export interface PostgresStoreOptions {
   poolSize: number;
   /** One query, waiting for a connection included. */
   timeoutMs: number;
-  /** While the LISTEN connection is lost, kept answers are read again after this long. */
+  /** While the LISTEN connection is lost, "everything changed" this often: kept answers are read again. */
   unlistenedFreshMs: number;
-  /** Kept answers younger than this stand in when the database fails. */
-  staleMs: number;
-  maxEntries: number;
-  maxBytes: number;
-  /** After a failure, how long to answer from what is kept without asking the database. */
-  backoffMs?: number;
   /** Off for one-shot tools (seed, tests of queries) that need no change notifications. */
   listen?: boolean;
   /** How often the LISTEN connection is pinged (5 s); tests shorten it. */
@@ -45,33 +33,13 @@ export interface PostgresStoreOptions {
   listenerName?: string;
 }
 
-export function postgresStoreOptions(
-  config: Pick<Config, 'contentDbPoolSize' | 'contentTimeoutMs' | 'contentFreshS' | 'contentStaleS' | 'contentCacheEntries' | 'contentCacheMb'> & {
-    contentDatabaseUrl: string;
-  },
-): PostgresStoreOptions {
-  return {
-    url: config.contentDatabaseUrl,
-    poolSize: config.contentDbPoolSize,
-    timeoutMs: config.contentTimeoutMs,
-    unlistenedFreshMs: Math.max(1, config.contentFreshS) * 1000,
-    staleMs: config.contentStaleS * 1000,
-    maxEntries: config.contentCacheEntries,
-    maxBytes: config.contentCacheMb * 1024 * 1024,
-  };
-}
-
 export interface PostgresStats {
   /** Statements sent to the database since the store opened: what a page view costs. */
   queries: number;
-  /** Moves with every change this worker learns of. */
-  generation: number;
   listening: boolean;
-  entries: number;
-  bytes: number;
 }
 
-export interface PostgresStore extends ContentSource, ArticleWriter {
+export interface PostgresStore extends ArticleStore, ArticleWriter {
   upsert(article: Article): Promise<'created' | 'updated'>;
   unpublish(id: string, updatedAt: string): Promise<boolean>;
   /** Writes all of them in one transaction (the seed); returns how many rows went in. */
@@ -79,27 +47,26 @@ export interface PostgresStore extends ContentSource, ArticleWriter {
   countAll(): Promise<number>;
   deleteAll(): Promise<number>;
   stats(): PostgresStats;
+  /** Article views (server/content/postgres-views.ts). */
   readonly views: ViewsStore;
+  /** Newsletter sign-ups (server/content/postgres-views.ts). */
   readonly signups: SignupStore;
+  /** Every published article's id, for refusing views of anything else. */
   publishedIds(): Promise<string[]>;
   /** Resolves once every connection is closed. */
   end(): Promise<void>;
+  /** Every commit to articles anywhere (NOTIFY), this store's own writes at once. */
+  readonly changes: ChangeFeed;
 }
 
 const teaserColumns = 'id, section, title, lead, image, published_at';
 const articleColumns = `${teaserColumns}, author, updated_at, tags, body, status`;
 const joinedTeaserColumns = 'a.id, a.section, a.title, a.lead, a.image, a.published_at';
-const frontPageTeasersPerSection = 3;
 
 /** The store's SQL, exported so tests can check every query's plan uses an index. */
 export const queries = {
-  headlines: `SELECT id, section, title, published_at FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT $1`,
   latest: `SELECT ${teaserColumns} FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT $1`,
-  // The whole front page below the lead in one statement: each section's newest, in section order.
-  frontPageSections: `SELECT t.* FROM unnest(string_to_array($1, ',')) WITH ORDINALITY AS s(section, n)
-    CROSS JOIN LATERAL (SELECT ${teaserColumns} FROM articles
-      WHERE status = 'published' AND section = s.section AND id <> $2 ORDER BY id DESC LIMIT $3) AS t
-    ORDER BY s.n, t.id DESC`,
+  latestNextPage: `SELECT ${teaserColumns} FROM articles WHERE status = 'published' AND id < $1 ORDER BY id DESC LIMIT $2`,
   sectionFirstPage: `SELECT ${teaserColumns} FROM articles
     WHERE status = 'published' AND section = $1 ORDER BY id DESC LIMIT $2`,
   sectionNextPage: `SELECT ${teaserColumns} FROM articles
@@ -112,17 +79,22 @@ export const queries = {
     WHERE t.tag = $1 AND a.status = 'published' ORDER BY t.article_id DESC LIMIT $2`,
   tagNextPage: `SELECT ${joinedTeaserColumns} FROM article_tags t JOIN articles a ON a.id = t.article_id
     WHERE t.tag = $1 AND t.article_id < $2 AND a.status = 'published' ORDER BY t.article_id DESC LIMIT $3`,
-  // The related stories by tags in one statement: each tag's newest published candidates,
-  // counted, most tags in common first and newer first among equals (rankByTags's order).
-  relatedByTags: `SELECT a.id, a.section, a.title, a.lead, a.image, a.published_at
-    FROM (SELECT c.id, count(*) AS shared FROM unnest(string_to_array($1, ',')) AS s(tag)
-      CROSS JOIN LATERAL (SELECT t.article_id AS id FROM article_tags t JOIN articles p ON p.id = t.article_id
-        WHERE t.tag = s.tag AND t.article_id <> $2 AND p.status = 'published' ORDER BY t.article_id DESC LIMIT $3) AS c
-      GROUP BY c.id ORDER BY shared DESC, c.id DESC LIMIT $4) AS r
-    JOIN articles a ON a.id = r.id ORDER BY r.shared DESC, r.id DESC`,
+  // Several lists' newest in one statement: per list, one of three index walks (the others
+  // are cut off by their kind), told apart by n.
+  newestOfLists: `SELECT l.n::int AS n, t.* FROM unnest(string_to_array($1, ','), string_to_array($2, ',')) WITH ORDINALITY AS l(kind, name, n)
+    CROSS JOIN LATERAL (
+      (SELECT ${teaserColumns} FROM articles WHERE l.kind = 'all' AND status = 'published' ORDER BY id DESC LIMIT $3)
+      UNION ALL
+      (SELECT ${teaserColumns} FROM articles WHERE l.kind = 'section' AND status = 'published' AND section = l.name ORDER BY id DESC LIMIT $3)
+      UNION ALL
+      (SELECT ${joinedTeaserColumns} FROM article_tags tg JOIN articles a ON a.id = tg.article_id
+        WHERE l.kind = 'tag' AND tg.tag = l.name AND a.status = 'published' ORDER BY tg.article_id DESC LIMIT $3)
+    ) AS t`,
   publishedHeadlines: `SELECT id, section, title, published_at FROM articles WHERE status = 'published' AND id = ANY(string_to_array($1, ','))`,
   trendingTags: `SELECT t.tag FROM (SELECT id FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT $1) AS r
     JOIN article_tags t ON t.article_id = r.id GROUP BY t.tag ORDER BY count(*) DESC, t.tag LIMIT $2`,
+  /** The oldest of the newest `window` (OFFSET window - 1): a change older than it cannot move the trending tags. */
+  trendingOldest: `SELECT id FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT 1 OFFSET $1`,
   publishedIds: `SELECT id FROM articles WHERE status = 'published'`,
 } as const;
 
@@ -132,21 +104,19 @@ const upsertSql = `INSERT INTO articles (${articleColumns}) VALUES ($1, $2, $3, 
     updated_at = excluded.updated_at, tags = excluded.tags, body = excluded.body, status = excluded.status
   RETURNING (xmax = 0) AS created`;
 const unpublishSql = "UPDATE articles SET status = 'draft', updated_at = $1 WHERE id = $2";
+// Read in the writer's transaction, locked, so the change it reports says what the article was.
+const stateBeforeSql = 'SELECT section, tags::text AS tags, status FROM articles WHERE id = $1 FOR UPDATE';
 const rowColumns = ['id', 'section', 'title', 'lead', 'image', 'published_at', 'author', 'updated_at', 'tags', 'body', 'status'] as const;
 const dropTagsSql = 'DELETE FROM article_tags WHERE article_id = $1';
 const addTagsSql = `INSERT INTO article_tags (tag, article_id) SELECT tag, $2 FROM unnest(string_to_array($1, ',')) AS tag WHERE $1 <> ''`;
+/** A sign-up waits at most this long for the database (a lock held, the pool busy): then the reader is asked to try again. */
+const signupDeadlineMs = 800;
 
 /** Rows for these ids, in the order of the ids; ids without a row are left out. */
 function inOrder<R extends { id: string }>(ids: readonly string[], rows: readonly R[]): R[] {
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
-
-const defaultBackoffMs = 1_000;
-/** A sign-up waits at most this long for the database (a lock held, the pool busy): then the reader is asked to try again. */
-const signupDeadlineMs = 800;
-const logEveryMs = 1_000;
-const sectionSlugs = sections.map((s) => s.slug).join(',');
 
 /**
  * The database itself is in trouble (unreachable, timed out, shutting down, out of connections),
@@ -156,11 +126,6 @@ function isOutage(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
   return /^(08|53|57|58)/.test(code);
-}
-
-interface Kept {
-  value: unknown;
-  generation: number;
 }
 
 export function openPostgresStore(options: PostgresStoreOptions): PostgresStore {
@@ -179,18 +144,9 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     types: { json: { to: 114, from: [114], serialize: (value: string) => value, parse: (value: string) => value } },
     connection: { application_name: 'kiosk', statement_timeout: options.timeoutMs },
   });
-  const kept = new StaleCache<Kept>({ maxEntries: options.maxEntries, maxBytes: options.maxBytes });
-  const pending = new Map<string, Promise<unknown>>();
-  const backoffMs = options.backoffMs ?? defaultBackoffMs;
-  let generation = 1;
   let queryCount = 0;
-  let outageUntil = 0;
-  let failuresUnlogged = 0;
-  let loggedAt = -Infinity;
-
-  const changed = () => {
-    generation += 1;
-  };
+  const hub = new ChangeHub();
+  const changed = (change: ContentChange) => hub.emit(change);
   const listener =
     options.listen === false
       ? null
@@ -202,9 +158,10 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
           onChange: changed,
         });
   // Without notifications nothing says when content changes: while LISTEN is not in force
-  // (starting, or reconnecting after a loss) the generation moves every unlistenedFreshMs, so
+  // (starting, or reconnecting after a loss) everything changes every unlistenedFreshMs, so
   // kept answers and the page cache are at most that much older than a change made meanwhile.
-  const unlistenedTimer = listener === null ? undefined : setInterval(() => (listener.listening ? undefined : changed()), options.unlistenedFreshMs);
+  const unlistenedTimer =
+    listener === null ? undefined : setInterval(() => (listener.listening ? undefined : changed(everythingChanged)), options.unlistenedFreshMs);
   unlistenedTimer?.unref();
 
   function run<T extends object[]>(text: string, params: (string | number)[]): Promise<T> {
@@ -212,110 +169,16 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     return withDeadline(sql.unsafe<T>(text, params as never[], { prepare: true }) as unknown as Promise<T> & { cancel(): void }, options.timeoutMs);
   }
 
-  function reportFailure(key: string, error: unknown, served: 'stale' | 'unavailable', ageMs?: number) {
-    failuresUnlogged += 1;
-    const now = performance.now();
-    // At most one line a second however many requests fail: an outage must not flood the logs.
-    if (now - loggedAt < logEveryMs) return;
-    log.warn('content database failed', {
-      key,
-      ...describeError(error),
-      served,
-      staleAgeS: ageMs === undefined ? undefined : Math.round(ageMs / 1000),
-      failures: failuresUnlogged,
-    });
-    loggedAt = now;
-    failuresUnlogged = 0;
-  }
-
-  /** The kept answer, however old within staleMs, or the 503. */
-  function standIn<T>(key: string, error: unknown): T {
-    const entry = kept.get(key);
-    const ageMs = entry === undefined ? undefined : performance.now() - entry.storedAtMs;
-    if (entry !== undefined && ageMs! <= options.staleMs) {
-      if (error !== null) reportFailure(key, error, 'stale', ageMs);
-      return entry.value.value as T;
-    }
-    if (error !== null) reportFailure(key, error, 'unavailable');
-    throw new KioskError('contentUnavailable');
-  }
-
-  async function ask<T>(key: string, read: () => Promise<T | null>): Promise<T | null> {
-    const readIn = generation;
-    let value: T | null;
-    try {
-      value = await read();
-    } catch (error) {
-      if (isOutage(error)) outageUntil = performance.now() + backoffMs;
-      return standIn<T>(key, error);
-    }
-    outageUntil = 0;
-    // Shared by every request from now on: frozen so no caller can change it for the others.
-    // Not-found answers are not kept: a crawl of unknown ids cannot push real answers out.
-    if (value !== null) kept.set(key, { value: deepFreeze(value), generation: readIn }, Buffer.byteLength(JSON.stringify(value)), performance.now());
-    return value;
-  }
-
-  /** A kept answer of this generation, or one read for every waiting reader at once. */
-  function load<T>(key: string, read: () => Promise<T | null>): Promise<T | null> {
-    const entry = kept.get(key);
-    if (entry !== undefined && entry.value.generation === generation) return Promise.resolve(entry.value.value as T);
-    if (performance.now() < outageUntil) {
-      try {
-        return Promise.resolve(standIn<T>(key, null));
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
-    }
-    const pendingKey = `${generation}:${key}`;
-    let inFlight = pending.get(pendingKey) as Promise<T | null> | undefined;
-    if (inFlight === undefined) {
-      inFlight = ask(key, read).finally(() => pending.delete(pendingKey));
-      pending.set(pendingKey, inFlight);
-    }
-    return inFlight;
-  }
-
-  async function required<T>(key: string, read: () => Promise<T>): Promise<T> {
-    return (await load(key, read)) as T;
-  }
-
-  /** Writes and drafts are never answered from what is kept: the database answers, or a 503. */
-  async function direct<T>(what: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      reportFailure(what, error, 'unavailable');
-      throw new KioskError('contentUnavailable', 'The content database did not answer just now. Please try again in a few seconds.');
-    }
-  }
-
   async function end(): Promise<void> {
     clearInterval(unlistenedTimer);
-    kept.clear();
     await Promise.all([listener?.close(), sql.end({ timeout: 1 })]);
   }
 
-  async function readFrontPage(): Promise<FrontPage> {
-    const [leadRow] = await run<TeaserRow[]>(queries.latest, [1]);
-    if (leadRow === undefined) throw new Error('the content database has no published articles; run `npm run seed -- --database-url ...`');
-    const rows = await run<TeaserRow[]>(queries.frontPageSections, [sectionSlugs, leadRow.id, frontPageTeasersPerSection]);
-    const trending = await run<{ tag: string }[]>(queries.trendingTags, [trendingWindowArticles, trendingTagsSize]);
-    return {
-      lead: toTeaser(leadRow),
-      sections: sections.map(({ slug }) => ({ section: slug, teasers: rows.filter((r) => r.section === slug).map(toTeaser) })),
-      trendingTags: trending.map((r) => r.tag),
-    };
-  }
-
-  async function readTag(slug: string, cursor: string | undefined, limit: number): Promise<TagPage> {
-    const rows =
-      cursor === undefined
-        ? await run<TeaserRow[]>(queries.tagFirstPage, [slug, limit + 1])
-        : await run<TeaserRow[]>(queries.tagNextPage, [slug, cursor, limit + 1]);
-    const items = rows.slice(0, limit).map(toTeaser);
-    const last = items[items.length - 1];
-    return { tag: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
+  async function teaserRows(list: Parameters<PostgresStore['teasers']>[0], limit: number, before: string | undefined): Promise<TeaserRow[]> {
+    if (list === 'all') return before === undefined ? run(queries.latest, [limit]) : run(queries.latestNextPage, [before, limit]);
+    if ('section' in list)
+      return before === undefined ? run(queries.sectionFirstPage, [list.section, limit]) : run(queries.sectionNextPage, [list.section, before, limit]);
+    return before === undefined ? run(queries.tagFirstPage, [list.tag, limit]) : run(queries.tagNextPage, [list.tag, before, limit]);
   }
 
   const views = postgresViews(sql, { timeoutMs: options.timeoutMs, onQuery: () => (queryCount += 1) });
@@ -328,7 +191,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
       ids = await views.ranked(rankedIds);
     } catch (error) {
       // Most read is a box beside the article: without a ranking it hides itself, the page stays.
-      reportFailure('most-read', error, 'unavailable');
+      log.warn('reading most read failed', describeError(error));
       return [];
     }
     if (ids.length === 0) return [];
@@ -337,135 +200,103 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
 
   const ranking = new KeptRanking<Headline[]>();
 
+  async function stateBefore(tx: postgres.TransactionSql, id: string) {
+    queryCount += 1;
+    const [row] = await tx.unsafe<{ section: string; tags: string; status: string }[]>(stateBeforeSql, [id]);
+    return row ? stateOf(row.section, row.tags, row.status) : null;
+  }
+
   async function writeTags(tx: postgres.TransactionSql, article: Article) {
     queryCount += 2;
     await tx.unsafe(dropTagsSql, [article.id]);
     await tx.unsafe(addTagsSql, [article.tags.join(','), article.id]);
   }
 
-  async function readSection(slug: SectionSlug, cursor: string | undefined, limit: number): Promise<SectionPage> {
-    // One row more than the page tells whether there is a next page without a count.
-    const rows =
-      cursor === undefined
-        ? await run<TeaserRow[]>(queries.sectionFirstPage, [slug, limit + 1])
-        : await run<TeaserRow[]>(queries.sectionNextPage, [slug, cursor, limit + 1]);
-    const items = rows.slice(0, limit).map(toTeaser);
-    const last = items[items.length - 1];
-    return { section: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
-  }
-
   const store: PostgresStore = {
-    frontPage: () => required('front', readFrontPage),
+    kind: 'rows',
+    name: 'content database',
+    isOutage,
 
-    async tag(slug, options = {}): Promise<TagPage | null> {
-      const { cursor } = options;
-      if (cursor !== undefined && !articleIdPattern.test(cursor)) {
-        throw new RangeError(`tag cursor must be an article id, got ${JSON.stringify(cursor)}`);
-      }
-      if (!isTagSlug(slug)) return null;
-      const limit = clampPageSize(options.limit, sectionPageSize);
-      // A tag no published article carries is null, which is not kept: made-up tags cannot fill the cache.
-      return load(`tag:${slug}:${limit}:${cursor ?? ''}`, async () => {
-        const page = await readTag(slug, cursor, limit);
-        return cursor === undefined && page.items.length === 0 ? null : page;
-      });
+    async teasers(list, limit, before): Promise<Teaser[]> {
+      return (await teaserRows(list, limit, before)).map(toTeaser);
     },
 
-    articleWithTeasers(id) {
-      return readArticleWithTeasers(
-        {
-          article: (articleId) => store.article(articleId),
-          section: (slug, { limit }) => store.section(slug, { limit }),
-          relatedByTags: (tags, excludeId, limit) =>
-            required(`related:${excludeId}:${tags.join(',')}:${limit}`, async () =>
-              (await run<TeaserRow[]>(queries.relatedByTags, [tags.join(','), excludeId, relatedCandidatesPerTag, limit])).map(toTeaser),
-            ),
-        },
-        id,
-      );
+    async newest(lists, limit): Promise<Teaser[][]> {
+      if (lists.length === 0) return [];
+      const kinds = lists.map((list) => (list === 'all' ? 'all' : 'section' in list ? 'section' : 'tag'));
+      const names = lists.map((list) => (list === 'all' ? '' : 'section' in list ? list.section : list.tag));
+      return byList(await run<(TeaserRow & { n: number })[]>(queries.newestOfLists, [kinds.join(','), names.join(','), limit]), lists.length);
     },
 
-    async mostRead(limit = mostReadSize): Promise<Headline[]> {
-      const n = clampPageSize(limit, mostReadSize);
-      return (await ranking.get(readMostRead)).slice(0, n);
+    async article(id): Promise<Article | null> {
+      if (!articleIdPattern.test(id)) return null;
+      const [row] = await run<ArticleRow[]>(queries.publishedArticle, [id]);
+      return row ? toArticle(row) : null;
+    },
+
+    async articleAnyStatus(id): Promise<Article | null> {
+      if (!articleIdPattern.test(id)) return null;
+      const [row] = await run<ArticleRow[]>(queries.anyArticle, [id]);
+      return row ? toArticle(row) : null;
+    },
+
+    async trendingTags(window, size) {
+      const [tags, oldest] = await Promise.all([
+        run<{ tag: string }[]>(queries.trendingTags, [window, size]),
+        run<{ id: string }[]>(queries.trendingOldest, [window - 1]),
+      ]);
+      return { tags: tags.map((r) => r.tag), oldestId: oldest[0]?.id ?? null };
+    },
+
+    async mostRead(limit): Promise<Headline[]> {
+      return (await ranking.get(readMostRead)).slice(0, limit);
     },
 
     views,
     signups,
 
     async publishedIds(): Promise<string[]> {
-      const rows = await direct('published ids', () => run<{ id: string }[]>(queries.publishedIds, []));
-      return rows.map((r) => r.id);
-    },
-
-    async section(slug, options = {}): Promise<SectionPage | null> {
-      const { cursor } = options;
-      if (cursor !== undefined && !articleIdPattern.test(cursor)) {
-        throw new RangeError(`section cursor must be an article id, got ${JSON.stringify(cursor)}`);
-      }
-      if (!isSectionSlug(slug)) return null;
-      const limit = clampPageSize(options.limit, sectionPageSize);
-      return load(`section:${slug}:${limit}:${cursor ?? ''}`, () => readSection(slug, cursor, limit));
-    },
-
-    async article(id): Promise<Article | null> {
-      if (!articleIdPattern.test(id)) return null;
-      return load(`article:${id}`, async () => {
-        const [row] = await run<ArticleRow[]>(queries.publishedArticle, [id]);
-        return row ? toArticle(row) : null;
-      });
-    },
-
-    async articleAnyStatus(id): Promise<Article | null> {
-      if (!articleIdPattern.test(id)) return null;
-      const [row] = await direct('draft', () => run<ArticleRow[]>(queries.anyArticle, [id]));
-      return row ? toArticle(row) : null;
-    },
-
-    async latest(limit = latestListSize): Promise<Headline[]> {
-      const n = clampPageSize(limit, latestListSize);
-      return required(`latest:${n}`, async () => (await run<HeadlineRow[]>(queries.headlines, [n])).map(toHeadline));
+      return (await run<{ id: string }[]>(queries.publishedIds, [])).map((r) => r.id);
     },
 
     async count(): Promise<number> {
-      const [row] = await direct('count', () => run<{ n: number }[]>(queries.countPublished, []));
+      const [row] = await run<{ n: number }[]>(queries.countPublished, []);
       return row?.n ?? 0;
     },
 
     async countAll(): Promise<number> {
-      const [row] = await direct('count', () => run<{ n: number }[]>(queries.countAll, []));
+      const [row] = await run<{ n: number }[]>(queries.countAll, []);
       return row?.n ?? 0;
     },
 
-    version: () => generation,
-
     async upsert(article) {
       const row = toRow(article);
-      const [result] = await direct('upsert', () =>
-        sql.begin(async (tx) => {
-          queryCount += 1;
-          const answer = await tx.unsafe<{ created: boolean }[]>(
-            upsertSql,
-            rowColumns.map((c) => row[c]),
-          );
-          await writeTags(tx, article);
-          return answer;
-        }),
-      );
+      const { was, created } = await sql.begin(async (tx) => {
+        const before = await stateBefore(tx, article.id);
+        queryCount += 1;
+        const [answer] = await tx.unsafe<{ created: boolean }[]>(
+          upsertSql,
+          rowColumns.map((c) => row[c]),
+        );
+        await writeTags(tx, article);
+        return { was: before, created: answer?.created === true };
+      });
       // This worker sees its own write at once; the others on the NOTIFY the trigger sends.
-      changed();
-      return result?.created ? 'created' : 'updated';
+      changed({ kind: 'article', id: article.id, now: { section: article.section, tags: article.tags, status: article.status }, was });
+      return created ? 'created' : 'updated';
     },
 
     async unpublish(id, updatedAt) {
-      const result = await direct('unpublish', () =>
-        sql.begin((tx) => {
-          queryCount += 1;
-          return tx.unsafe(unpublishSql, [updatedAt, id]);
-        }),
-      );
-      changed();
-      return result.count > 0;
+      const was = await sql.begin(async (tx) => {
+        const before = await stateBefore(tx, id);
+        queryCount += 1;
+        if (before !== null) await tx.unsafe(unpublishSql, [updatedAt, id]);
+        return before;
+      });
+      if (was === null) return false;
+      const change: ArticleChange = { kind: 'article', id, now: { ...was, status: 'draft' }, was };
+      changed(change);
+      return true;
     },
 
     async insertMany(articles) {
@@ -477,7 +308,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         await tx`INSERT INTO articles ${tx(rows, ...rowColumns)}`;
         if (tagRows.length > 0) await tx`INSERT INTO article_tags ${tx(tagRows, 'tag', 'article_id')}`;
       });
-      changed();
+      changed(everythingChanged);
       return rows.length;
     },
 
@@ -486,15 +317,15 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
         queryCount += 1;
         return tx.unsafe('DELETE FROM articles');
       });
-      changed();
+      changed(everythingChanged);
       return result.count;
     },
 
-    stats: () => ({ queries: queryCount, generation, listening: listener?.listening ?? false, entries: kept.size, bytes: kept.bytes }),
+    changes: hub,
 
-    close() {
-      end().catch((error: unknown) => log.error('closing the content database failed', describeError(error)));
-    },
+    stats: () => ({ queries: queryCount, listening: listener?.listening ?? false }),
+
+    close: () => end().catch((error: unknown) => log.error('closing the content database failed', describeError(error))),
 
     end,
   };

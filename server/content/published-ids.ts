@@ -1,34 +1,35 @@
 import { describeError, log } from '../log';
-import type { ContentSource } from './source';
+import type { ChangeFeed, ContentChange } from './changes';
 
 // Which ids are published articles, held per worker so that a view beacon for anything else is
-// refused in O(1), before anything about it is kept. Loaded whole, and again whenever the
-// store's version moves (checked on a timer, never on the request path). About 70 bytes an id:
-// 10,000 articles are 0.7 MB per worker, an archive of 500,000 about 35 MB.
+// refused in O(1), before anything about it is kept. Read whole once, then kept current by the
+// store's change feed (an article published, unpublished or removed); a feed that cannot say
+// what changed has the whole list read again. About 70 bytes an id: 10,000 articles are 0.7 MB
+// per worker, an archive of 500,000 about 35 MB.
 
-/** With no version to watch, the whole list is read again this often. */
-const unversionedReloadMs = 60_000;
+/** After a failed read, the next try comes this much later. */
+const retryMs = 2_000;
 
 export class PublishedIds {
-  private ids: ReadonlySet<string> = new Set();
-  /** The store's version the ids were read at; undefined until the first read has finished. */
-  private loadedVersion: number | null | undefined = undefined;
-  private loadedAt = 0;
+  private ids = new Set<string>();
+  private loaded = false;
+  /** A read is under way; `again` asks for another once it is done (something changed meanwhile). */
   private loading: Promise<void> | null = null;
-  private readonly timer: NodeJS.Timeout;
+  private again = false;
+  private retry: NodeJS.Timeout | undefined;
+  private readonly stop: () => void;
 
   constructor(
-    private readonly source: Required<Pick<ContentSource, 'publishedIds'>> & Pick<ContentSource, 'version'>,
-    checkEveryMs = 1_000,
+    private readonly load: () => Promise<string[]>,
+    private readonly changes: ChangeFeed,
   ) {
-    this.timer = setInterval(() => void this.refresh(), checkEveryMs);
-    this.timer.unref();
-    void this.refresh();
+    this.stop = changes.subscribe((change) => this.apply(change));
+    void this.reload();
   }
 
   /** False until the first list has been read. */
   get ready(): boolean {
-    return this.loadedVersion !== undefined;
+    return this.loaded;
   }
 
   get size(): number {
@@ -36,31 +37,50 @@ export class PublishedIds {
   }
 
   has(id: string): boolean {
+    // SQLite's feed is brought up to date by whoever reads next: a push made moments ago by
+    // another process is seen here, not only on the next page view.
+    this.changes.poll();
     return this.ids.has(id);
   }
 
-  /** Reads the list again if the content changed since it was read; one read at a time. */
-  refresh(): Promise<void> {
-    if (this.loading !== null) return this.loading;
-    const version = this.source.version?.() ?? null;
-    if (this.ready && (version === null ? performance.now() - this.loadedAt < unversionedReloadMs : version === this.loadedVersion)) {
-      return Promise.resolve();
+  private apply(change: ContentChange): void {
+    if (change.kind === 'everything') {
+      void this.reload();
+      return;
     }
-    this.loading = this.source
-      .publishedIds()
+    if (change.now?.status === 'published') this.ids.add(change.id);
+    else this.ids.delete(change.id);
+    // A read under way may have missed this change: read once more when it is done.
+    if (this.loading !== null) this.again = true;
+  }
+
+  /** Reads the whole list; one read at a time, and one more if anything changed while it ran. */
+  reload(): Promise<void> {
+    if (this.loading !== null) {
+      this.again = true;
+      return this.loading;
+    }
+    this.again = false;
+    this.loading = this.load()
       .then((ids) => {
         this.ids = new Set(ids);
-        this.loadedVersion = version;
-        this.loadedAt = performance.now();
+        this.loaded = true;
       })
-      .catch((error: unknown) => log.warn('reading the published article ids failed; trying again shortly', describeError(error)))
+      .catch((error: unknown) => {
+        log.warn('reading the published article ids failed; trying again shortly', describeError(error));
+        clearTimeout(this.retry);
+        this.retry = setTimeout(() => void this.reload(), retryMs);
+        this.retry.unref();
+      })
       .finally(() => {
         this.loading = null;
+        if (this.again) void this.reload();
       });
     return this.loading;
   }
 
   close(): void {
-    clearInterval(this.timer);
+    this.stop();
+    clearTimeout(this.retry);
   }
 }

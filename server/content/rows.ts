@@ -39,6 +39,14 @@ export function toTeaser(row: TeaserRow): Teaser {
   };
 }
 
+/** Rows of several lists read in one statement (column `n`, from 1), back into one list each, newest first. */
+export function byList(rows: readonly (TeaserRow & { n: number })[], lists: number): Teaser[][] {
+  const grouped: TeaserRow[][] = Array.from({ length: lists }, () => []);
+  for (const row of rows) grouped[row.n - 1]?.push(row);
+  // Each list's own order, whatever order the statement's parts came back in.
+  return grouped.map((list) => list.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).map(toTeaser));
+}
+
 export function toArticle(row: ArticleRow): Article {
   return {
     ...toTeaser(row),

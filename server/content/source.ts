@@ -1,26 +1,24 @@
 import type { Article, ContentClient } from '../../src/content';
 
-/**
- * The server's own content store: what pages read through `ContentClient`, plus the few
- * things only the server may do (count, see drafts, let go of the file).
- */
-export interface ContentSource extends ContentClient {
-  /** Number of published articles; drafts are not counted. */
-  count(): Promise<number>;
-  /** Moves whenever the content changes; absent when the source cannot tell (caches then rely on time). */
-  version?(): number;
+// What the rest of the server gets from server/content/open.ts: a reader for pages, a writer
+// for the CMS, and the parts that keep what readers do (views, newsletter sign-ups).
+
+/** Every page's content, whichever the store, through the one content cache. */
+export interface ContentReader extends ContentClient {
   /** Any status, drafts included: for an editor's preview, never for public pages. */
   articleAnyStatus(id: string): Promise<Article | null>;
-  /**
-   * Every published article's id, for refusing views of anything else in O(1) (server/views.ts).
-   * Absent where the store keeps no views.
-   */
-  publishedIds?(): Promise<string[]>;
-  /** Article views for most read; null where the store does not count them (the newsroom API counts its own). */
-  readonly views: ViewsStore | null;
-  /** The newsletter's sign-ups; null where this site takes none. */
-  readonly signups: SignupStore | null;
-  close(): void;
+  /** Moves whenever content readers see changes; null where only time tells (the newsroom API). */
+  version(): number | null;
+}
+
+/**
+ * The CMS's writes. Each commit reaches every worker's change feed (SQLite's change log,
+ * PostgreSQL's NOTIFY), so every worker lets go of what the article changes.
+ */
+export interface ArticleWriter {
+  upsert(article: Article): 'created' | 'updated' | Promise<'created' | 'updated'>;
+  /** false when there is no such article. */
+  unpublish(id: string, updatedAt: string): boolean | Promise<boolean>;
 }
 
 /**
@@ -57,15 +55,4 @@ export interface SignupStore {
 /** The store was held by another writer past the caller's deadline: nothing was written. */
 export class StoreBusy extends Error {
   override name = 'StoreBusy';
-}
-
-/**
- * The CMS's writes. Each commit moves SQLite's data_version, or notifies every PostgreSQL
- * listener, so every worker's lists refresh. SQLite answers at once, PostgreSQL with a promise.
- */
-export interface ArticleWriter {
-  upsert(article: Article): 'created' | 'updated' | Promise<'created' | 'updated'>;
-  /** false when there is no such article. */
-  unpublish(id: string, updatedAt: string): boolean | Promise<boolean>;
-  close(): void;
 }

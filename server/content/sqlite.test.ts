@@ -9,7 +9,11 @@ import { articleIdPattern, sections } from '../../src/sections';
 import { generateArticles, isEmptyStore, leadLength, newestPublishedAt, seedStore, StoreNotEmptyError, titleLength } from './seed';
 import { signupsPathFor } from './sqlite-signups';
 import { viewsPathFor } from './sqlite-views';
-import { openSqliteStore, queries, type SqliteStore } from './sqlite';
+import type { ContentChange } from './changes';
+import { changeLogRows, newestOfListsSql, openSqliteStore, queries, type SqliteStore } from './sqlite';
+import { contentOver, type Content } from './open';
+import { loadConfig } from '../config';
+import { describeInvalidationContract } from '../../test/invalidation-contract';
 import { describeStoreContract } from '../../test/store-contract';
 
 const teaserKeys = ['id', 'image', 'lead', 'publishedAt', 'section', 'title'];
@@ -22,14 +26,18 @@ const generated = [...generateArticles(small)];
 const published = generated.filter((a) => a.status === 'published');
 const drafts = generated.filter((a) => a.status === 'draft');
 let store: SqliteStore;
+let content: Content;
+let writer: SqliteStore | undefined;
 
 before(async () => {
   await seedStore(smallPath, small);
   store = openSqliteStore(smallPath, { readonly: true });
+  content = contentOver(store, loadConfig({}), {}, { views: store.views });
 });
 
-after(() => {
-  store.close();
+after(async () => {
+  writer?.close();
+  await content.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -118,6 +126,8 @@ describe('generated articles', () => {
   });
 });
 
+const subject = () => ({ reader: content.reader, cache: content.cache, store });
+
 describe('sqlite store', () => {
   test('seeding twice with the same options writes identical rows', async () => {
     const again = join(dir, 'again.sqlite');
@@ -133,35 +143,46 @@ describe('sqlite store', () => {
     assert.deepEqual(dump(again), dump(smallPath));
   });
 
-  describeStoreContract(() => store, small);
+  describeStoreContract(subject, small);
+  describeInvalidationContract(subject, small, {
+    writer: () => (writer ??= openSqliteStore(smallPath)),
+    async remove(id) {
+      const db = new Database(smallPath);
+      try {
+        db.prepare('DELETE FROM articles WHERE id = ?').run(id);
+      } finally {
+        db.close();
+      }
+    },
+  });
 
-  test('remembered related stories change when a story sharing the tags is published, by another process or by this one', async () => {
-    const path = join(dir, 'related-memo.sqlite');
+  test('a reader that missed more changes than the log keeps hears "everything", then precise changes again', async () => {
+    const path = join(dir, 'change-log.sqlite');
     await seedStore(path, small);
     const reader = openSqliteStore(path, { readonly: true });
     const writer = openSqliteStore(path);
+    const heard: ContentChange[] = [];
+    reader.changes.subscribe((change) => heard.push(change));
     try {
-      const sample = published.find((a) => a.tags.length >= 2)!;
-      const before = await reader.articleWithTeasers(sample.id);
-      assert.ok(before);
-      assert.deepEqual((await reader.articleWithTeasers(sample.id))!.related, before.related, 'the same answer while nothing changes');
-      // Newer than any seeded story and carrying every tag of the sample: first among its related.
-      const fresh = {
-        ...sample,
-        id: '209901011200000001',
-        title: `${sample.title} (update)`,
-        publishedAt: '2099-01-01T12:00:00.000Z',
-        updatedAt: '2099-01-01T12:00:00.000Z',
-      };
-      assert.equal(writer.upsert(fresh), 'created');
-      const after = await reader.articleWithTeasers(sample.id);
-      assert.equal(after!.related[0]?.id, fresh.id, "the reader's memo was dropped with the content's version");
-      assert.notDeepEqual(after!.related, before.related);
-      // The writer's own connection: its commits do not move its data_version, its writes forget.
-      assert.equal((await writer.articleWithTeasers(sample.id))!.related[0]?.id, fresh.id);
-      const fresher = { ...fresh, id: '209901011300000001', publishedAt: '2099-01-01T13:00:00.000Z', updatedAt: '2099-01-01T13:00:00.000Z' };
-      assert.equal(writer.upsert(fresher), 'created');
-      assert.equal((await writer.articleWithTeasers(sample.id))!.related[0]?.id, fresher.id, "the writer's own write dropped its memo");
+      const db = new Database(path);
+      try {
+        // An operator's bulk edit, twice: more changes than the log keeps once a writer prunes it.
+        db.exec('UPDATE articles SET updated_at = updated_at');
+        db.exec('UPDATE articles SET updated_at = updated_at');
+      } finally {
+        db.close();
+      }
+      assert.ok(2 * generated.length > changeLogRows);
+      writer.unpublish(published[0]!.id, '2099-01-01T00:00:00.000Z');
+      reader.changes.poll();
+      assert.deepEqual(heard, [{ kind: 'everything' }]);
+      writer.unpublish(published[1]!.id, '2099-01-01T00:00:00.000Z');
+      await new Promise((resolve) => setImmediate(resolve));
+      reader.changes.poll();
+      assert.deepEqual(
+        heard.slice(1).map((c) => (c.kind === 'article' ? [c.id, c.was?.status, c.now?.status] : c.kind)),
+        [[published[1]!.id, 'published', 'draft']],
+      );
     } finally {
       reader.close();
       writer.close();
@@ -196,10 +217,9 @@ describe('sqlite store', () => {
   test('every query is answered from an index, without sorting', () => {
     const db = new Database(smallPath, { readonly: true });
     try {
-      const params: Record<keyof typeof queries, unknown[]> = {
-        latest: [15],
-        headlines: [15],
-        frontPageSection: ['news', '202611212100010200', 3],
+      const params: Record<keyof typeof queries | 'newestOfLists', unknown[]> = {
+        latest: [51],
+        latestNextPage: ['202611212100010200', 21],
         sectionFirstPage: ['news', 21],
         sectionNextPage: ['news', '202611212100010200', 21],
         publishedArticle: ['202611212100010200'],
@@ -208,16 +228,17 @@ describe('sqlite store', () => {
         countAll: [],
         tagFirstPage: ['elections', 21],
         tagNextPage: ['elections', '202611212100010200', 21],
-        tagCandidates: ['elections', '202611212100010200', 50],
-        publishedTeaser: ['202611212100010200'],
         publishedHeadline: ['202611212100010200'],
         trendingTags: [200, 6],
+        trendingOldest: [199],
+        newestOfLists: [51, 'news', 51, 'elections', 51],
         publishedIds: [],
       };
       // Counting the tags of the newest 200 stories groups and orders at most a thousand rows,
-      // once per content change (the front page is memoised): the one query allowed to sort.
+      // once per change among them (the content cache keeps it): the one query allowed to sort.
       const sorts = new Set<string>(['trendingTags']);
-      for (const [name, sql] of Object.entries(queries) as [keyof typeof queries, string][]) {
+      const all = { ...queries, newestOfLists: newestOfListsSql(['all', 'section', 'tag']) };
+      for (const [name, sql] of Object.entries(all) as [keyof typeof all, string][]) {
         const plan = db
           .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
           .all(...params[name])
@@ -282,13 +303,14 @@ describe('seedStore and isEmptyStore', () => {
     t.diagnostic(`seeded ${inserted} articles in ${ms} ms (${Math.round(performance.now() - started)} ms wall)`);
     assert.equal(inserted, 10_200);
     const full = openSqliteStore(path, { readonly: true });
+    const opened = contentOver(full, loadConfig({}), {}, {});
     try {
       assert.equal(await full.count(), 10_000);
       assert.equal(full.countAll(), 10_200);
-      const front = await full.frontPage();
+      const front = await opened.reader.frontPage();
       assert.equal(front.sections.flatMap((s) => s.teasers).length, 36);
     } finally {
-      full.close();
+      await opened.close();
     }
   });
 });

@@ -1,20 +1,17 @@
 import Database from 'better-sqlite3';
-import { LRUCache } from 'lru-cache';
-import type { Article, FrontPage, Headline, SectionPage, TagPage } from '../../src/content';
-import { clampPageSize, latestListSize, mostReadSize, sectionPageSize, trendingTagsSize } from '../../src/content';
-import { assertCursor } from '../../src/api-paths';
-import { isSectionSlug, sections, type SectionSlug } from '../../src/sections';
-import { isTagSlug } from '../../src/tags';
-import { rankByTags, readArticleWithTeasers, relatedCandidatesPerTag, trendingWindowArticles } from './article-teasers';
-import { deepFreeze } from './freeze';
-import { toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
+import type { Article, Headline, Teaser } from '../../src/content';
+import { byList, toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
 import { describeError, log } from '../log';
-import type { ArticleWriter, ContentSource, SignupStore, ViewsStore } from './source';
+import { ChangeHub, everythingChanged, stateOf, type ChangeFeed, type ContentChange } from './changes';
+import { deepFreeze } from './freeze';
+import type { ArticleWriter, SignupStore, ViewsStore } from './source';
 import { openSqliteSignups, signupsPathFor } from './sqlite-signups';
 import { openSqliteViews, viewsPathFor } from './sqlite-views';
 import { KeptRanking, rankedIds } from './views-window';
+import type { ArticleList, ArticleStore } from './store';
 
-export interface SqliteStore extends ContentSource {
+/** The embedded store: data only (the content cache keeps answers), read and written synchronously where it can. */
+export interface SqliteStore extends ArticleStore, ArticleWriter {
   readonly path: string;
   /** Writes all of them in one transaction; returns how many rows went in. */
   insertMany(articles: Iterable<Article>): number;
@@ -28,9 +25,26 @@ export interface SqliteStore extends ContentSource {
   upsert(article: Article): 'created' | 'updated';
   /** Takes a published article off the site (it stays as a draft, for preview); false if unknown. */
   unpublish(id: string, updatedAt: string): boolean;
+  /** Article views, in a file of their own beside the content (server/content/sqlite-views.ts). */
   readonly views: ViewsStore;
+  /** Newsletter sign-ups, in another (server/content/sqlite-signups.ts). */
   readonly signups: SignupStore;
+  /** Every published article's id, for refusing views of anything else. */
   publishedIds(): Promise<string[]>;
+  /** Every article written through any connection to this file, this one's own writes included. */
+  readonly changes: ChangeFeed;
+  close(): void;
+}
+
+interface ChangeRow {
+  seq: number;
+  article_id: string;
+  section: string | null;
+  tags: string | null;
+  status: string | null;
+  was_section: string | null;
+  was_tags: string | null;
+  was_status: string | null;
 }
 
 // Ids are 18 digits (publish minute + serial), so comparing them as text is comparing
@@ -66,6 +80,43 @@ const tagSchema = `
   CREATE INDEX IF NOT EXISTS article_tags_by_article ON article_tags (article_id);
 `;
 
+// Every change to an article, written by triggers in the writer's own transaction (so no
+// writer can forget, an operator's sqlite3 shell included): what the article was and is, for
+// the readers' change feeds (server/content/changes.ts). Readers notice a commit by
+// data_version and read the rows after the last one they saw. Writers keep the newest
+// changeLogRows; a reader further behind than that hears "everything changed".
+const changeLogSchema = `
+  CREATE TABLE IF NOT EXISTS article_changes (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    article_id  TEXT NOT NULL,
+    section     TEXT,
+    tags        TEXT,
+    status      TEXT,
+    was_section TEXT,
+    was_tags    TEXT,
+    was_status  TEXT
+  );
+  CREATE TRIGGER IF NOT EXISTS articles_inserted AFTER INSERT ON articles BEGIN
+    INSERT INTO article_changes (article_id, section, tags, status) VALUES (new.id, new.section, new.tags, new.status);
+  END;
+  CREATE TRIGGER IF NOT EXISTS articles_updated AFTER UPDATE ON articles WHEN new.id = old.id BEGIN
+    INSERT INTO article_changes (article_id, section, tags, status, was_section, was_tags, was_status)
+      VALUES (new.id, new.section, new.tags, new.status, old.section, old.tags, old.status);
+  END;
+  CREATE TRIGGER IF NOT EXISTS articles_renumbered AFTER UPDATE ON articles WHEN new.id <> old.id BEGIN
+    INSERT INTO article_changes (article_id, was_section, was_tags, was_status) VALUES (old.id, old.section, old.tags, old.status);
+    INSERT INTO article_changes (article_id, section, tags, status) VALUES (new.id, new.section, new.tags, new.status);
+  END;
+  CREATE TRIGGER IF NOT EXISTS articles_deleted AFTER DELETE ON articles BEGIN
+    INSERT INTO article_changes (article_id, was_section, was_tags, was_status) VALUES (old.id, old.section, old.tags, old.status);
+  END;
+`;
+
+/** Changes kept in the log; a reader that misses more than this between two looks starts afresh. */
+export const changeLogRows = 1_000;
+/** How often a reader with subscribers looks at the log when no read asks it to (visibility within 1 s). */
+const changeLogPollMs = 250;
+
 // Teaser lists never read the body: it is most of the row and no list shows it.
 const teaserColumns = 'id, section, title, lead, image, published_at';
 const articleColumns = `${teaserColumns}, author, updated_at, tags, body, status`;
@@ -74,9 +125,7 @@ const joinedTeaserColumns = 'a.id, a.section, a.title, a.lead, a.image, a.publis
 /** The store's SQL, exported so tests can check every query's plan uses an index. */
 export const queries = {
   latest: `SELECT ${teaserColumns} FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT ?`,
-  headlines: `SELECT id, section, title, published_at FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT ?`,
-  frontPageSection: `SELECT ${teaserColumns} FROM articles
-    WHERE status = 'published' AND section = ? AND id <> ? ORDER BY id DESC LIMIT ?`,
+  latestNextPage: `SELECT ${teaserColumns} FROM articles WHERE status = 'published' AND id < ? ORDER BY id DESC LIMIT ?`,
   sectionFirstPage: `SELECT ${teaserColumns} FROM articles
     WHERE status = 'published' AND section = ? ORDER BY id DESC LIMIT ?`,
   sectionNextPage: `SELECT ${teaserColumns} FROM articles
@@ -89,15 +138,26 @@ export const queries = {
     WHERE t.tag = ? AND a.status = 'published' ORDER BY t.article_id DESC LIMIT ?`,
   tagNextPage: `SELECT ${joinedTeaserColumns} FROM article_tags t CROSS JOIN articles a ON a.id = t.article_id
     WHERE t.tag = ? AND t.article_id < ? AND a.status = 'published' ORDER BY t.article_id DESC LIMIT ?`,
-  tagCandidates: `SELECT t.article_id AS id FROM article_tags t CROSS JOIN articles a ON a.id = t.article_id
-    WHERE t.tag = ? AND t.article_id <> ? AND a.status = 'published' ORDER BY t.article_id DESC LIMIT ?`,
-  publishedTeaser: `SELECT ${teaserColumns} FROM articles WHERE id = ? AND status = 'published'`,
   publishedHeadline: `SELECT id, section, title, published_at FROM articles WHERE id = ? AND status = 'published'`,
   publishedIds: `SELECT id FROM articles WHERE status = 'published'`,
   trendingTags: `SELECT t.tag AS tag, count(*) AS n
     FROM (SELECT id FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT ?) AS r
     JOIN article_tags t ON t.article_id = r.id GROUP BY t.tag ORDER BY n DESC, t.tag LIMIT ?`,
+  /** The oldest of the newest `window` (OFFSET window - 1): a change older than it cannot move the trending tags. */
+  trendingOldest: `SELECT id FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT 1 OFFSET ?`,
 } as const;
+
+/**
+ * Several lists' newest in one statement: one part per list, each an index walk as the single
+ * list's query is, told apart by `n` (from 1). Exported for the plan test.
+ */
+export function newestOfListsSql(kinds: readonly ('all' | 'section' | 'tag')[]): string {
+  const part = (kind: 'all' | 'section' | 'tag', n: number) => {
+    if (kind === 'all') return `SELECT ${n} AS n, * FROM (${queries.latest})`;
+    return `SELECT ${n} AS n, * FROM (${kind === 'section' ? queries.sectionFirstPage : queries.tagFirstPage})`;
+  };
+  return kinds.map((kind, i) => part(kind, i + 1)).join('\n  UNION ALL ');
+}
 
 const insertSql = `INSERT INTO articles (${articleColumns})
   VALUES (@id, @section, @title, @lead, @image, @published_at, @author, @updated_at, @tags, @body, @status)`;
@@ -106,8 +166,6 @@ const upsertSql = `${insertSql}
   ON CONFLICT (id) DO UPDATE SET section = excluded.section, title = excluded.title, lead = excluded.lead,
     image = excluded.image, published_at = excluded.published_at, author = excluded.author,
     updated_at = excluded.updated_at, tags = excluded.tags, body = excluded.body, status = excluded.status`;
-
-const frontPageTeasersPerSection = 3;
 
 interface CountRow {
   n: number;
@@ -127,6 +185,7 @@ export function openSqliteStore(path: string, options: { readonly?: boolean; vie
       db.pragma('busy_timeout = 2000');
       db.exec(schema);
       addTags(db);
+      db.exec(changeLogSchema);
     }
     return createStore(db, path, options.viewsPath ?? viewsPathFor(path), options.signupsPath ?? signupsPathFor(path));
   } catch (error) {
@@ -140,15 +199,15 @@ function requireSchema(db: Database.Database, path: string): void {
   if (table === undefined) {
     throw new Error(`content store ${path} has no articles table; run \`npm run seed\` first`);
   }
-  if (!hasTags(db)) {
-    throw new Error(`content store ${path} predates tags; open it once read-write (\`npm run seed\` does) to add them`);
+  if (!hasTags(db) || !hasChangeLog(db)) {
+    throw new Error(`content store ${path} predates tags or the change log; open it once read-write (\`npm run seed\` does) to add them`);
   }
 }
 
 /**
- * Adds tags to a store written before them, once, before the workers open it read-only (the
- * primary's start-up check calls it). False when there was nothing to do or the file cannot be
- * written (a read-only mount): the workers then say what is missing.
+ * Adds tags and the change log to a store written before them, once, before the workers open it
+ * read-only (the primary's start-up check calls it). False when there was nothing to do or the
+ * file cannot be written (a read-only mount): the workers then say what is missing.
  */
 export function upgradeSqliteStore(path: string): boolean {
   let db: Database.Database;
@@ -159,10 +218,11 @@ export function upgradeSqliteStore(path: string): boolean {
   }
   try {
     const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'articles'").get();
-    if (table === undefined || hasTags(db)) return false;
+    if (table === undefined || (hasTags(db) && hasChangeLog(db))) return false;
     db.pragma('busy_timeout = 2000');
     db.transaction(() => {
       addTags(db);
+      db.exec(changeLogSchema);
     })();
     return true;
   } catch {
@@ -178,6 +238,10 @@ function hasTags(db: Database.Database): boolean {
   return columns.some((c) => c.name === 'tags') && table !== undefined;
 }
 
+function hasChangeLog(db: Database.Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'articles_deleted'").get() !== undefined;
+}
+
 /** A store written before tags gets the column and the table (its articles carry no tags). */
 function addTags(db: Database.Database): void {
   const columns = db.prepare<[], { name: string }>('PRAGMA table_info(articles)').all();
@@ -185,10 +249,15 @@ function addTags(db: Database.Database): void {
   db.exec(tagSchema);
 }
 
+/** Busy or failing underneath (the file, the disk), as opposed to one statement's mistake. */
+function isOutage(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|NOMEM|PROTOCOL)/.test(code);
+}
+
 function createStore(db: Database.Database, path: string, viewsPath: string, signupsPath: string): SqliteStore {
   const latest = db.prepare<[number], TeaserRow>(queries.latest);
-  const headlines = db.prepare<[number], HeadlineRow>(queries.headlines);
-  const frontPageSection = db.prepare<[string, string, number], TeaserRow>(queries.frontPageSection);
+  const latestNextPage = db.prepare<[string, number], TeaserRow>(queries.latestNextPage);
   const sectionFirstPage = db.prepare<[string, number], TeaserRow>(queries.sectionFirstPage);
   const sectionNextPage = db.prepare<[string, string, number], TeaserRow>(queries.sectionNextPage);
   const publishedArticle = db.prepare<[string], ArticleRow>(queries.publishedArticle);
@@ -197,192 +266,14 @@ function createStore(db: Database.Database, path: string, viewsPath: string, sig
   const countAll = db.prepare<[], CountRow>(queries.countAll);
   const tagFirstPage = db.prepare<[string, number], TeaserRow>(queries.tagFirstPage);
   const tagNextPage = db.prepare<[string, string, number], TeaserRow>(queries.tagNextPage);
-  const tagCandidates = db.prepare<[string, string, number], string>(queries.tagCandidates).pluck();
-  const publishedTeaser = db.prepare<[string], TeaserRow>(queries.publishedTeaser);
   const publishedHeadline = db.prepare<[string], HeadlineRow>(queries.publishedHeadline);
   const trendingTags = db.prepare<[number, number], string>(queries.trendingTags).pluck();
+  const trendingOldest = db.prepare<[number], string>(queries.trendingOldest).pluck();
   const publishedIdList = db.prepare<[], string>(queries.publishedIds).pluck();
   const views = openSqliteViews(viewsPath);
   const signups = openSqliteSignups(signupsPath);
   const ranking = new KeptRanking<Headline[]>();
-  // The rest needs a connection that may write: prepared on first use, never on a read-only one.
-  let writes: ReturnType<typeof prepareWrites> | null = null;
-  const writing = () => (writes ??= prepareWrites(db));
-
-  // Lists every page shows (the front page, the latest list, a section's first page) are the
-  // same for every reader until the content changes, so they are read once per change.
-  // SQLite's data_version moves whenever another connection commits; this connection's own
-  // writes clear the memo directly.
-  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
-  const memo = new Map<string, unknown>();
-  // Which stories are related to an article, until the content changes: ranking three tags'
-  // candidates on every page view was a third of the article page's server time, the teasers'
-  // own reads (by primary key) are not. Ids only, at most relatedMemoEntries articles (about
-  // 200 bytes each), least recently used first out, so an archive crawl cannot grow it.
-  const relatedMemoEntries = 20_000;
-  const relatedMemo = new LRUCache<string, readonly string[]>({ max: relatedMemoEntries });
-  let ownWrites = 0;
-  let memoVersion = -1;
-  /** Everything remembered goes: the content changed. */
-  function forget(): void {
-    memo.clear();
-    relatedMemo.clear();
-  }
-  function forgetIfChanged(): void {
-    const version = dataVersion.get() ?? 0;
-    if (version !== memoVersion) {
-      forget();
-      memoVersion = version;
-    }
-  }
-  function remembered<T>(key: string, read: () => T, keep: (value: T) => boolean = () => true): T {
-    forgetIfChanged();
-    let value = memo.get(key) as T | undefined;
-    if (value === undefined) {
-      // Shared by every request from now on: frozen so no caller can change it for the others.
-      value = deepFreeze(read());
-      if (keep(value)) memo.set(key, value);
-    }
-    return value;
-  }
-
-  function relatedIds(tags: readonly string[], excludeId: string, limit: number): readonly string[] {
-    forgetIfChanged();
-    const key = `${excludeId}:${tags.join(',')}:${limit}`;
-    let ids = relatedMemo.get(key);
-    if (ids === undefined) {
-      ids = Object.freeze(
-        rankByTags(
-          tags.map((tag) => tagCandidates.all(tag, excludeId, relatedCandidatesPerTag)),
-          limit,
-        ),
-      );
-      relatedMemo.set(key, ids);
-    }
-    return ids;
-  }
-
-  const store: SqliteStore = {
-    path,
-
-    async frontPage(): Promise<FrontPage> {
-      return remembered('front', readFrontPage);
-    },
-
-    async section(slug, options = {}): Promise<SectionPage | null> {
-      const { cursor } = options;
-      // The API validates shapes first; this guards against callers that forgot.
-      assertCursor(cursor);
-      if (!isSectionSlug(slug)) return null;
-      const limit = clampPageSize(options.limit, sectionPageSize);
-      if (cursor === undefined) return remembered(`section:${slug}:${limit}`, () => readSection(slug, undefined, limit));
-      return readSection(slug, cursor, limit);
-    },
-
-    async article(id): Promise<Article | null> {
-      const row = publishedArticle.get(id);
-      return row ? toArticle(row) : null;
-    },
-
-    async articleAnyStatus(id): Promise<Article | null> {
-      const row = anyArticle.get(id);
-      return row ? toArticle(row) : null;
-    },
-
-    async latest(limit = latestListSize): Promise<Headline[]> {
-      const n = clampPageSize(limit, latestListSize);
-      return remembered(`latest:${n}`, () => headlines.all(n).map(toHeadline));
-    },
-
-    async tag(slug, options = {}): Promise<TagPage | null> {
-      const { cursor } = options;
-      assertCursor(cursor);
-      if (!isTagSlug(slug)) return null;
-      const limit = clampPageSize(options.limit, sectionPageSize);
-      // Only tags with articles are remembered: a crawl of made-up tags cannot grow the memo.
-      const page =
-        cursor === undefined
-          ? remembered(
-              `tag:${slug}:${limit}`,
-              () => readTag(slug, undefined, limit),
-              (p) => p.items.length > 0,
-            )
-          : readTag(slug, cursor, limit);
-      // A tag no published article carries has no page; past its last article, an empty page.
-      return cursor === undefined && page.items.length === 0 ? null : page;
-    },
-
-    articleWithTeasers(id) {
-      return readArticleWithTeasers(
-        {
-          article: (articleId) => store.article(articleId),
-          section: (slug, { limit }) => store.section(slug, { limit }),
-          async relatedByTags(tags, excludeId, limit) {
-            return relatedIds(tags, excludeId, limit).flatMap((teaserId) => publishedTeaser.all(teaserId).map(toTeaser));
-          },
-        },
-        id,
-      );
-    },
-
-    async mostRead(limit = mostReadSize): Promise<Headline[]> {
-      const n = clampPageSize(limit, mostReadSize);
-      const ranked = await ranking.get(readMostRead);
-      return ranked.slice(0, n);
-    },
-
-    views,
-    signups,
-    publishedIds: async () => publishedIdList.all(),
-
-    async count(): Promise<number> {
-      return countPublished.get()?.n ?? 0;
-    },
-
-    insertMany(articles) {
-      forget();
-      return writing().insertMany(articles);
-    },
-    countAll: () => countAll.get()?.n ?? 0,
-    countPublished: () => countPublished.get()?.n ?? 0,
-    // Another connection's commit moves data_version; this connection's own writes move ownWrites.
-    version: () => (dataVersion.get() ?? 0) * 1_000_000 + ownWrites,
-    deleteAll() {
-      forget();
-      return writing().deleteAll();
-    },
-    upsert(article) {
-      forget();
-      ownWrites += 1;
-      return writing().upsert(article);
-    },
-    unpublish(id, updatedAt) {
-      forget();
-      ownWrites += 1;
-      return writing().unpublish.run(updatedAt, id).changes > 0;
-    },
-    close() {
-      views.close();
-      signups.close();
-      db.close();
-    },
-  };
-  return store;
-
-  function readFrontPage(): FrontPage {
-    const [leadRow] = latest.all(1);
-    if (leadRow === undefined) {
-      throw new Error(`content store ${path} has no published articles; run \`npm run seed\``);
-    }
-    return {
-      lead: toTeaser(leadRow),
-      sections: sections.map(({ slug }) => ({
-        section: slug,
-        teasers: frontPageSection.all(slug, leadRow.id, frontPageTeasersPerSection).map(toTeaser),
-      })),
-      trendingTags: trendingTags.all(trendingWindowArticles, trendingTagsSize),
-    };
-  }
+  const feed = changeFeed(db);
 
   /** The ranking as published headlines; articles unpublished since they were read are left out. */
   async function readMostRead(): Promise<Headline[]> {
@@ -396,21 +287,82 @@ function createStore(db: Database.Database, path: string, viewsPath: string, sig
     }
     return deepFreeze(ids.flatMap((viewedId) => publishedHeadline.all(viewedId).map(toHeadline)));
   }
+  // The rest needs a connection that may write: prepared on first use, never on a read-only one.
+  let writes: ReturnType<typeof prepareWrites> | null = null;
+  const writing = () => (writes ??= prepareWrites(db));
 
-  function readTag(slug: string, cursor: string | undefined, limit: number): TagPage {
-    const rows = cursor === undefined ? tagFirstPage.all(slug, limit + 1) : tagNextPage.all(slug, cursor, limit + 1);
-    const items = rows.slice(0, limit).map(toTeaser);
-    const last = items[items.length - 1];
-    return { tag: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
+  // One prepared statement per shape of lists (an article page's: its tags, then its section).
+  const newestOfLists = new Map<string, Database.Statement<(string | number)[], TeaserRow & { n: number }>>();
+  function newestStatement(lists: readonly ArticleList[]) {
+    const kinds = lists.map((list) => (list === 'all' ? 'all' : 'section' in list ? 'section' : 'tag'));
+    const shape = kinds.join(',');
+    let statement = newestOfLists.get(shape);
+    if (statement === undefined) newestOfLists.set(shape, (statement = db.prepare(newestOfListsSql(kinds))));
+    return statement;
   }
 
-  function readSection(slug: SectionSlug, cursor: string | undefined, limit: number): SectionPage {
-    // One row more than the page tells whether there is a next page without a count.
-    const rows = cursor === undefined ? sectionFirstPage.all(slug, limit + 1) : sectionNextPage.all(slug, cursor, limit + 1);
-    const items = rows.slice(0, limit).map(toTeaser);
-    const last = items[items.length - 1];
-    return { section: slug, items, nextCursor: rows.length > limit && last ? last.id : null };
+  function teaserRows(list: Parameters<SqliteStore['teasers']>[0], limit: number, before: string | undefined): TeaserRow[] {
+    if (list === 'all') return before === undefined ? latest.all(limit) : latestNextPage.all(before, limit);
+    if ('section' in list) return before === undefined ? sectionFirstPage.all(list.section, limit) : sectionNextPage.all(list.section, before, limit);
+    return before === undefined ? tagFirstPage.all(list.tag, limit) : tagNextPage.all(list.tag, before, limit);
   }
+
+  return {
+    kind: 'rows',
+    name: 'content store',
+    path,
+    isOutage,
+
+    async teasers(list, limit, before): Promise<Teaser[]> {
+      return teaserRows(list, limit, before).map(toTeaser);
+    },
+
+    async newest(lists, limit): Promise<Teaser[][]> {
+      if (lists.length === 0) return [];
+      const params = lists.flatMap((list) => (list === 'all' ? [limit] : ['section' in list ? list.section : list.tag, limit]));
+      return byList(newestStatement(lists).all(...params), lists.length);
+    },
+
+    async article(id): Promise<Article | null> {
+      const row = publishedArticle.get(id);
+      return row ? toArticle(row) : null;
+    },
+
+    async articleAnyStatus(id): Promise<Article | null> {
+      const row = anyArticle.get(id);
+      return row ? toArticle(row) : null;
+    },
+
+    async trendingTags(window, size) {
+      return { tags: trendingTags.all(window, size), oldestId: trendingOldest.get(window - 1) ?? null };
+    },
+
+    async mostRead(limit): Promise<Headline[]> {
+      return (await ranking.get(readMostRead)).slice(0, limit);
+    },
+
+    views,
+    signups,
+    publishedIds: async () => publishedIdList.all(),
+
+    async count(): Promise<number> {
+      return countPublished.get()?.n ?? 0;
+    },
+
+    insertMany: (articles) => feed.afterOwnWrite(writing().insertMany(articles)),
+    countAll: () => countAll.get()?.n ?? 0,
+    countPublished: () => countPublished.get()?.n ?? 0,
+    deleteAll: () => feed.afterOwnWrite(writing().deleteAll()),
+    upsert: (article) => feed.afterOwnWrite(writing().upsert(article)),
+    unpublish: (id, updatedAt) => feed.afterOwnWrite(writing().unpublish(updatedAt, id)),
+    changes: feed,
+    close() {
+      feed.close();
+      views.close();
+      signups.close();
+      db.close();
+    },
+  };
 }
 
 /** An article's row and its tag rows are written together, in the caller's transaction. */
@@ -420,11 +372,18 @@ function prepareWrites(db: Database.Database) {
   const exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM articles WHERE id = ?');
   const dropTags = db.prepare<[string]>('DELETE FROM article_tags WHERE article_id = ?');
   const addTag = db.prepare<[string, string]>('INSERT INTO article_tags (tag, article_id) VALUES (?, ?)');
+  const unpublish = db.prepare<[string, string]>("UPDATE articles SET status = 'draft', updated_at = ? WHERE id = ?");
+  const pruneChanges = db.prepare<[number]>('DELETE FROM article_changes WHERE seq <= (SELECT max(seq) FROM article_changes) - ?');
   const writeTags = (article: Article) => {
     for (const tag of article.tags) addTag.run(tag, article.id);
   };
+  const prune = () => pruneChanges.run(changeLogRows);
   return {
-    unpublish: db.prepare<[string, string]>("UPDATE articles SET status = 'draft', updated_at = ? WHERE id = ?"),
+    unpublish: db.transaction((updatedAt: string, id: string) => {
+      const changed = unpublish.run(updatedAt, id).changes > 0;
+      prune();
+      return changed;
+    }),
     insertMany: db.transaction((articles: Iterable<Article>) => {
       let inserted = 0;
       for (const article of articles) {
@@ -432,6 +391,7 @@ function prepareWrites(db: Database.Database) {
         writeTags(article);
         inserted += 1;
       }
+      prune();
       return inserted;
     }),
     upsert: db.transaction((article: Article): 'created' | 'updated' => {
@@ -439,20 +399,115 @@ function prepareWrites(db: Database.Database) {
       upsertRow.run(toRow(article));
       dropTags.run(article.id);
       writeTags(article);
+      prune();
       return existed ? 'updated' : 'created';
     }),
     deleteAll: db.transaction(() => {
       db.prepare('DELETE FROM article_tags').run();
-      return db.prepare('DELETE FROM articles').run().changes;
+      const deleted = db.prepare('DELETE FROM articles').run().changes;
+      prune();
+      return deleted;
     }),
   };
 }
 
-/** A writer that opens its own read-write connection on first use: most workers never write. */
-export function lazyWriter(path: string): { get(): ArticleWriter; close(): void } {
-  let store: SqliteStore | null = null;
+/**
+ * The change feed of one connection. Another connection's commit moves data_version, which is
+ * read at most once per turn of the event loop (every read asks, so the first read after a
+ * commit sees it) and, while anyone subscribes, every changeLogPollMs; this connection's own
+ * commits do not move it, so its writes read the log themselves.
+ */
+function changeFeed(db: Database.Database) {
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  const lastSeq = db.prepare<[], number>("SELECT seq FROM sqlite_sequence WHERE name = 'article_changes'").pluck();
+  const since = db.prepare<[number, number], ChangeRow>(
+    'SELECT seq, article_id, section, tags, status, was_section, was_tags, was_status FROM article_changes WHERE seq > ? ORDER BY seq LIMIT ?',
+  );
+  let seenVersion = dataVersion.get();
+  let seenSeq = lastSeq.get() ?? 0;
+  let lookedThisTurn = false;
+  let failing = false;
+  let timer: NodeJS.Timeout | undefined;
+  const hub = new ChangeHub(() => {
+    if (lookedThisTurn) return;
+    lookedThisTurn = true;
+    setImmediate(() => (lookedThisTurn = false));
+    safely(look);
+  });
+
+  /** A log the reader cannot read must not fail the read that asked: it is read again next time. */
+  function safely(work: () => void): void {
+    try {
+      work();
+      failing = false;
+    } catch (error) {
+      if (!failing) log.warn('the content change log could not be read', describeError(error));
+      failing = true;
+    }
+  }
+
+  /** A row whose columns cannot be read (an operator's hand-made one) cannot be placed: everything. */
+  function changeOf(row: ChangeRow): ContentChange {
+    try {
+      return {
+        kind: 'article',
+        id: row.article_id,
+        now: stateOf(row.section, row.tags, row.status),
+        was: stateOf(row.was_section, row.was_tags, row.was_status),
+      };
+    } catch {
+      return everythingChanged;
+    }
+  }
+
+  function readLog(): void {
+    const rows = since.all(seenSeq, changeLogRows + 1);
+    if (rows.length === 0) return;
+    // A gap means the writers pruned changes this reader never saw.
+    const missed = rows[0]!.seq !== seenSeq + 1 || rows.length > changeLogRows;
+    seenSeq = missed ? (lastSeq.get() ?? rows.at(-1)!.seq) : rows.at(-1)!.seq;
+    if (missed) {
+      hub.emit(everythingChanged);
+      return;
+    }
+    for (const row of rows) hub.emit(changeOf(row));
+  }
+
+  function look(): void {
+    const version = dataVersion.get();
+    if (version === seenVersion) return;
+    readLog();
+    // Only once read: a log that failed to read is read again at the next look.
+    seenVersion = version;
+  }
+
   return {
-    get: () => (store ??= openSqliteStore(path)),
+    subscribe(listener: Parameters<ChangeFeed['subscribe']>[0]): () => void {
+      if (timer === undefined) {
+        timer = setInterval(() => safely(look), changeLogPollMs);
+        timer.unref();
+      }
+      return hub.subscribe(listener);
+    },
+    poll: () => hub.poll(),
+    /** Passes a write's result through, after telling subscribers what it changed. */
+    afterOwnWrite<T>(result: T): T {
+      safely(readLog);
+      return result;
+    },
+    close(): void {
+      clearInterval(timer);
+    },
+  };
+}
+
+/** A writer that opens its own read-write connection on first use: most workers never write. */
+export function lazyWriter(path: string): ArticleWriter & { close(): void } {
+  let store: SqliteStore | null = null;
+  const open = () => (store ??= openSqliteStore(path));
+  return {
+    upsert: (article) => open().upsert(article),
+    unpublish: (id, updatedAt) => open().unpublish(id, updatedAt),
     close() {
       store?.close();
       store = null;

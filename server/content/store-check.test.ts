@@ -13,51 +13,39 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 test('a missing, empty or draft-only store is a start-up error that names SEED_DEMO_CONTENT; a published one is not', async () => {
   const missing = path.join(dir, 'missing.sqlite');
-  assert.match(
-    contentStoreProblem({ contentDbPath: missing, contentApiUrl: null, contentDatabaseUrl: null }) ?? '',
-    /^No content store at .*SEED_DEMO_CONTENT=true/,
-  );
+  assert.match(contentStoreProblem({ content: { store: 'sqlite', path: missing } }) ?? '', /^No content store at .*SEED_DEMO_CONTENT=true/);
 
   const empty = path.join(dir, 'empty.sqlite');
   new Database(empty).close();
-  assert.match(
-    contentStoreProblem({ contentDbPath: empty, contentApiUrl: null, contentDatabaseUrl: null }) ?? '',
-    /cannot be read \(.*no articles table.*SEED_DEMO_CONTENT=true/,
-  );
+  assert.match(contentStoreProblem({ content: { store: 'sqlite', path: empty } }) ?? '', /cannot be read \(.*no articles table.*SEED_DEMO_CONTENT=true/);
 
   const drafts = path.join(dir, 'drafts.sqlite');
   await seedStore(drafts, { published: 1, drafts: 2 });
   const db = new Database(drafts);
   db.prepare("UPDATE articles SET status = 'draft'").run();
   db.close();
-  assert.match(
-    contentStoreProblem({ contentDbPath: drafts, contentApiUrl: null, contentDatabaseUrl: null }) ?? '',
-    /has no published articles.*SEED_DEMO_CONTENT=true/,
-  );
+  assert.match(contentStoreProblem({ content: { store: 'sqlite', path: drafts } }) ?? '', /has no published articles.*SEED_DEMO_CONTENT=true/);
 
   const full = path.join(dir, 'full.sqlite');
   await seedStore(full, { published: 3, drafts: 0 });
-  assert.equal(contentStoreProblem({ contentDbPath: full, contentApiUrl: null, contentDatabaseUrl: null }), null);
-  assert.equal(
-    contentStoreProblem({ contentDbPath: missing, contentApiUrl: 'http://newsroom.invalid/api', contentDatabaseUrl: null }),
-    null,
-    'the store is not used',
-  );
+  assert.equal(contentStoreProblem({ content: { store: 'sqlite', path: full } }), null);
+  assert.equal(contentStoreProblem({ content: { store: 'newsroom-api', url: 'http://newsroom.invalid/api' } }), null, 'the store is not used');
 });
 
-test('a store written before tags gets them at the start-up check, its articles untagged, and then serves', async () => {
+test('a store written before tags and the change log gets them at the start-up check, its articles untagged, and then serves', async () => {
   const old = path.join(dir, 'before-tags.sqlite');
   await seedStore(old, { published: 3, drafts: 0 });
   const db = new Database(old);
-  db.exec('DROP TABLE article_tags; ALTER TABLE articles DROP COLUMN tags');
+  for (const trigger of ['articles_inserted', 'articles_updated', 'articles_renumbered', 'articles_deleted']) db.exec(`DROP TRIGGER ${trigger}`);
+  db.exec('DROP TABLE article_changes; DROP TABLE article_tags; ALTER TABLE articles DROP COLUMN tags');
   db.close();
-  assert.throws(() => openSqliteStore(old, { readonly: true }), /predates tags/);
-  assert.equal(contentStoreProblem({ contentDbPath: old, contentApiUrl: null, contentDatabaseUrl: null }), null);
+  assert.throws(() => openSqliteStore(old, { readonly: true }), /predates tags or the change log/);
+  assert.equal(contentStoreProblem({ content: { store: 'sqlite', path: old } }), null);
   const store = openSqliteStore(old, { readonly: true });
   try {
-    const [newest] = await store.latest(1);
+    const [newest] = await store.teasers('all', 1);
     assert.deepEqual((await store.article(newest!.id))?.tags, []);
-    assert.equal(await store.tag('elections'), null);
+    assert.deepEqual(await store.teasers({ tag: 'elections' }, 1), []);
   } finally {
     store.close();
   }

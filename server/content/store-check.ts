@@ -16,9 +16,9 @@ const howToFill =
  * Why the SQLite store cannot serve, or null when it can or is not used (CONTENT_API_URL, or
  * CONTENT_DATABASE_URL, whose schema `npm run db:migrate` makes and whose content the CMS fills).
  */
-export function contentStoreProblem(config: Pick<Config, 'contentDbPath' | 'contentApiUrl' | 'contentDatabaseUrl'>): string | null {
-  if (config.contentApiUrl !== null || config.contentDatabaseUrl !== null) return null;
-  const { contentDbPath } = config;
+export function contentStoreProblem(config: Pick<Config, 'content'>): string | null {
+  if (config.content.store !== 'sqlite') return null;
+  const contentDbPath = config.content.path;
   if (!fs.existsSync(contentDbPath)) return `No content store at ${contentDbPath}: ${howToFill}.`;
   upgradeSqliteStore(contentDbPath);
   let published: number;

@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { articlePaths, fetchPage, hotSetPaths, seedBenchStore, type PageSample } from './articles';
 import { balanceLayouts, measureBalance } from './balance';
+import { churnToken, measureChurn, type ChurnResult } from './churn';
+import { IdPasses, passPerS } from './passes';
 import { renderChart } from './chart';
 import { describeEnvironment, ensureBuild } from './environment';
 import { describeDomBudget, elementsAsShownInFull, measureDomBudget } from './dom-budget';
@@ -39,7 +41,7 @@ import {
 import { postgresBinDir, startCluster, type Cluster } from '../../scripts/db/cluster';
 import { seedPostgres } from '../../server/content/postgres-seed';
 import { evaluateTargets, flagText, ms, pct, perS, renderMarkdown } from './report';
-import type { BenchResults, FallbackMode, PageFigures, PostgresRun, RenderReference, SearchOutcome } from './results';
+import type { BenchResults, FallbackMode, PageFigures, PassesRecord, PostgresRun, RenderReference, SearchOutcome } from './results';
 import { searchMaxRate } from './search';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -103,17 +105,56 @@ function kioskWarmUpPerS(run: Run): number {
 }
 const bareWarmUpPerS = 2000;
 
+/** Requests warmUp sent: the ids a fresh Kiosk has read before anything is measured. */
+function warmUpRequests(run: Run): number {
+  return Math.round(kioskWarmUpPerS(run) * (Math.max(3, run.options.warmupSeconds) + 0.5));
+}
+
+function idPasses(run: Run): IdPasses {
+  return new IdPasses(
+    run.paths.length,
+    warmUpRequests(run),
+    passPerS(run.results.reference.render?.renderPagePerS, run.options.quick),
+    stepTiming(run.options),
+  );
+}
+
+async function coldAndWarmPasses(run: Run, server: ServerUnderTest, store: string): Promise<PassesRecord> {
+  return idPasses(run).coldAndWarm(store, (label, rate, timing) => probe(run, server, label, rate, timing));
+}
+
+/** The first pass, not recorded: servers that search their capacity search it warm. */
+async function warmEveryId(run: Run, server: ServerUnderTest): Promise<void> {
+  const passes = idPasses(run);
+  progress(`reading the ${perS(passes.coldIds)} ids not read yet at ${perS(passes.ratePerS)} req/s, not recorded`);
+  await measureStep(run.generator, server, 'first pass', passes.ratePerS, passes.timing(passes.coldIds));
+  await settle(server);
+}
+
+/** At capacity without CMS pushes, with one a second, and right after: SQLite's or PostgreSQL's. */
+async function churnSteps(run: Run, server: ServerUnderTest, store: string, capacity: number): Promise<ChurnResult | null> {
+  if (run.options.skipChurn) return null;
+  const result = await measureChurn(server, run.paths, capacity, (label) => probe(run, server, `${store} ${label}`, capacity, stepTiming(run.options)));
+  const ok = result.pushes.filter((p) => p.status === 200 || p.status === 201);
+  const visible = ok.map((p) => p.visibleMs).filter((ms): ms is number => ms !== null);
+  progress(`  ${ok.length} of ${result.pushes.length} pushes taken; visible after at most ${visible.length ? Math.round(Math.max(...visible)) : '–'} ms`);
+  return result;
+}
+
+/** Ingestion on, so the churn steps can push; the token is this run's own. */
+const withIngest = { INGEST_TOKEN: churnToken };
+
 async function withKiosk<T>(run: Run, name: string, env: Record<string, string>, work: (server: ServerUnderTest) => Promise<T>): Promise<T> {
   const serverEnv = { ...env, ...run.options.serverEnv };
   progress(
     `starting Kiosk (${name}) ${
       Object.entries(serverEnv)
-        .map(([k, v]) => `${k}=${v}`)
+        .map(([k, v]) => `${k}=${k === 'INGEST_TOKEN' ? '…' : v}`)
         .join(' ') || 'with the default guard settings'
     }`,
   );
   const server = await startKiosk(root, name, run.dbPath, serverEnv);
-  run.results.serverEnv[name] = serverEnv;
+  run.results.serverEnv[name] = { ...serverEnv, ...('INGEST_TOKEN' in serverEnv ? { INGEST_TOKEN: '(this run’s own)' } : {}) };
   run.results.pinning[`Kiosk ${name}`] = server.affinity();
   try {
     await warmUp(run, server, kioskWarmUpPerS(run));
@@ -252,7 +293,7 @@ async function confirmCapacity(run: Run, server: ServerUnderTest, search: Search
 }
 
 async function fallbackOff(run: Run): Promise<number> {
-  return withKiosk(run, 'fallback off', guardEnv.off, async (server) => {
+  return withKiosk(run, 'fallback off', { ...guardEnv.off, ...withIngest }, async (server) => {
     const sample = await fetchPage(server.port, run.paths[0]!);
     if (sample.status !== 200) throw new Error(`${sample.path} answered ${sample.status}`);
     run.results.page.sample = figures(sample);
@@ -262,6 +303,7 @@ async function fallbackOff(run: Run): Promise<number> {
       `page ${sample.path}: ${sample.elements} elements as served, ${run.results.page.sampleElementsShown ?? 'not measured'} as finally shown, ` +
         `${perS(sample.bytes)} bytes, X-Render-Mode ${sample.renderMode}`,
     );
+    run.results.passes = await coldAndWarmPasses(run, server, 'SQLite');
     // HTTP costs more than the in-process pipeline, so a quarter of it is a safe first probe.
     const inProcess = run.results.reference.render?.renderPagePerS;
     const search = await findRate(run, server, 'SSR capacity', inProcess ? Math.max(10, Math.round(inProcess / 4)) : 50);
@@ -269,6 +311,7 @@ async function fallbackOff(run: Run): Promise<number> {
     if (search.ratePerS === 0) return 0;
     const oneX = await confirmCapacity(run, server, search);
     progress(`SSR capacity: ${perS(search.ratePerS)} req/s${search.confirmed ? ', held for a full step' : ', NOT confirmed by a full step'}`);
+    run.results.churn = await churnSteps(run, server, 'SQLite', search.ratePerS);
     await overloadSteps(run, server, 'off', search.ratePerS, new Map([[1, oneX]]));
     return search.ratePerS;
   });
@@ -364,14 +407,16 @@ async function postgresRuns(run: Run, capacity: number): Promise<void> {
     const version = spawnSync(path.join(postgresBinDir(), 'postgres'), ['--version'], { encoding: 'utf8' }).stdout.trim();
     const result: PostgresRun = { version, pinning: cluster.processes().map(allowedCpus), capacity: null };
     run.results.postgres = result;
-    await withKiosk(run, 'PostgreSQL, fallback off', { ...guardEnv.off, CONTENT_DATABASE_URL: cluster.url }, async (server) => {
+    await withKiosk(run, 'PostgreSQL, fallback off', { ...guardEnv.off, ...withIngest, CONTENT_DATABASE_URL: cluster.url }, async (server) => {
       const sample = await fetchPage(server.port, run.paths[0]!);
       if (sample.status !== 200) throw new Error(`${sample.path} answered ${sample.status} with content from PostgreSQL`);
+      result.passes = await coldAndWarmPasses(run, server, 'PostgreSQL');
       const inProcess = run.results.reference.render?.renderPagePerS;
       const search = await findRate(run, server, 'SSR capacity, PostgreSQL', inProcess ? Math.max(10, Math.round(inProcess / 4)) : 50);
       result.capacity = search;
       if (search.ratePerS > 0) await confirmCapacity(run, server, search, 'PostgreSQL fallback off 1x');
       progress(`SSR capacity with PostgreSQL: ${perS(search.ratePerS)} req/s (${pct(search.ratePerS / capacity)} of SQLite's ${perS(capacity)})`);
+      if (search.ratePerS > 0) result.churn = await churnSteps(run, server, 'PostgreSQL', search.ratePerS);
     });
     if (!run.options.skipNginx) await throughNginx(run, capacity, cluster.url);
   } finally {
@@ -432,7 +477,9 @@ async function balance(run: Run, capacity: number): Promise<void> {
 
 function addNotes(results: BenchResults): void {
   const searches = [results.capacity, results.postgres?.capacity, results.reference.bare, results.reference.shellPath];
-  const steps = [...results.steps, ...searches.flatMap((s) => s?.probes ?? [])];
+  const churns = [results.churn, results.postgres?.churn].flatMap((c) => (c ? [c.steady, c.pushing, c.after] : []));
+  const passes = [results.passes, results.postgres?.passes].flatMap((p) => (p ? [p.cold, p.warm] : []));
+  const steps = [...results.steps, ...searches.flatMap((s) => s?.probes ?? []), ...churns, ...passes];
   const describe = (list: StepRecord[]) => list.map((s) => `${s.label} (${perS(s.offeredPerS)}/s)`).join(', ');
   const short = steps.filter(generatorFellShort);
   if (short.length > 0) results.notes.push(`The generator itself could not send the offered rate in: ${describe(short)}.`);
@@ -485,6 +532,8 @@ function emptyResults(options: BenchOptions, build: string, articles: number): B
     page: { articles, sample: null, shell: null },
     reference: { render: null, bareBody: '', bare: null, shellPath: null },
     capacity: null,
+    passes: null,
+    churn: null,
     postgres: null,
     steps: [],
     hotSet: [],
@@ -533,7 +582,10 @@ async function measureAll(run: Run): Promise<void> {
   const capacity = run.options.capacity ?? (await fallbackOff(run));
   if (capacity === 0) return;
   const withBudget = <T>(name: string, env: Record<string, string>, work: (s: ServerUnderTest) => Promise<T>) =>
-    withKiosk(run, name, { ...guardEnv.off, ...env }, work);
+    withKiosk(run, name, { ...guardEnv.off, ...env }, async (server) => {
+      await warmEveryId(run, server);
+      return work(server);
+    });
   const budget = { withKiosk: withBudget, findRate: (s: ServerUnderTest, name: string, from: number) => findRate(run, s, name, from), progress };
   run.results.domBudget = await measureDomBudget({ ...budget, outDir: run.options.outDir, path: run.paths[0]!, startPerS: capacity });
   run.results.notes.push(...describeDomBudget(run.results.domBudget));

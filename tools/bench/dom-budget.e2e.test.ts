@@ -32,7 +32,7 @@ after(() => {
 
 test('DOM budget on and off in one run: elements as served and as shown for both, written and described', async () => {
   const store = openSqliteStore(dbPath, { readonly: true });
-  const article = (await store.latest(5))[4]!;
+  const article = (await store.teasers('all', 5))[4]!;
   store.close();
   const started: string[] = [];
   const searched: string[] = [];

@@ -22,7 +22,7 @@ Options:
   --connections N           most connections the generator opens (default 4000)
   --timeout-ms N            a request unanswered this long after its scheduled time
                             fails as a timeout (default 5000)
-  --quick                   a smoke run: short steps and a coarse search (3 to 4 minutes)
+  --quick                   a smoke run: short steps and a coarse search (a few minutes)
   --skip-reference          skip the render, bare node:http and shell-path references
   --capacity R              take R req/s as the SSR capacity: no search, no direct steps (a
                             quick look at the steps through Nginx; not a record)
@@ -38,6 +38,8 @@ Options:
                             and on, as multiples of capacity (default 5)
   --skip-hot-set            skip the breaking-news steps
   --skip-balance            skip the measurement of how evenly workers share the load
+  --skip-churn              skip the churn steps (at capacity, without CMS pushes, with one push a
+                            second through the ingest API, and after), SQLite and PostgreSQL
   --server-env KEY=VALUE    extra environment for every Kiosk server (repeatable)
   --out DIR                 where to write (default bench-results/<timestamp>)
   --no-build                use dist/ as it is even if older than the sources
@@ -60,6 +62,8 @@ export interface BenchOptions {
   hotSetMultipliers: number[];
   skipHotSet: boolean;
   skipBalance: boolean;
+  /** Skip the steps at capacity with and without one CMS push a second. */
+  skipChurn: boolean;
   connections: number;
   timeoutMs: number;
   /** Bisect until the first failing rate is within this ratio of the last passing one. */
@@ -138,6 +142,7 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
       'hot-set-multipliers': { type: 'string' },
       'skip-hot-set': { type: 'boolean', default: false },
       'skip-balance': { type: 'boolean', default: false },
+      'skip-churn': { type: 'boolean', default: false },
       'server-env': { type: 'string', multiple: true },
       out: { type: 'string' },
       'no-build': { type: 'boolean', default: false },
@@ -164,6 +169,7 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
     hotSetMultipliers: values['hot-set-multipliers'] === undefined ? [5] : multipliers(values['hot-set-multipliers'], '--hot-set-multipliers'),
     skipHotSet: values['skip-hot-set'],
     skipBalance: values['skip-balance'],
+    skipChurn: values['skip-churn'],
     connections,
     timeoutMs: positive('--timeout-ms', values['timeout-ms'], 5000),
     searchPrecision: quick ? 1.2 : 1.05,

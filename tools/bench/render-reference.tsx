@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { renderToString } from 'react-dom/server';
 import { loadAssets } from '../../server/assets';
 import { loadConfig } from '../../server/config';
-import { openSqliteStore } from '../../server/content/sqlite';
+import { openContent } from '../../server/content/open';
 import { buildChrome, renderPage, type RenderDeps } from '../../server/render';
 import { latestListSize } from '../../src/content';
 import { countElements } from './articles';
@@ -22,7 +22,8 @@ const pagesRendered = 200;
 
 const [dbPath = '', distDir = '', secondsArg = '5', pathsFile = ''] = process.argv.slice(2);
 const seconds = Number(secondsArg);
-const content = openSqliteStore(dbPath, { readonly: true });
+const opened = openContent({ store: 'sqlite', path: dbPath }, loadConfig({}));
+const content = opened.reader;
 const assets = loadAssets(distDir);
 const allPaths = JSON.parse(fs.readFileSync(pathsFile, 'utf8')) as string[];
 const stride = Math.max(1, Math.floor(allPaths.length / pagesRendered));
@@ -79,7 +80,7 @@ for (const variant of variants) {
   const html = sample.kind === 'page' ? sample.html : '';
   variantFigures.push({ name: variant.name, renderPagePerS: perS, elements: countElements(html), bytes: Buffer.byteLength(html) });
 }
-content.close();
+await opened.close();
 console.log(
   JSON.stringify({
     rawRenderPerS,

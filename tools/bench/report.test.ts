@@ -107,3 +107,42 @@ test('the DOM budget targets: capacity ratio ≥ 1.5x, ≥ 550 elements shown an
     [null, null],
   );
 });
+
+test('the churn targets: CPU per request with pushes and after them within 1.10x of without, p99 < 100 ms, every push seen within 1 s', () => {
+  const step = (cpuPct: number, achievedPerS: number, p99: number) =>
+    ({
+      achievedPerS,
+      offeredPerS: achievedPerS,
+      serverCpuPct: cpuPct,
+      latencyMs: { p50: 5, p90: 10, p99, max: p99 },
+      errors: 0,
+      timeouts: 0,
+      non2xx: 0,
+      flags: [],
+    }) as never;
+  const pushes = (visibleMs: (number | null)[]) => visibleMs.map((ms, i) => ({ kind: 'new' as const, id: String(i), status: 201, visibleMs: ms }));
+  const withChurn = (pushing: number, after: number, p99: number, seen: (number | null)[]): BenchResults => ({
+    ...results(1000, null),
+    churn: { ratePerS: 1000, steady: step(60, 1000, 30), pushing: step(pushing, 1000, p99), after: step(after, 1000, 30), pushes: pushes(seen) },
+  });
+  const sqlite = (r: BenchResults) => evaluateTargets(r).filter((t) => t.name.startsWith('SQLite'));
+  // 60% of a core for 1,000 answers a second: 0.60 ms each; 66% is 1.10x, at the line.
+  assert.deepEqual(
+    sqlite(withChurn(66, 62, 80, [40, 900])).map((t) => t.met),
+    [true, true, true, true],
+  );
+  assert.match(sqlite(withChurn(66, 62, 80, [40, 900]))[0]!.figures, /0\.66 against 0\.60 ms of CPU per request = 1\.10x/);
+  assert.deepEqual(
+    sqlite(withChurn(67, 70, 120, [40, null])).map((t) => t.met),
+    [false, false, false, false],
+  );
+  assert.deepEqual(
+    evaluateTargets(results(1000, null))
+      .filter((t) => t.name.startsWith('PostgreSQL,') || t.name.startsWith('PostgreSQL:'))
+      .map((t) => t.met),
+    [null, null, null, null],
+  );
+  const markdown = renderMarkdown(withChurn(66, 62, 80, [40, 900]));
+  assert.match(markdown, /## Content churn at the SSR capacity/);
+  assert.match(markdown, /\| SQLite \| one push a second \| 1,000 \| 1,000 \| 5\.0 \| 80 \| 80 \| 0 \| 66% \| 0\.66 \| 1\.10x \| 2 of 2, 900 \/ 900 \|/);
+});

@@ -1,5 +1,6 @@
+import { cpuMsPerRequest, type ChurnResult } from './churn';
 import { connectionsExhausted, generatorFellShort, passes, type StepRecord } from './measure';
-import type { BenchResults, SearchOutcome, Target } from './results';
+import type { BenchResults, PassesRecord, SearchOutcome, Target } from './results';
 
 const integer = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 0 });
 
@@ -186,6 +187,57 @@ function nginxFallbackTarget(r: BenchResults): Target {
   };
 }
 
+const churnCpuRatio = 1.1;
+
+/** The churn steps of each store measured: SQLite's, then PostgreSQL's. */
+function churns(r: BenchResults): { store: string; churn: ChurnResult }[] {
+  return [
+    { store: 'SQLite', churn: r.churn },
+    { store: 'PostgreSQL', churn: r.postgres?.churn },
+  ].flatMap(({ store, churn }) => (churn ? [{ store, churn }] : []));
+}
+
+function cpuRatio(step: StepRecord, of: StepRecord): number {
+  return ratio(cpuMsPerRequest(step), cpuMsPerRequest(of));
+}
+
+/** Issue 25's targets: a push a second costs little CPU, keeps p99, is seen within a second, and leaves the rest warm. */
+function churnTargets(r: BenchResults): Target[] {
+  const stores = ['SQLite', 'PostgreSQL'];
+  const measured = churns(r);
+  return stores.flatMap((store) => {
+    const names = [
+      `${store}, one CMS push a second at capacity: server CPU per request ≤ ${churnCpuRatio.toFixed(2)}x without pushes`,
+      `${store}, one CMS push a second at capacity: p99 < 100 ms, no errors or timeouts`,
+      `${store}, after the pushes: CPU per request ≤ ${churnCpuRatio.toFixed(2)}x without pushes (the other ids stayed warm)`,
+      `${store}: every push visible on the worker within 1 s`,
+    ];
+    const churn = measured.find((m) => m.store === store)?.churn;
+    if (!churn) return names.map((name) => ({ name, met: null, figures: 'not measured in this run' }));
+    const { steady, pushing, after, pushes } = churn;
+    const pushingRatio = cpuRatio(pushing, steady);
+    const afterRatio = cpuRatio(after, steady);
+    const taken = pushes.filter((p) => p.status === 200 || p.status === 201);
+    const slowest = Math.max(...pushes.map((p) => p.visibleMs ?? Infinity));
+    const cpuFigures = (step: StepRecord, x: number) =>
+      `${cpuMsPerRequest(step).toFixed(2)} against ${cpuMsPerRequest(steady).toFixed(2)} ms of CPU per request = ${Number.isFinite(x) ? x.toFixed(2) : '–'}x (${cpu(step.serverCpuPct)} against ${cpu(steady.serverCpuPct)} of the core at ${perS(churn.ratePerS)} req/s)`;
+    return [
+      { name: names[0]!, met: Number.isFinite(pushingRatio) ? pushingRatio <= churnCpuRatio : null, figures: cpuFigures(pushing, pushingRatio) },
+      {
+        name: names[1]!,
+        met: pushing.latencyMs.p99 < 100 && pushing.errors === 0 && pushing.timeouts === 0 && pushing.non2xx === 0,
+        figures: `p99 ${ms(pushing.latencyMs.p99)} ms (${ms(steady.latencyMs.p99)} without pushes); ${failures(pushing)}; ${taken.length} pushes`,
+      },
+      { name: names[2]!, met: Number.isFinite(afterRatio) ? afterRatio <= churnCpuRatio : null, figures: cpuFigures(after, afterRatio) },
+      {
+        name: names[3]!,
+        met: pushes.length > 0 && taken.length === pushes.length && slowest <= 1_000,
+        figures: `${taken.length} of ${pushes.length} pushes taken; slowest seen after ${Number.isFinite(slowest) ? `${ms(slowest)} ms` : 'more than 5 s'}`,
+      },
+    ];
+  });
+}
+
 export function evaluateTargets(results: BenchResults): Target[] {
   const nginx = (['nginx', 'nginx-keepalive', 'nginx-pg', 'nginx-pg-keepalive'] as const).flatMap((mode) => [
     nginxTarget(results, mode, 5, 100, 0.8),
@@ -196,6 +248,7 @@ export function evaluateTargets(results: BenchResults): Target[] {
     capacityTarget(results),
     ...domBudgetTargets(results),
     postgresTarget(results),
+    ...churnTargets(results),
     ...nginx,
     nginxFallbackTarget(results),
     overloadTarget(results, 5, 0.7),
@@ -345,6 +398,47 @@ function balanceTable(r: BenchResults): string[] {
   ];
 }
 
+function passesTable(r: BenchResults): string[] {
+  const stores = [
+    { store: 'SQLite', passes: r.passes },
+    { store: 'PostgreSQL', passes: r.postgres?.passes },
+  ].flatMap(({ store, passes: p }) => (p ? [{ store, p }] : []));
+  if (stores.length === 0) return [];
+  const row = (store: string, pass: string, ids: number, step: StepRecord, warm: StepRecord) =>
+    `| ${store} | ${pass} | ${perS(ids)} | ${perS(step.offeredPerS)} | ${perS(step.achievedPerS)} | ${ms(step.latencyMs.p50)} | ${ms(step.latencyMs.p99)} | ${ms(step.latencyMs.max)} | ` +
+    `${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, warm).toFixed(2)}x | ${flagText(step)} |`;
+  return [
+    '| store | pass | ids | offered | achieved | p50 ms | p99 ms | max ms | server CPU | CPU ms per request | ÷ warm | notes |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...stores.flatMap(({ store, p }: { store: string; p: PassesRecord }) => [
+      row(store, 'first, cold', p.coldIds, p.cold, p.warm),
+      row(store, 'second, warm', p.allIds, p.warm, p.warm),
+    ]),
+  ];
+}
+
+function churnTable(r: BenchResults): string[] {
+  const measured = churns(r);
+  if (measured.length === 0) return [];
+  const row = (store: string, phase: string, step: StepRecord, steady: StepRecord, pushes: string) =>
+    `| ${store} | ${phase} | ${perS(step.offeredPerS)} | ${perS(step.achievedPerS)} | ${ms(step.latencyMs.p50)} | ${ms(step.latencyMs.p99)} | ${ms(step.latencyMs.max)} | ` +
+    `${step.errors + step.timeouts + step.non2xx} | ${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, steady).toFixed(2)}x | ${pushes} | ${flagText(step)} |`;
+  return [
+    '| store | phase | offered | achieved | p50 ms | p99 ms | max ms | failed | server CPU | CPU ms per request | ÷ no pushes | pushes (taken, seen after p50 / max ms) | notes |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+    ...measured.flatMap(({ store, churn }) => {
+      const taken = churn.pushes.filter((p) => p.status === 200 || p.status === 201);
+      const seen = taken.map((p) => p.visibleMs ?? Infinity).sort((a, b) => a - b);
+      const pushes = `${taken.length} of ${churn.pushes.length}, ${seen.length ? `${ms(seen[Math.floor(seen.length / 2)]!)} / ${ms(seen.at(-1)!)}` : '–'}`;
+      return [
+        row(store, 'no pushes', churn.steady, churn.steady, '–'),
+        row(store, 'one push a second', churn.pushing, churn.steady, pushes),
+        row(store, 'after the pushes', churn.after, churn.steady, '–'),
+      ];
+    }),
+  ];
+}
+
 function targetsTable(targets: Target[]): string[] {
   const verdict = (met: boolean | null) => (met === null ? 'not measured' : met ? '**met**' : '**not met**');
   return ['| target | result | figures |', '| --- | --- | --- |', ...targets.map((t) => `| ${t.name} | ${verdict(t.met)} | ${t.figures} |`)];
@@ -358,6 +452,18 @@ export function renderMarkdown(r: BenchResults): string {
       '',
       '"achieved" counts 2xx answers per second; "SSR by Node", "shell from Node", "shell from Nginx" and "503" are shares of all requests scheduled in the window (Nginx\'s shell is told from Node\'s by the Last-Modified a static file carries); CPU is percent of one core over the measured window, Nginx included behind Nginx.',
     );
+  }
+  const passesRows = passesTable(r);
+  if (passesRows.length > 0) {
+    lines.push('', '## Cold and warm: every article id read once after start-up, then again, at one rate', '', ...passesRows);
+    lines.push(
+      '',
+      'The capacity search comes after both passes, so it measures a warm server. CPU is percent of one core over the window; per request, milliseconds of it per answer.',
+    );
+  }
+  const churnRows = churnTable(r);
+  if (churnRows.length > 0) {
+    lines.push('', '## Content churn at the SSR capacity: without CMS pushes, one a second (new, corrected, updated articles), after', '', ...churnRows);
   }
   const variants = variantsTable(r);
   if (variants.length > 0) lines.push('', '## Server-rendering optimisations, each on and off (in process, core 0)', '', ...variants);

@@ -1,5 +1,6 @@
 import type { PageSample } from './articles';
 import type { BalanceResult } from './balance';
+import type { ChurnResult } from './churn';
 import type { DomBudgetResult } from './dom-budget';
 import type { Environment } from './environment';
 import type { StepRecord } from './measure';
@@ -19,6 +20,21 @@ export interface PostgresRun {
   /** Cpus_allowed_list of the cluster's processes, read back. */
   pinning: string[];
   capacity: SearchOutcome | null;
+  passes?: PassesRecord | null;
+  churn?: ChurnResult | null;
+}
+
+/**
+ * Every article id read once at one rate right after start-up (cold: nothing kept yet), then
+ * once more at the same rate (warm): what a first pass costs against steady state. The capacity
+ * search comes after both, so it measures a warm server.
+ */
+export interface PassesRecord {
+  /** Ids not read before the cold pass (warm-up read the others). */
+  coldIds: number;
+  allIds: number;
+  cold: StepRecord;
+  warm: StepRecord;
 }
 
 export interface SearchOutcome {
@@ -95,6 +111,10 @@ export interface BenchResults {
   /** Which load generator ran the steps. */
   generator?: string;
   capacity: SearchOutcome | null;
+  /** SQLite's first pass over cold ids and a warm pass, before the capacity search. */
+  passes?: PassesRecord | null;
+  /** SQLite at its capacity without CMS pushes, with one a second, and after (null: --skip-churn or no capacity). */
+  churn?: ChurnResult | null;
   /** The article page with DOM_BUDGET on and off: elements and SSR capacity of each. */
   domBudget?: DomBudgetResult | null;
   /** null: not run (--skip-postgres, --capacity, or no PostgreSQL server binaries; the notes say which). */

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadConfig } from '../../server/config';
+import { sqliteContentPath } from '../../server/config';
 import { firstFeedPath, loadtestDir, writeFeed } from './feed';
 import { readReport } from './gatling-report';
 import { runGatling } from './gatling-run';
@@ -69,7 +69,7 @@ async function checkSite(options: LoadtestOptions): Promise<void> {
 async function main(args: string[]): Promise<number> {
   let options: LoadtestOptions | null;
   try {
-    options = readOptions(args, loadConfig().contentDbPath);
+    options = readOptions(args, sqliteContentPath());
   } catch (error) {
     // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for unknown or malformed flags.
     console.error(`loadtest: ${error instanceof Error ? error.message : String(error)}\n\n${usage}`);

@@ -1,6 +1,6 @@
 // npm run loadtest:urls: the Gatling simulations' feed of article URLs, from the content store.
 import path from 'node:path';
-import { loadConfig } from '../../server/config';
+import { sqliteContentPath } from '../../server/config';
 import { readCommandLine } from '../../scripts/cli';
 import { defaultFeedPath, writeFeed } from './feed';
 
@@ -23,7 +23,7 @@ function main(args: string[]): number {
   const line = readCommandLine({ name: 'loadtest:urls', usage, args, options: { db: { type: 'string' }, out: { type: 'string' } } });
   if (!line.ok) return line.exitCode;
   const { values } = line;
-  const db = values.db === undefined ? loadConfig().contentDbPath : path.resolve(values.db);
+  const db = values.db === undefined ? sqliteContentPath() : path.resolve(values.db);
   const out = path.resolve(values.out ?? defaultFeedPath);
   try {
     const count = writeFeed(db, out);

@@ -1,0 +1,170 @@
+// The content cache's own rules, with loads that are plain functions so a test can hold one open
+// or make it fail on cue (the stores' tests run the same cache over real SQLite and PostgreSQL:
+// test/invalidation-contract.ts): reads that race a change, several keys read at once, put-
+// together answers and the entries they came from, stand-ins only while the store fails.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ContentCache, type Dependency } from './cache';
+import type { ContentChange } from './changes';
+import { ContentUnavailable } from './failure';
+
+function cache(overrides: Partial<ConstructorParameters<typeof ContentCache>[0]> = {}): ContentCache {
+  return new ContentCache({
+    name: 'test store',
+    isOutage: () => true,
+    maxEntries: 100,
+    maxBytes: 1_000_000,
+    staleMs: 60_000,
+    freshMs: Infinity,
+    backoffMs: 0,
+    ...overrides,
+  });
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve(value: T): void; reject(error: Error): void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<T>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+const onArticle = (id: string) => (): Dependency => ({ article: id });
+const changeOf = (id: string): ContentChange => ({
+  kind: 'article',
+  id,
+  now: { section: 'news', tags: [], status: 'published' },
+  was: { section: 'news', tags: [], status: 'published' },
+});
+
+test('a read that began before a change is not trusted after it, and nobody who came after it waits on it', async () => {
+  const c = cache();
+  const first = deferred<string>();
+  let loads = 0;
+  const load = () => (++loads === 1 ? first.promise : Promise.resolve('after'));
+  const early = c.read('article:1', load, onArticle('1'));
+  c.apply(changeOf('1'));
+  const late = c.read('article:1', load, onArticle('1'));
+  first.resolve('before');
+  assert.deepEqual(await early, { value: 'before', fresh: false }, 'the early reader gets what it asked for, marked untrusted');
+  assert.deepEqual(await late, { value: 'after', fresh: true }, 'the late reader read again');
+  assert.equal(loads, 2);
+  assert.equal((await c.read('article:1', load, onArticle('1')))?.value, 'after');
+  assert.equal(loads, 2, 'and what it read is kept');
+});
+
+test('several keys at once: the missing ones in one load, the kept ones not again, a key being read is waited for', async () => {
+  const c = cache();
+  const calls: string[][] = [];
+  const loadMany = (keys: string[]) => {
+    calls.push(keys);
+    return Promise.resolve(keys.map((key) => `value of ${key}`));
+  };
+  await c.read(
+    'a',
+    () => Promise.resolve('value of a'),
+    () => null,
+  );
+  const slow = deferred<string>();
+  const pending = c.read(
+    'b',
+    () => slow.promise,
+    () => null,
+  );
+  const many = c.readMany(['a', 'b', 'c', 'd'], loadMany, () => null);
+  slow.resolve('value of b');
+  await pending;
+  assert.deepEqual(
+    (await many).map((kept) => kept?.value),
+    ['value of a', 'value of b', 'value of c', 'value of d'],
+  );
+  assert.deepEqual(calls, [['c', 'd']]);
+});
+
+test('a put-together answer is kept until an entry it came from changes or leaves the cache', async () => {
+  const c = cache({ maxEntries: 3 });
+  let computed = 0;
+  const page = () =>
+    c.derive('page:1', async (inputs) => {
+      computed += 1;
+      const [article, list] = await Promise.all([
+        inputs.get('article:1', () => Promise.resolve('the article'), onArticle('1')),
+        inputs.get(
+          'head:all',
+          () => Promise.resolve(['1', '2']),
+          (): Dependency => ({ list: 'all', from: null }),
+        ),
+      ]);
+      return { article, list };
+    });
+  await page();
+  await page();
+  assert.equal(computed, 1);
+  c.apply(changeOf('2'));
+  await page();
+  assert.equal(computed, 2, 'a change in a list it read drops it');
+  // Two other entries: the least recently used goes, and the page with it unless it was read since.
+  await c.read(
+    'x',
+    () => Promise.resolve('x'),
+    () => null,
+  );
+  await page();
+  await c.read(
+    'y',
+    () => Promise.resolve('y'),
+    () => null,
+  );
+  assert.equal(computed, 2, 'reading the page kept its entries recent');
+  await c.read(
+    'z',
+    () => Promise.resolve('z'),
+    () => null,
+  );
+  await c.read(
+    'w',
+    () => Promise.resolve('w'),
+    () => null,
+  );
+  await page();
+  assert.equal(computed, 3, 'its entries were evicted, so was it');
+});
+
+test('while the store fails: the kept answer within staleMs, then ContentUnavailable; nothing put together from a stand-in is kept', async () => {
+  let now = 0;
+  const c = cache({ staleMs: 100, now: () => now });
+  let failing = false;
+  const load = () => (failing ? Promise.reject(new Error('down')) : Promise.resolve('good'));
+  await c.read('article:1', load, onArticle('1'));
+  c.apply(changeOf('1'));
+  failing = true;
+  now = 100;
+  assert.deepEqual(await c.read('article:1', load, onArticle('1')), { value: 'good', fresh: false });
+  let computed = 0;
+  const page = () =>
+    c.derive('page:1', async (inputs) => {
+      computed += 1;
+      return inputs.get('article:1', load, onArticle('1'));
+    });
+  await page();
+  await page();
+  assert.equal(computed, 2, 'not kept: the next read asks the store again');
+  now = 101;
+  await assert.rejects(c.read('article:1', load, onArticle('1')), ContentUnavailable);
+  failing = false;
+  assert.equal(await page(), 'good');
+  await page();
+  assert.equal(computed, 3, 'kept again once the store answers');
+});
+
+test('"everything changed" makes every kept answer stale and drops every put-together one; a draft saved drops nothing', async () => {
+  const c = cache();
+  await c.read('article:1', () => Promise.resolve('a'), onArticle('1'));
+  await c.derive('page:1', (inputs) => inputs.get('article:1', () => Promise.resolve('a'), onArticle('1')));
+  const version = c.version;
+  c.apply({ kind: 'article', id: '9', now: { section: 'news', tags: [], status: 'draft' }, was: { section: 'news', tags: [], status: 'draft' } });
+  assert.equal(c.version, version);
+  assert.deepEqual(c.snapshot(), { fresh: ['article:1'], stale: [], derived: ['page:1'] });
+  c.apply({ kind: 'everything' });
+  assert.ok(c.version > version);
+  assert.deepEqual(c.snapshot(), { fresh: [], stale: ['article:1'], derived: [] });
+});

@@ -1,0 +1,424 @@
+import { LRUCache } from 'lru-cache';
+import { describeError, log } from '../log';
+import { isPublicChange, type ContentChange } from './changes';
+import { ContentUnavailable } from './failure';
+import { deepFreeze } from './freeze';
+
+// One worker's content cache, over any store. Every answer is kept with what it depends on (one
+// article, or the newest articles of a list down to some id), so a change drops exactly the
+// answers it can alter and the rest stay warm. Answers put together from others (an article
+// page from the article and its lists) are kept beside them and dropped with any of them.
+//
+// Also the one place a failing store is handled: readers of one key share one read; when the
+// store fails, a kept answer stands in for up to staleMs, else ContentUnavailable (the short
+// 503); after an outage the store is left alone for backoffMs; failures are logged at most once
+// a second. lru-cache's fetch() has single flight and stale-on-error too, but a read it has
+// started cannot be told that a change arrived meanwhile: here a reader that comes after a
+// change never joins a read that began before it, and that read's answer is kept as stale.
+
+/** What a kept answer depends on: the changes that make it stale. */
+export type Dependency =
+  | { article: string }
+  /**
+   * The newest articles of a list (cache keys of server/content/store.ts's listKey) down to
+   * `from`, or the whole list when `from` is null (it was not full); only those older than
+   * `below` for a page behind a cursor.
+   */
+  | { list: string; from: string | null; below?: string };
+
+export interface ContentCacheOptions {
+  /** How logs name the store: "<name> failed". */
+  name: string;
+  isOutage(error: unknown): boolean;
+  maxEntries: number;
+  maxBytes: number;
+  /** Kept answers younger than this stand in when the store fails. */
+  staleMs: number;
+  /** Answers older than this are read again: Infinity where a change feed says when. */
+  freshMs: number;
+  /** After an outage, how long to answer from what is kept without asking the store. */
+  backoffMs: number;
+  /** Milliseconds on a monotonic clock (tests pass their own). */
+  now?: () => number;
+}
+
+/** An answer, and whether it can be trusted until the next change (false for a stand-in). */
+export interface Kept<T> {
+  readonly value: T;
+  readonly fresh: boolean;
+}
+
+/** Reads the inputs of a put-together answer: as ContentCache.get and getMany, their keys recorded. */
+export interface Inputs {
+  get<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<T | null>;
+  getMany<T>(
+    keys: readonly string[],
+    load: (keys: string[]) => Promise<(T | null)[]>,
+    depends: (value: T, key: string) => Dependency | null,
+  ): Promise<(T | null)[]>;
+}
+
+type Settled<T> = { kept: Kept<T> | null } | { error: unknown };
+
+interface Entry {
+  readonly value: unknown;
+  readonly bytes: number;
+  readonly storedAt: number;
+  /** The epoch its read began in: a read begun earlier never replaces it. */
+  readonly epoch: number;
+  readonly depends: Dependency | null;
+  fresh: boolean;
+}
+
+interface Derived {
+  readonly value: unknown;
+  readonly inputs: readonly string[];
+}
+
+interface Pending<T> {
+  readonly epoch: number;
+  readonly promise: Promise<T>;
+}
+
+const logEveryMs = 1_000;
+
+function covers(depends: Dependency, id: string): boolean {
+  if ('article' in depends) return depends.article === id;
+  return (depends.from === null || id >= depends.from) && (depends.below === undefined || id < depends.below);
+}
+
+function add(index: Map<string, Set<string>>, name: string, key: string): void {
+  let keys = index.get(name);
+  if (keys === undefined) index.set(name, (keys = new Set()));
+  keys.add(key);
+}
+
+function remove(index: Map<string, Set<string>>, name: string, key: string): void {
+  const keys = index.get(name);
+  keys?.delete(key);
+  if (keys?.size === 0) index.delete(name);
+}
+
+export class ContentCache {
+  readonly #entries: LRUCache<string, Entry>;
+  /** Article id or list key → the keys of entries that depend on it. */
+  readonly #byArticle = new Map<string, Set<string>>();
+  readonly #byList = new Map<string, Set<string>>();
+  readonly #derived = new Map<string, Derived>();
+  /** Entry key → the put-together answers made from it. */
+  readonly #dependents = new Map<string, Set<string>>();
+  readonly #reading = new Map<string, Pending<Kept<unknown> | null>>();
+  readonly #deriving = new Map<string, Pending<unknown>>();
+  readonly #now: () => number;
+  /** Moves with every change readers can see: reads that began before it are not trusted. */
+  #epoch = 0;
+  #outageUntil = -Infinity;
+  #failuresUnlogged = 0;
+  #loggedAt = -Infinity;
+  /** Reads from the store (not answered from memory) since the cache was made. */
+  loads = 0;
+
+  constructor(private readonly options: ContentCacheOptions) {
+    this.#now = options.now ?? (() => performance.now());
+    this.#entries = new LRUCache<string, Entry>({
+      max: options.maxEntries,
+      maxSize: options.maxBytes,
+      dispose: (entry, key) => this.#unindex(key, entry),
+    });
+  }
+
+  /** Moves whenever a change readers can see has been applied (the page cache's key). */
+  get version(): number {
+    return this.#epoch;
+  }
+
+  /** Lets go of what `change` can alter; call it for every change the store's feed reports. */
+  apply(change: ContentChange): void {
+    if (!isPublicChange(change)) return;
+    this.#epoch += 1;
+    if (change.kind === 'everything') {
+      for (const entry of this.#entries.values()) entry.fresh = false;
+      this.#derived.clear();
+      this.#dependents.clear();
+      return;
+    }
+    for (const key of this.#byArticle.get(change.id) ?? []) this.#stale(key);
+    for (const side of [change.was, change.now]) {
+      if (side?.status !== 'published') continue;
+      for (const list of ['all', `section:${side.section}`, ...side.tags.map((tag) => `tag:${tag}`)]) {
+        for (const key of this.#byList.get(list) ?? []) {
+          const depends = this.#entries.peek(key)?.depends;
+          if (depends && covers(depends, change.id)) this.#stale(key);
+        }
+      }
+    }
+  }
+
+  /** A kept answer, or one read for every reader waiting on the same key. Null answers are not kept. */
+  read<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<Kept<T> | null> {
+    const entry = this.#entries.get(key);
+    if (entry !== undefined && entry.fresh && this.#now() - entry.storedAt < this.options.freshMs) return Promise.resolve(entry as Kept<T>);
+    if (this.#now() < this.#outageUntil) return this.#standInNow<T>(key);
+    const pending = this.#reading.get(key);
+    if (pending?.epoch === this.#epoch) return pending.promise as Promise<Kept<T> | null>;
+    const promise: Promise<Kept<T> | null> = this.#load(key, load, depends).finally(() => {
+      if (this.#reading.get(key)?.promise === promise) this.#reading.delete(key);
+    });
+    this.#reading.set(key, { epoch: this.#epoch, promise });
+    return promise;
+  }
+
+  /** The value of read(): what pages use. */
+  async get<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<T | null> {
+    return (await this.read(key, load, depends))?.value ?? null;
+  }
+
+  /**
+   * Several keys at once: those not kept are read together, in one call of `load` (one
+   * statement), each then kept on its own; keys another reader is reading are waited for.
+   */
+  readMany<T>(
+    keys: readonly string[],
+    load: (keys: string[]) => Promise<(T | null)[]>,
+    depends: (value: T, key: string) => Dependency | null,
+  ): Promise<(Kept<T> | null)[]> {
+    const answers: Promise<Kept<T> | null>[] = [];
+    const missing: { key: string; at: number }[] = [];
+    const now = this.#now();
+    for (const key of keys) {
+      const entry = this.#entries.get(key);
+      const pending = this.#reading.get(key);
+      if (entry !== undefined && entry.fresh && now - entry.storedAt < this.options.freshMs) answers.push(Promise.resolve(entry as Kept<T>));
+      else if (now < this.#outageUntil) answers.push(this.#standInNow<T>(key));
+      else if (pending?.epoch === this.#epoch) answers.push(pending.promise as Promise<Kept<T> | null>);
+      else missing.push({ key, at: answers.push(Promise.resolve(null)) - 1 });
+    }
+    if (missing.length === 0) return Promise.all(answers);
+    const batch = this.#loadMany(
+      missing.map((m) => m.key),
+      load,
+      depends,
+    );
+    missing.forEach(({ key, at }, i) => {
+      const promise: Promise<Kept<T> | null> = batch
+        .then((settled) => {
+          const one = settled[i]!;
+          if ('error' in one) throw one.error;
+          return one.kept;
+        })
+        .finally(() => {
+          if (this.#reading.get(key)?.promise === promise) this.#reading.delete(key);
+        });
+      this.#reading.set(key, { epoch: this.#epoch, promise });
+      answers[at] = promise;
+    });
+    return Promise.all(answers);
+  }
+
+  /**
+   * An answer put together from kept ones (`compute` reads them through `use`): kept until any
+   * of them changes, so a read of it is one lookup. Not kept while an input is only a stand-in.
+   */
+  derive<T>(key: string, compute: (inputs: Inputs) => Promise<T | null>): Promise<T | null> {
+    const kept = this.#derived.get(key);
+    if (kept !== undefined) {
+      // Its inputs are read through it, never directly: keep them as recent as it is.
+      for (const input of kept.inputs) this.#entries.get(input);
+      return Promise.resolve(kept.value as T);
+    }
+    const pending = this.#deriving.get(key);
+    if (pending?.epoch === this.#epoch) return pending.promise as Promise<T | null>;
+    const promise: Promise<T | null> = this.#derive(key, compute).finally(() => {
+      if (this.#deriving.get(key)?.promise === promise) this.#deriving.delete(key);
+    });
+    this.#deriving.set(key, { epoch: this.#epoch, promise });
+    return promise;
+  }
+
+  /** Writes and drafts are never answered from memory: the store answers, or ContentUnavailable. */
+  async direct<T>(what: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      this.#report(what, error, 'unavailable');
+      throw new ContentUnavailable(`${this.options.name}: ${what} failed`, { cause: error });
+    }
+  }
+
+  /** What is kept, for tests: answers read from the store (fresh or stale) and those put together. */
+  snapshot(): { fresh: string[]; stale: string[]; derived: string[] } {
+    const fresh: string[] = [];
+    const stale: string[] = [];
+    for (const [key, entry] of this.#entries.entries()) (entry.fresh ? fresh : stale).push(key);
+    return { fresh: fresh.sort(), stale: stale.sort(), derived: [...this.#derived.keys()].sort() };
+  }
+
+  stats(): { entries: number; bytes: number; derived: number; loads: number } {
+    return { entries: this.#entries.size, bytes: this.#entries.calculatedSize, derived: this.#derived.size, loads: this.loads };
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#derived.clear();
+    this.#dependents.clear();
+  }
+
+  async #load<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<Kept<T> | null> {
+    const epoch = this.#epoch;
+    this.loads += 1;
+    let value: T | null;
+    try {
+      value = await load();
+    } catch (error) {
+      this.#failed(error);
+      return this.#standIn<T>(key, error);
+    }
+    this.#outageUntil = -Infinity;
+    return this.#answer(key, value, depends, epoch);
+  }
+
+  async #loadMany<T>(
+    keys: string[],
+    load: (keys: string[]) => Promise<(T | null)[]>,
+    depends: (value: T, key: string) => Dependency | null,
+  ): Promise<Settled<T>[]> {
+    const epoch = this.#epoch;
+    this.loads += 1;
+    let values: (T | null)[];
+    try {
+      values = await load(keys);
+    } catch (error) {
+      this.#failed(error);
+      return keys.map((key) => {
+        try {
+          return { kept: this.#standIn<T>(key, error) };
+        } catch (unavailable) {
+          return { error: unavailable };
+        }
+      });
+    }
+    this.#outageUntil = -Infinity;
+    return keys.map((key, i) => ({ kept: this.#answer(key, values[i] ?? null, (value: T) => depends(value, key), epoch) }));
+  }
+
+  #failed(error: unknown): void {
+    if (this.options.isOutage(error)) this.#outageUntil = this.#now() + this.options.backoffMs;
+  }
+
+  /** Keeps a store's answer read since `epoch`: as stale if a change came meanwhile. */
+  #answer<T>(key: string, value: T | null, depends: (value: T) => Dependency | null, epoch: number): Kept<T> | null {
+    const newer = (this.#entries.peek(key)?.epoch ?? -1) > epoch;
+    if (value === null) {
+      // Gone (unpublished) or never there: an old copy must not stand in for it later.
+      if (!newer) this.#entries.delete(key);
+      return null;
+    }
+    // Shared by every request from now on: frozen so no caller can change it for the others.
+    const frozen = deepFreeze(value);
+    const fresh = epoch === this.#epoch;
+    if (!newer) this.#keep(key, frozen, depends(frozen), fresh, epoch);
+    return { value: frozen, fresh };
+  }
+
+  async #derive<T>(key: string, compute: (inputs: Inputs) => Promise<T | null>): Promise<T | null> {
+    const epoch = this.#epoch;
+    const inputs: string[] = [];
+    let trusted = true;
+    const valueOf = <I>(kept: Kept<I> | null): I | null => {
+      if (kept !== null && !kept.fresh) trusted = false;
+      return kept?.value ?? null;
+    };
+    const value = await compute({
+      get: async (inputKey, load, depends) => {
+        inputs.push(inputKey);
+        return valueOf(await this.read(inputKey, load, depends));
+      },
+      getMany: async (keys, load, depends) => {
+        inputs.push(...keys);
+        return (await this.readMany(keys, load, depends)).map(valueOf);
+      },
+    });
+    if (value === null) return null;
+    const frozen = deepFreeze(value);
+    if (trusted && epoch === this.#epoch && inputs.every((input) => this.#entries.has(input))) {
+      this.#derived.set(key, { value: frozen, inputs });
+      for (const input of inputs) add(this.#dependents, input, key);
+    }
+    return frozen;
+  }
+
+  #keep(key: string, value: unknown, depends: Dependency | null, fresh: boolean, epoch: number): void {
+    const bytes = Math.max(1, Buffer.byteLength(JSON.stringify(value)));
+    // An answer larger than the whole budget is not kept (lru-cache drops any older copy too).
+    this.#entries.set(key, { value, bytes, storedAt: this.#now(), epoch, depends, fresh }, { size: bytes });
+    if (depends === null || !this.#entries.has(key)) return;
+    if ('article' in depends) add(this.#byArticle, depends.article, key);
+    else add(this.#byList, depends.list, key);
+  }
+
+  /** Called by lru-cache when an entry is evicted, replaced or deleted. */
+  #unindex(key: string, entry: Entry): void {
+    const { depends } = entry;
+    if (depends !== null) {
+      if ('article' in depends) remove(this.#byArticle, depends.article, key);
+      else remove(this.#byList, depends.list, key);
+    }
+    this.#dropDependents(key);
+  }
+
+  #stale(key: string): void {
+    const entry = this.#entries.peek(key);
+    if (entry !== undefined) entry.fresh = false;
+    this.#dropDependents(key);
+  }
+
+  #dropDependents(key: string): void {
+    const dependents = this.#dependents.get(key);
+    if (dependents === undefined) return;
+    this.#dependents.delete(key);
+    for (const derivedKey of dependents) {
+      const derived = this.#derived.get(derivedKey);
+      this.#derived.delete(derivedKey);
+      for (const input of derived?.inputs ?? []) if (input !== key) remove(this.#dependents, input, derivedKey);
+    }
+  }
+
+  /** During an outage's back-off: what is kept, without asking the store. */
+  #standInNow<T>(key: string): Promise<Kept<T>> {
+    try {
+      return Promise.resolve(this.#standIn<T>(key, null));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  /** The kept answer, however old within staleMs, or ContentUnavailable. */
+  #standIn<T>(key: string, error: unknown): Kept<T> {
+    const entry = this.#entries.get(key);
+    const ageMs = entry === undefined ? undefined : this.#now() - entry.storedAt;
+    if (entry !== undefined && ageMs! <= this.options.staleMs) {
+      if (error !== null) this.#report(key, error, 'stale', ageMs);
+      return { value: entry.value as T, fresh: false };
+    }
+    if (error !== null) this.#report(key, error, 'unavailable');
+    throw new ContentUnavailable(`${this.options.name}: nothing kept for ${key}`, error === null ? undefined : { cause: error });
+  }
+
+  #report(key: string, error: unknown, served: 'stale' | 'unavailable', ageMs?: number): void {
+    this.#failuresUnlogged += 1;
+    const now = this.#now();
+    // At most one line a second however many requests fail: an outage must not flood the logs.
+    if (now - this.#loggedAt < logEveryMs) return;
+    const { reason } = (error ?? {}) as { reason?: unknown };
+    log.warn(`${this.options.name} failed`, {
+      key,
+      ...describeError(error),
+      ...(typeof reason === 'string' ? { reason } : {}),
+      served,
+      staleAgeS: ageMs === undefined ? undefined : Math.round(ageMs / 1000),
+      failures: this.#failuresUnlogged,
+    });
+    this.#loggedAt = now;
+    this.#failuresUnlogged = 0;
+  }
+}

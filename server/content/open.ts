@@ -1,0 +1,144 @@
+import type { Config, ContentSetting } from '../config';
+import { ContentCache } from './cache';
+import type { ChangeFeed } from './changes';
+import { openNewsroomApi } from './newsroom-api';
+import { openPostgresStore, type PostgresStoreOptions } from './postgres';
+import { readArticles, readPages } from './reader';
+import { StoreBusy, type ArticleWriter, type ContentReader, type SignupStore, type ViewsStore } from './source';
+import { lazyWriter, openSqliteStore } from './sqlite';
+import type { ContentStore } from './store';
+
+// The one place a content setting becomes the parts the server uses: the store, the content
+// cache over it (fed by the store's change feed), the reader pages use, the CMS's writer, and
+// the parts that keep what readers do. server/worker.ts calls openContent and nothing else.
+
+export type CacheSettings = Pick<Config, 'contentTimeoutMs' | 'contentFreshS' | 'contentStaleS' | 'contentCacheEntries' | 'contentCacheMb'>;
+
+/** What tests change besides the settings: the clock, the outage back-off, PostgreSQL's listener. */
+export interface ContentOverrides {
+  now?: () => number;
+  backoffMs?: number;
+  postgres?: Pick<PostgresStoreOptions, 'listen' | 'listenerHeartbeatMs' | 'listenerName'>;
+}
+
+export interface Content {
+  reader: ContentReader;
+  /** The CMS's pushes; null where the store takes none (the newsroom API). */
+  writer: ArticleWriter | null;
+  /** Where article views are flushed; null where the store counts none (the newsroom API counts its own). */
+  views: ViewsStore | null;
+  /** Where newsletter sign-ups go; null where the store keeps none. */
+  signups: SignupStore | null;
+  /** Every published article's id, read whole (a change feed's "everything"); null where no views are counted. */
+  publishedIds: (() => Promise<string[]>) | null;
+  /**
+   * What changed, article by article, as the store reports it (server/content/changes.ts):
+   * for anything else a worker keeps per article. The newsroom API's never reports.
+   */
+  changes: ChangeFeed;
+  cache: ContentCache;
+  store: ContentStore;
+  /** Lets go of the cache and the store's connections. */
+  close(): Promise<void>;
+}
+
+const defaultBackoffMs = 1_000;
+
+export function openContent(setting: ContentSetting, settings: CacheSettings, overrides: ContentOverrides = {}): Content {
+  switch (setting.store) {
+    case 'sqlite': {
+      // Workers read through a read-only connection; the rare write opens one of its own.
+      const store = openSqliteStore(setting.path, { readonly: true });
+      const writer = lazyWriter(setting.path);
+      return contentOver(store, settings, overrides, {
+        writer,
+        views: store.views,
+        signups: store.signups,
+        publishedIds: () => store.publishedIds(),
+        close: () => writer.close(),
+      });
+    }
+    case 'postgresql': {
+      const store = openPostgresStore({
+        url: setting.url,
+        poolSize: setting.poolSize,
+        timeoutMs: settings.contentTimeoutMs,
+        unlistenedFreshMs: Math.max(1, settings.contentFreshS) * 1000,
+        ...overrides.postgres,
+      });
+      return contentOver(store, settings, overrides, {
+        writer: store,
+        views: store.views,
+        signups: store.signups,
+        publishedIds: () => store.publishedIds(),
+      });
+    }
+    case 'newsroom-api':
+      return contentOver(openNewsroomApi({ baseUrl: setting.url, timeoutMs: settings.contentTimeoutMs }), settings, overrides, {});
+  }
+}
+
+/**
+ * The content cache and the parts over a store already open: what openContent does once it has
+ * opened one (and what tests use over a store they hold). Store failures in a write or a
+ * sign-up become ContentUnavailable here, logged as the cache logs its own.
+ */
+export function contentOver(
+  store: ContentStore,
+  settings: CacheSettings,
+  overrides: ContentOverrides,
+  parts: {
+    writer?: ArticleWriter;
+    views?: ViewsStore;
+    signups?: SignupStore;
+    publishedIds?: () => Promise<string[]>;
+    close?: () => void | Promise<void>;
+  },
+): Content {
+  const cache = new ContentCache({
+    name: store.name,
+    isOutage: (error) => store.isOutage(error),
+    maxEntries: settings.contentCacheEntries,
+    maxBytes: settings.contentCacheMb * 1024 * 1024,
+    staleMs: settings.contentStaleS * 1000,
+    // A store whose feed says what changed keeps answers until then; the newsroom API's for a while.
+    freshMs: store.kind === 'pages' ? settings.contentFreshS * 1000 : Infinity,
+    backoffMs: overrides.backoffMs ?? defaultBackoffMs,
+    now: overrides.now,
+  });
+  const stop = store.changes.subscribe((change) => cache.apply(change));
+  const reader = store.kind === 'rows' ? readArticles(store, cache) : readPages(store, cache);
+  const { writer, signups } = parts;
+  return {
+    reader,
+    writer: writer
+      ? {
+          upsert: (article) => cache.direct('upsert', async () => writer.upsert(article)),
+          unpublish: (id, updatedAt) => cache.direct('unpublish', async () => writer.unpublish(id, updatedAt)),
+        }
+      : null,
+    views: parts.views ?? null,
+    // A busy store is the reader's "try again in a moment" (StoreBusy); any other failure the short 503.
+    signups: signups
+      ? {
+          signup: (address, newsletters, at) =>
+            signups.signup(address, newsletters, at).catch((error: unknown) => {
+              if (error instanceof StoreBusy) throw error;
+              return cache.direct('signup', () => Promise.reject(error as Error));
+            }),
+          expireUnconfirmed: (before) => cache.direct('expiring sign-ups', () => signups.expireUnconfirmed(before)),
+          close: () => signups.close(),
+        }
+      : null,
+    publishedIds: parts.publishedIds ?? null,
+    changes: store.changes,
+    cache,
+    store,
+    async close() {
+      stop();
+      cache.clear();
+      await parts.close?.();
+      await store.close();
+    },
+  };
+}

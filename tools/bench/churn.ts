@@ -1,0 +1,140 @@
+// Content churn at capacity: the same step three times, without CMS pushes, with one push a
+// second through the ingest API (new articles, corrections of recent ones, updates of old ones,
+// as a newsroom sends them during breaking news), and right after the pushes stop. A push that
+// cleared every worker's memory would show here as CPU per request and p99 rising during the
+// pushes and after them; a cache that drops only what a push touches keeps them level.
+import { randomBytes } from 'node:crypto';
+import type { Article } from '../../src/content';
+import { generateArticles } from '../../server/content/seed';
+import type { StepRecord } from './measure';
+import type { ServerUnderTest } from './processes';
+
+export interface Push {
+  kind: 'new' | 'recent' | 'old';
+  id: string;
+  status: number;
+  /** From the push's answer until the worker served the pushed title; null: not within 5 s. */
+  visibleMs: number | null;
+}
+
+export interface ChurnResult {
+  ratePerS: number;
+  steady: StepRecord;
+  pushing: StepRecord;
+  after: StepRecord;
+  pushes: Push[];
+}
+
+/** The server's CPU per request answered, in ms (percent of one core over the window, per answer). */
+export function cpuMsPerRequest(step: StepRecord): number {
+  return step.achievedPerS > 0 ? (step.serverCpuPct * 10) / step.achievedPerS : Number.NaN;
+}
+
+/** A token for this run's servers only: the pushes need ingestion on. */
+export const churnToken = randomBytes(24).toString('hex');
+
+const visibleWithinMs = 5_000;
+
+/** What the CMS sends: the article without its id (from the URL) and updated time (the server's). */
+function sent(article: Article): Omit<Article, 'id' | 'updatedAt'> {
+  const { id: _id, updatedAt: _updatedAt, ...fields } = article; // eslint-disable-line @typescript-eslint/no-unused-vars -- left out on purpose
+  return fields;
+}
+
+/** Newsroom ids: the publish minute and a serial; these serials are above any the seed uses. */
+function newId(now: Date, serial: number): string {
+  const minute = now.toISOString().replace(/\D/g, '').slice(0, 12);
+  return `${minute}${String(900_000 + (serial % 100_000)).padStart(6, '0')}`;
+}
+
+/**
+ * One push a second until stopped, cycling through a new article, a correction of one of the
+ * newest stories and an update of any story (`paths`: the run's article paths, /section/id).
+ */
+export function startPushing(baseUrl: string, paths: readonly string[], onPush: (push: Push) => void): { stop(): Promise<void> } {
+  const templates = [...generateArticles({ published: 50, drafts: 0, seed: 4242 })];
+  const newest = [...paths].sort((a, b) => (a.split('/')[2]! < b.split('/')[2]! ? 1 : -1)).slice(0, 20);
+  let n = 0;
+  let running: Promise<void> = Promise.resolve();
+
+  async function put(id: string, article: Omit<Article, 'id' | 'updatedAt'>, kind: Push['kind']): Promise<void> {
+    const response = await fetch(`${baseUrl}/api/ingest/articles/${id}`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${churnToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(article),
+      signal: AbortSignal.timeout(visibleWithinMs),
+    });
+    await response.arrayBuffer();
+    const answered = performance.now();
+    let visibleMs: number | null = null;
+    while (response.ok && performance.now() - answered < visibleWithinMs) {
+      const page = await fetch(`${baseUrl}/api/articles/${id}`, { signal: AbortSignal.timeout(visibleWithinMs) });
+      if (page.ok && ((await page.json()) as { article: Article }).article.title === article.title) {
+        visibleMs = performance.now() - answered;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    onPush({ kind, id, status: response.status, visibleMs });
+  }
+
+  async function pushOne(): Promise<void> {
+    const serial = n++;
+    const kind = (['new', 'recent', 'old'] as const)[serial % 3]!;
+    try {
+      await push(serial, kind);
+    } catch {
+      // A push that failed on the wire counts as failed; the next one goes on.
+      onPush({ kind, id: '', status: 0, visibleMs: null });
+    }
+  }
+
+  async function push(serial: number, kind: Push['kind']): Promise<void> {
+    if (kind === 'new') {
+      const template = templates[serial % templates.length]!;
+      const now = new Date();
+      await put(newId(now, serial), { ...sent(template), title: `${template.title} (${serial})`, publishedAt: now.toISOString() }, kind);
+      return;
+    }
+    const path = kind === 'recent' ? newest[serial % newest.length]! : paths[(serial * 7919) % paths.length]!;
+    const id = path.split('/')[2]!;
+    const current = await fetch(`${baseUrl}/api/articles/${id}`, { signal: AbortSignal.timeout(visibleWithinMs) });
+    if (!current.ok) {
+      onPush({ kind, id, status: current.status, visibleMs: null });
+      return;
+    }
+    const { article } = (await current.json()) as { article: Article };
+    await put(id, { ...sent(article), title: `${article.title.replace(/ \(update \d+\)$/, '')} (update ${serial})` }, kind);
+  }
+
+  const timer = setInterval(() => {
+    // One at a time: a slow push delays the next rather than piling up.
+    running = running.then(pushOne);
+  }, 1_000);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/** The three steps at `ratePerS` on a warm server started with INGEST_TOKEN=churnToken. */
+export async function measureChurn(
+  server: ServerUnderTest,
+  paths: readonly string[],
+  ratePerS: number,
+  step: (label: string) => Promise<StepRecord>,
+): Promise<ChurnResult> {
+  const steady = await step('churn: no pushes');
+  const pushes: Push[] = [];
+  const pusher = startPushing(`http://127.0.0.1:${server.port}`, paths, (push) => pushes.push(push));
+  let pushing: StepRecord;
+  try {
+    pushing = await step('churn: one CMS push a second');
+  } finally {
+    await pusher.stop();
+  }
+  const after = await step('churn: after the pushes');
+  return { ratePerS, steady, pushing, after, pushes };
+}
