@@ -122,7 +122,7 @@ test(
     // On an instance .ebextensions/05-instance.config makes the fallback log's directory.
     fs.mkdirSync('/var/log/kiosk', { recursive: true });
     // Beside it, as in /etc/nginx on an instance, the map the prebuild hook writes (which
-    // scripts/deploy/beanstalk-nginx.e2e.test.ts runs for real).
+    // scripts/deploy/beanstalk-nginx.services.test.ts runs for real).
     const etc = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-nginx-eb-'));
     fs.copyFileSync(ebConfigPath, path.join(etc, 'nginx.conf'));
     fs.writeFileSync(path.join(etc, 'kiosk-origin-secret.conf'), originSecretConf([]));

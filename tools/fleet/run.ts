@@ -3,7 +3,7 @@
 // `npm run start:nginx` runs them), a health-checking stand-in for
 // the load balancer, an open-loop load of GETs through it, and what the runs report (per
 // second: requests, pages, 503s, failures, by instance) with an SVG chart. Used by
-// tools/fleet/fleet.e2e.test.ts (short) and `npm run fleet` (long).
+// tools/fleet/fleet.services.test.ts (short) and `npm run fleet` (long).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
