@@ -1,6 +1,6 @@
 // The site on the PostgreSQL store, as two workers of a fleet would run it: two sites, each with
 // its own store (pool and LISTEN connection) on one throwaway cluster. A push through one is
-// served by the other within a second, a preview link works on both, and server rendering
+// served by the other, told by NOTIFY; a preview link works on both; and server rendering
 // costs at most one query per page view however many readers come at once.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -11,6 +11,7 @@ import { generateArticles } from './content/seed';
 import { loadConfig } from './config';
 import { previewBanner, previewPath } from './preview';
 import { serveTestSite, textOf } from '../test/server';
+import { waitFor } from '../test/wait';
 
 const token = 'ingest-token-for-tests-0123456789abcdef';
 const secret = 'preview-secret-for-tests-0123456789abcdef';
@@ -23,7 +24,9 @@ let a: Site;
 let b: Site;
 
 function openStore(): PostgresStore {
-  const config = loadConfig({ CONTENT_DATABASE_URL: cluster.url, CONTENT_TIMEOUT_MS: '2000' });
+  // Kept answers are read again after an hour if nothing says otherwise: only NOTIFY can move a
+  // worker on within the tests' ceilings, so seeing a push at all shows the notification works.
+  const config = loadConfig({ CONTENT_DATABASE_URL: cluster.url, CONTENT_TIMEOUT_MS: '2000', CONTENT_FRESH_S: '3600' });
   return openPostgresStore(postgresStoreOptions({ ...config, contentDatabaseUrl: config.contentDatabaseUrl! }));
 }
 
@@ -32,20 +35,11 @@ async function serve(): Promise<Site> {
   return serveTestSite(store, env, { writer: () => store });
 }
 
-async function until(check: () => Promise<boolean>, withinMs: number): Promise<number> {
-  const started = performance.now();
-  while (!(await check())) {
-    if (performance.now() - started > withinMs) assert.fail(`not within ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return performance.now() - started;
-}
-
 before(async () => {
   cluster = await startCluster({ migrate: true });
   await seedPostgres(cluster.url, seeded);
   [a, b] = await Promise.all([serve(), serve()]);
-  await until(async () => a.content.stats().listening && b.content.stats().listening, 5_000);
+  await waitFor('both listening', () => a.content.stats().listening && b.content.stats().listening);
 });
 
 after(async () => {
@@ -75,20 +69,19 @@ function put(site: Site, body: unknown) {
 }
 
 describe('the site on PostgreSQL, two workers', () => {
-  test("a push through worker A is on worker B's front page within 1 s; unpublishing too", async () => {
+  test("a push through worker A is on worker B's front page, told by NOTIFY; unpublishing too", async () => {
     // B has its front page kept before the push: only the notification can tell it.
     assert.equal((await fetch(`${b.baseUrl}/`)).status, 200);
     const response = await put(a, pushed);
     assert.equal(response.status, 201);
-    const ms = await until(async () => (await (await fetch(`${b.baseUrl}/`)).text()).includes(pushed.title), 1_000);
-    assert.ok(ms < 1_000);
+    await waitFor("the push on B's front page", async () => (await (await fetch(`${b.baseUrl}/`)).text()).includes(pushed.title));
     assert.equal((await fetch(`${b.baseUrl}/world/${id}`)).status, 200);
     assert.equal((await put(a, { ...pushed, title: 'Harbour reopens: first ferry in' })).status, 200);
-    await until(async () => textOf(await (await fetch(`${b.baseUrl}/world/${id}`)).text()).includes('first ferry in'), 1_000);
+    await waitFor('the update on B', async () => textOf(await (await fetch(`${b.baseUrl}/world/${id}`)).text()).includes('first ferry in'));
 
     const removed = await fetch(`${b.baseUrl}/api/ingest/articles/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
     assert.equal(removed.status, 200);
-    await until(async () => (await fetch(`${a.baseUrl}/world/${id}`)).status === 404, 1_000);
+    await waitFor('the unpublishing on A', async () => (await fetch(`${a.baseUrl}/world/${id}`)).status === 404);
   });
 
   test('a preview link opens the draft on both workers', async () => {
@@ -109,7 +102,10 @@ describe('the site on PostgreSQL, two workers', () => {
     async function perView(concurrency: number): Promise<number> {
       // A change elsewhere empties what the worker keeps: every round starts cold.
       await seedPostgres(cluster.url, { ...seeded, reset: true });
-      await until(async () => ((await (await fetch(`${a.baseUrl}/api/latest`)).json()) as { items: unknown[] }).items.length > 0, 2_000);
+      await waitFor(
+        'the reseeded store served',
+        async () => ((await (await fetch(`${a.baseUrl}/api/latest`)).json()) as { items: unknown[] }).items.length > 0,
+      );
       const before = a.content.stats().queries;
       let views = 0;
       for (let round = 0; round < 3; round += 1) {
