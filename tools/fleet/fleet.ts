@@ -1,6 +1,6 @@
-// npm run fleet: issue 18's fleet failure runs, long: two instances (Nginx in front of the
-// built server's workers, each as `npm run start:nginx` runs it) on one PostgreSQL behind a health-checking load-balancer stand-in (tools/fleet/run.ts),
-// under a steady open-loop load. Every process of instance B is killed and brought back, then
+// npm run fleet: the fleet failure runs, long: two instances (Nginx in front of the built
+// server's workers, each as `npm run start:nginx` runs it) on one PostgreSQL behind a
+// health-checking load-balancer stand-in (tools/fleet/run.ts), under a steady open-loop load. Every process of instance B is killed and brought back, then
 // PostgreSQL stops for --outage-s seconds and returns. Writes report.md, fleet.json and
 // chart.svg (requests/s by instance, 503s and failures over time) to bench-results/fleet-<time>/.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// A local fleet of real parts for issue 18's failure runs: one throwaway PostgreSQL, two
+// A local fleet of real parts for the fleet failure runs: one throwaway PostgreSQL, two
 // instances (each the repository's Nginx in front of the built server's workers, as
 // `npm run start:nginx` runs them), a health-checking stand-in for
 // the load balancer, an open-loop load of GETs through it, and what the runs report (per
