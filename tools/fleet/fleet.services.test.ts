@@ -9,8 +9,7 @@
 // red. `npm run fleet` is the long variant, with a chart and the times.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { generateArticles } from '../../server/content/seed';
-import { previewPath } from '../../server/preview';
+import { generateArticles, previewPath } from '@kiosk/surface';
 import { fleetPreviewSecret, fleetToken, openLoad, startFleet, type Fleet, type Sample } from './run';
 import { sleep, waitFor } from '../../test/wait';
 

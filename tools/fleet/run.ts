@@ -7,12 +7,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../server/config';
-import { seedPostgres } from '../../server/content/postgres-seed';
-import { startLocalNginx, type LocalNginx } from '../../scripts/nginx/local';
-import { admissionOf } from '../../scripts/nginx/render';
-import { freePort, freePortRange, startBuiltServer } from '../../test/server';
-import { processesOf, startCluster, type Cluster } from '../../scripts/db/cluster';
+import {
+  admissionOf,
+  freePort,
+  freePortRange,
+  loadConfig,
+  processesOf,
+  seedPostgres,
+  startBuiltServer,
+  startCluster,
+  startLocalNginx,
+  type Cluster,
+  type LocalNginx,
+} from '@kiosk/surface';
 import { escapeXml, legend, linearScale, niceMax, panelFrame, polyline, svgDocument, type LineStyle } from '../svg';
 import { startFrontProxy, type FrontProxy } from './front-proxy';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { cfnLint as lint } from '../../test/cfn-lint';
 import { parse, stringify } from 'yaml';
-import { applyChange, parametersFrom, parameterValues, rulesFor, templatePath, type EdgeParameters } from '../../tools/edge/web-acl';
+import { applyChange, parametersFrom, parameterValues, rulesFor, templatePath, type EdgeParameters } from './web-acl';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-cfn-lint-edge-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
