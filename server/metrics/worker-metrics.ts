@@ -1,10 +1,15 @@
 import { counterNames, type CounterName } from './catalog';
 import type { EventLoopDelaySampler } from './event-loop';
 import { Histogram } from './histogram';
+import type { RenderMode as DocumentRenderMode } from '../../src/page-contract';
 
 type EventLoopReadings = Pick<EventLoopDelaySampler, 'delayMs' | 'maxDelayMs' | 'windowMaxMs'>;
 
-export type RenderMode = 'ssr' | 'shell' | 'shed';
+/**
+ * What the overload guard decided for a request and the counters count: a document in one of
+ * the page contract's render modes, or shed (the 503). The modes are named once, there.
+ */
+export type RenderMode = DocumentRenderMode | 'shed';
 
 /**
  * One worker's counters and distributions. Counters and histograms only rise, from the

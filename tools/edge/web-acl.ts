@@ -3,12 +3,11 @@
 // dry run shows the change in the template's own terms and the tests check it without AWS.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repositoryRoot } from '@kiosk/surface';
 import { parse } from 'yaml';
 import { iso3166Alpha2 } from './countries';
 
-export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const templatePath = path.join(root, 'cloudformation/edge-protection.yaml');
+export const templatePath = path.join(repositoryRoot, 'cloudformation/edge-protection.yaml');
 /** A web ACL for CloudFront exists only in us-east-1. */
 export const edgeRegion = 'us-east-1';
 
@@ -163,7 +162,7 @@ export interface WebAclRule {
 export function rulesFor(p: EdgeParameters, template = loadTemplate()): WebAclRule[] {
   const resources = evaluate(template, p) as Record<string, { Type?: string; Properties: { Rules: WebAclRule[] } }>;
   const acl = Object.values(resources).find((r) => r.Type === 'AWS::WAFv2::WebACL');
-  if (!acl) throw new Error(`${path.relative(root, templatePath)} has no AWS::WAFv2::WebACL`);
+  if (!acl) throw new Error(`${path.relative(repositoryRoot, templatePath)} has no AWS::WAFv2::WebACL`);
   return acl.Properties.Rules;
 }
 

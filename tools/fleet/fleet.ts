@@ -1,13 +1,12 @@
-// npm run fleet: issue 18's fleet failure runs, long: two instances (Nginx in front of the
-// built server's workers, each as `npm run start:nginx` runs it) on one PostgreSQL behind a health-checking load-balancer stand-in (tools/fleet/run.ts),
-// under a steady open-loop load. Every process of instance B is killed and brought back, then
+// npm run fleet: the fleet failure runs, long: two instances (Nginx in front of the built
+// server's workers, each as `npm run start:nginx` runs it) on one PostgreSQL behind a
+// health-checking load-balancer stand-in (tools/fleet/run.ts), under a steady open-loop load. Every process of instance B is killed and brought back, then
 // PostgreSQL stops for --outage-s seconds and returns. Writes report.md, fleet.json and
 // chart.svg (requests/s by instance, 503s and failures over time) to bench-results/fleet-<time>/.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { generateArticles } from '../../server/content/seed';
+import { generateArticles, repositoryRoot } from '@kiosk/surface';
 import { chartSvg, openLoad, perSecond, startFleet } from './run';
 
 const usage = `Usage: npm run fleet [-- --rate N] [-- --outage-s N] [-- --workers N] [-- --out DIR]
@@ -21,7 +20,6 @@ the outage.
   --out DIR      where the report goes (default bench-results/fleet-<time>)
 `;
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { values } = parseArgs({
   options: {
     rate: { type: 'string' },
@@ -47,7 +45,7 @@ const number = (raw: string | undefined, fallback: number, name: string) => {
 const rate = number(values.rate, 100, 'rate');
 const outageS = number(values['outage-s'], 30, 'outage-s');
 const workers = number(values.workers, 2, 'workers');
-const out = path.resolve(values.out ?? path.join(root, 'bench-results', `fleet-${new Date().toISOString().replace(/[:.]/g, '-')}`));
+const out = path.resolve(values.out ?? path.join(repositoryRoot, 'bench-results', `fleet-${new Date().toISOString().replace(/[:.]/g, '-')}`));
 const seeded = { published: 2_000, drafts: 20 };
 const paths = [
   '/',

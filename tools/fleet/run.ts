@@ -1,18 +1,25 @@
-// A local fleet of real parts for issue 18's failure runs: one throwaway PostgreSQL, two
+// A local fleet of real parts for the fleet failure runs: one throwaway PostgreSQL, two
 // instances (each the repository's Nginx in front of the built server's workers, as
 // `npm run start:nginx` runs them), a health-checking stand-in for
 // the load balancer, an open-loop load of GETs through it, and what the runs report (per
 // second: requests, pages, 503s, failures, by instance) with an SVG chart. Used by
-// tools/fleet/fleet.e2e.test.ts (short) and `npm run fleet` (long).
+// tools/fleet/fleet.services.test.ts (short) and `npm run fleet` (long).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../server/config';
-import { seedPostgres } from '../../server/content/postgres-seed';
-import { startLocalNginx, type LocalNginx } from '../../scripts/nginx/local';
-import { admissionOf } from '../../scripts/nginx/render';
-import { freePort, freePortRange, startBuiltServer } from '../../test/server';
-import { processesOf, startCluster, type Cluster } from '../../scripts/db/cluster';
+import {
+  admissionOf,
+  freePort,
+  freePortRange,
+  loadConfig,
+  processesOf,
+  seedPostgres,
+  startBuiltServer,
+  startCluster,
+  startLocalNginx,
+  type Cluster,
+  type LocalNginx,
+} from '@kiosk/surface';
 import { escapeXml, legend, linearScale, niceMax, panelFrame, polyline, svgDocument, type LineStyle } from '../svg';
 import { startFrontProxy, type FrontProxy } from './front-proxy';
 

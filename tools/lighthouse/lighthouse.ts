@@ -6,8 +6,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
-import { seedTempStore, startBuiltServer, type BuiltServer } from '../../test/server';
-import { prepareToServe, root } from '../../scripts/prepare';
+import { prepareToServe, repositoryRoot as root, seedTempStore, startBuiltServer, type BuiltServer } from '@kiosk/surface';
 
 const usage = `Usage: npm run lighthouse [-- --runs N] [-- --out DIR]
 

@@ -2,10 +2,10 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repositoryRoot } from '@kiosk/surface';
 
-export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const loadtestDir = path.join(root, 'loadtest');
+/** The Gatling project this tool drives. */
+export const loadtestDir = path.join(repositoryRoot, 'loadtest');
 /** Where the simulations look by default (their classpath); generated, not committed. */
 export const defaultFeedPath = path.join(loadtestDir, 'src', 'test', 'resources', 'article-urls.csv');
 /** The CSV's columns, as the simulations read them (#{path}, #{section}, #{id}). */

@@ -1,5 +1,5 @@
 // Reads a Gatling 3.15 HTML report. Its simulation.log is binary and undocumented, and the
-// report no longer ships stats.json, so the figures come from what the report shows a person:
+// report ships no stats.json, so the figures come from what the report shows a person:
 // the statistics table of index.html (counts and percentiles of every group and request) and
 // the "Ranges" chart of each request's page (its counts per response-time band).
 import fs from 'node:fs';

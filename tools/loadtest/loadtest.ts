@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { sqliteContentPath } from '../../server/config';
+import { sqliteContentPath } from '@kiosk/surface';
 import { firstFeedPath, loadtestDir, writeFeed } from './feed';
 import { readReport } from './gatling-report';
 import { runGatling } from './gatling-run';

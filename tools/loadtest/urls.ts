@@ -1,7 +1,6 @@
 // npm run loadtest:urls: the Gatling simulations' feed of article URLs, from the content store.
 import path from 'node:path';
-import { sqliteContentPath } from '../../server/config';
-import { readCommandLine } from '../../scripts/cli';
+import { readCommandLine, sqliteContentPath } from '@kiosk/surface';
 import { defaultFeedPath, writeFeed } from './feed';
 
 const usage = `Usage: npm run loadtest:urls -- [--db PATH] [--out FILE] [--help]

@@ -29,7 +29,8 @@ import scala.Option;
  * <p>Reporting needs the run's StatsEngine, which the Java DSL does not expose: {@link #attach()}
  * is an action that keeps it (and the clock) and removes itself from the chain. This leans on
  * Gatling's Scala internals (io.gatling.core), pinned by the Gatling version in pom.xml; the
- * load-test e2e test fails if a Gatling upgrade breaks it.
+ * load test's own test (tools/loadtest/loadtest.services.test.ts) fails if a Gatling upgrade
+ * breaks it.
  */
 public final class PageViews {
   public static final String SSR = "ssr";

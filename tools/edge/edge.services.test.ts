@@ -5,7 +5,7 @@
 // the kit's template with its one resource replaced by an SNS topic and the WebAclArn output by
 // a literal. The parameters, conditions and outputs' names are the real template's; what the
 // rules become for each parameter is tested against the real template in web-acl.test.ts, and
-// the real template passes cfn-lint in scripts/deploy/edge-protection-cfn-lint.e2e.test.ts.
+// the real template passes cfn-lint in tools/edge/cfn-lint.services.test.ts.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';

@@ -1,23 +1,16 @@
 // The content database's CloudFormation template through cfn-lint (PyPI, pinned, in
 // .venv-cfn-lint/ from scripts/setup-system.sh), as it is deployed: a stack of its own.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { cfnLint as lint } from '../../test/cfn-lint';
 import { root } from './ebextensions';
 
-const cfnLint = process.env.CFN_LINT ?? path.join(root, '.venv-cfn-lint/bin/cfn-lint');
 const templatePath = path.join(root, 'cloudformation/content-database.yaml');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-cfn-lint-db-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-function lint(file: string): { status: number | null; output: string } {
-  const result = spawnSync(cfnLint, ['--format', 'parseable', '--', file], { encoding: 'utf8' });
-  if (result.error) throw new Error(`${cfnLint} did not run (${result.error.message}): run scripts/setup-system.sh`);
-  return { status: result.status, output: `${result.stdout}${result.stderr}`.trim() };
-}
 
 test('cfn-lint passes the content database template: no error, no warning', { timeout: 120_000 }, () => {
   const { status, output } = lint(templatePath);

@@ -2,14 +2,13 @@
 // .venv-cfn-lint/ by scripts/setup-system.sh), in a template like the one Elastic Beanstalk adds
 // them to.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { loadConfigFiles, optionSettings, resolveOptionSettings, resources, root } from './ebextensions';
+import { cfnLint } from '../../test/cfn-lint';
+import { loadConfigFiles, optionSettings, resolveOptionSettings, resources } from './ebextensions';
 
-const cfnLint = process.env.CFN_LINT ?? path.join(root, '.venv-cfn-lint/bin/cfn-lint');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-cfn-lint-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -51,9 +50,7 @@ function wrap(own: Record<string, unknown>): Record<string, unknown> {
 function lint(template: Record<string, unknown>, name: string): { status: number | null; output: string } {
   const file = path.join(dir, name);
   fs.writeFileSync(file, `${JSON.stringify(template, null, 2)}\n`);
-  const result = spawnSync(cfnLint, ['--format', 'parseable', '--', file], { encoding: 'utf8' });
-  if (result.error) throw new Error(`${cfnLint} did not run (${result.error.message}): run scripts/setup-system.sh`);
-  return { status: result.status, output: `${result.stdout}${result.stderr}`.trim() };
+  return cfnLint(file);
 }
 
 /** Our resources with Fn::GetOptionSetting resolved, as Elastic Beanstalk hands them to CloudFormation. */

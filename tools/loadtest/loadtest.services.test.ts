@@ -6,12 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { freePort, seedTempStore, startBuiltServer, type BuiltServer } from '../../test/server';
+import { freePort, repositoryRoot, seedTempStore, startBuiltServer, type BuiltServer } from '@kiosk/surface';
 import { writeFeed } from './feed';
 import { runMaven } from './gatling-run';
 import type { RunSummary, StepSummary } from './summary';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const here = path.dirname(fileURLToPath(import.meta.url));
 const minutes = 60_000;
 
 let dir: string;
@@ -49,8 +49,8 @@ interface CliRun {
 
 function loadtest(args: string[]): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'tools', 'loadtest', 'loadtest.ts'), ...args], {
-      cwd: root,
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'loadtest.ts'), ...args], {
+      cwd: repositoryRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

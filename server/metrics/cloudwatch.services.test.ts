@@ -5,7 +5,8 @@ import http from 'node:http';
 import os from 'node:os';
 import { after, before, test } from 'node:test';
 import { GetMetricDataCommand, type Dimension } from '@aws-sdk/client-cloudwatch';
-import { freePort, seedTempStore, startBuiltServer, type BuiltServer } from '../../test/server';
+import { freePort, metricsValue, seedTempStore, startBuiltServer } from '../../test/server';
+import { waitFor, waitForValue, withCeiling } from '../../test/wait';
 import { metricNames } from './cloudwatch';
 import { instanceStatistic, listedMetrics, startMoto, statistic, type Moto } from '../../test/moto';
 
@@ -29,10 +30,10 @@ interface Answer {
   ms: number;
 }
 
-function request(url: string, method = 'GET', agent?: http.Agent): Promise<Answer> {
+function request(url: string, method = 'GET', headers: Record<string, string> = {}): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, agent }, (res) => {
+    const req = http.request(url, { method, headers }, (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode ?? 0, mode: res.headers['x-render-mode'] as string | undefined, ms: performance.now() - started }));
     });
@@ -41,36 +42,13 @@ function request(url: string, method = 'GET', agent?: http.Agent): Promise<Answe
   });
 }
 
+const crawler = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
 const pages = ['/', '/news', '/sport', '/world', '/business', '/tech', '/travel', '/health'];
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(value)} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 async function scrape(port: string): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);
   assert.equal(res.status, 200);
   return res.text();
-}
-
-function series(text: string, name: string): number {
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  assert.ok(line, `${name} in /metrics`);
-  return Number(line.slice(name.length + 1));
-}
-
-function workerPids(server: BuiltServer): number[] {
-  return server
-    .output()
-    .split('\n')
-    .filter((line) => line.includes('"worker listening"'))
-    .map((line) => (JSON.parse(line) as { pid: number }).pid);
 }
 
 test('real traffic to the cluster reaches CloudWatch with the right names, dimensions and values; /metrics adds up the workers', async () => {
@@ -87,18 +65,14 @@ test('real traffic to the cluster reaches CloudWatch with the right names, dimen
     METRICS_NAMESPACE: namespace,
     KIOSK_ENV: environment,
     METRICS_PORT: metricsPort,
-    // Low, so that a burst of 60 gets the shell from both workers.
-    SSR_QUEUE_LIMIT: '2',
-    // The burst is 60 new connections at once. With reuse-port (the default) each worker accepts
-    // one per event-loop turn from its own queue, so it may never hold more than 2 and serve no
-    // shell (docs/overload.md); the cluster's round-robin hands them over faster, as this test
-    // needs to see both modes counted.
-    LISTEN_MODE: 'shared',
-    CLUSTER_SCHEDULING: 'rr',
+    // Both render modes, whatever the machine's speed: a reader's page is always the shell, a
+    // crawler's is server-rendered while fewer than CRAWLER_QUEUE_LIMIT are in flight (these
+    // come one at a time). How many a worker holds at once in a burst is the machine's to say.
+    SSR_QUEUE_LIMIT: '0',
   });
   const answers: Answer[] = [];
   try {
-    for (let i = 0; i < 40; i++) answers.push(await request(server.baseUrl + pages[i % pages.length]));
+    for (let i = 0; i < 40; i++) answers.push(await request(server.baseUrl + pages[i % pages.length], 'GET', { 'User-Agent': crawler }));
     answers.push(...(await Promise.all(Array.from({ length: 60 }, (_, i) => request(server.baseUrl + pages[i % pages.length])))));
     for (let i = 0; i < 5; i++) answers.push(await request(`${server.baseUrl}/api/front`));
     answers.push(await request(`${server.baseUrl}/api/articles/999999999999999999`));
@@ -112,7 +86,7 @@ test('real traffic to the cluster reaches CloudWatch with the right names, dimen
     const ssr = answers.filter((a) => a.mode === 'ssr').length;
     const shell = answers.filter((a) => a.mode === 'shell').length;
     const status4xx = answers.filter((a) => a.status >= 400 && a.status < 500).length;
-    assert.ok(shell > 0 && ssr > 40, `both modes served (ssr ${ssr}, shell ${shell})`);
+    assert.deepEqual({ ssr, shell }, { ssr: 40, shell: 60 }, 'the crawler server-rendered, the readers the shell');
     assert.equal(status4xx, 3);
     assert.equal(answers.filter((a) => a.status >= 500).length, 0);
 
@@ -126,8 +100,8 @@ test('real traffic to the cluster reaches CloudWatch with the right names, dimen
     // GetMetricStatistics too, on the per-instance series.
     const requestsByInstance = () => instanceStatistic(moto.client, namespace, metricNames.requests, byInstance, 'Sum');
     // Flushed every second while the cluster runs.
-    await until('Requests in CloudWatch', requestsByInstance, (v) => v === sent);
-    await until(
+    await waitForValue('Requests in CloudWatch', requestsByInstance, (v) => v === sent);
+    await waitForValue(
       'ResponseTime samples in CloudWatch',
       () => stat(metricNames.responseTime, byEnvironment, 'SampleCount'),
       (v) => v === sent,
@@ -144,7 +118,7 @@ test('real traffic to the cluster reaches CloudWatch with the right names, dimen
       const slowest = Math.max(...answers.map((a) => a.ms));
       const responseMax = (await stat(metricNames.responseTime, dims, 'Maximum'))!;
       assert.ok(responseMax > 0 && responseMax <= slowest, `slowest response ${responseMax} ms at the server, ${slowest} ms at the client`);
-      assert.ok((await stat(metricNames.inFlightMax, dims, 'Maximum'))! > 2, 'the burst shows in the in-flight maximum');
+      assert.ok((await stat(metricNames.inFlightMax, dims, 'Maximum'))! >= 1, 'the in-flight maximum is sent');
       assert.ok((await stat(metricNames.heapUsed, dims, 'Minimum'))! > 1e6);
       assert.ok((await stat(metricNames.rss, dims, 'Minimum'))! > (await stat(metricNames.heapUsed, dims, 'Minimum'))!);
       assert.ok((await stat(metricNames.eventLoopDelay, dims, 'SampleCount'))! > 0);
@@ -188,31 +162,27 @@ test('real traffic to the cluster reaches CloudWatch with the right names, dimen
 
     // /metrics from the primary adds up both workers, and counts what the site counted.
     const text = await scrape(metricsPort);
-    assert.equal(series(text, 'kiosk_workers_reporting'), 2);
-    assert.equal(series(text, 'kiosk_requests_total'), sent);
-    assert.equal(series(text, 'kiosk_server_rendered_total'), ssr);
-    assert.equal(series(text, 'kiosk_shell_total'), shell);
-    assert.equal(series(text, 'kiosk_responses_4xx_total'), status4xx);
-    assert.equal(series(text, 'kiosk_response_seconds_count'), sent);
-    assert.equal(series(text, 'kiosk_response_seconds_bucket{le="+Inf"}'), sent);
-    assert.equal(series(text, 'kiosk_worker_restarts_total'), 0);
-    assert.ok(series(text, 'kiosk_cloudwatch_sent_datums_total') > 0);
+    assert.equal(metricsValue(text, 'kiosk_workers_reporting'), 2);
+    assert.equal(metricsValue(text, 'kiosk_requests_total'), sent);
+    assert.equal(metricsValue(text, 'kiosk_server_rendered_total'), ssr);
+    assert.equal(metricsValue(text, 'kiosk_shell_total'), shell);
+    assert.equal(metricsValue(text, 'kiosk_responses_4xx_total'), status4xx);
+    assert.equal(metricsValue(text, 'kiosk_response_seconds_count'), sent);
+    assert.equal(metricsValue(text, 'kiosk_response_seconds_bucket{le="+Inf"}'), sent);
+    assert.equal(metricsValue(text, 'kiosk_worker_restarts_total'), 0);
+    assert.ok(metricsValue(text, 'kiosk_cloudwatch_sent_datums_total') > 0);
 
     // A worker dies: the primary counts the restart, in CloudWatch and in /metrics.
-    const [first] = workerPids(server);
+    const [first] = server.workerPids();
     process.kill(first!, 'SIGKILL');
-    await until(
-      'a replacement worker',
-      async () => workerPids(server).length,
-      (n) => n === 3,
-    );
-    await until(
+    await waitFor('a replacement worker', () => server.workerPids().length === 3);
+    await waitForValue(
       'WorkerRestarts in CloudWatch',
       () => stat(metricNames.workerRestarts, byEnvironment, 'Sum'),
       (v) => v === 1,
     );
     assert.equal(await stat(metricNames.workerRestarts, byInstance, 'Sum'), 1);
-    assert.equal(series(await scrape(metricsPort), 'kiosk_worker_restarts_total'), 1);
+    assert.equal(metricsValue(await scrape(metricsPort), 'kiosk_worker_restarts_total'), 1);
   } finally {
     assert.equal(await server.stop(), 0, server.output());
   }
@@ -238,9 +208,7 @@ test('SIGTERM sends what the last interval counted', async () => {
   for (let i = 0; i < 12; i++) assert.equal((await request(server.baseUrl + pages[i % pages.length])).status, 200);
   const dims = [{ Name: 'Environment', Value: environment }];
   assert.equal(await statistic(moto.client, namespace, metricNames.requests, dims, 'Sum'), undefined, 'nothing sent before SIGTERM');
-  const started = Date.now();
-  assert.equal(await server.stop(), 0, server.output());
-  assert.ok(Date.now() - started < 5_000, 'the flush does not hold up the shutdown');
+  assert.equal(await withCeiling('the shutdown, its flush included', server.stop()), 0, server.output());
   assert.equal(await statistic(moto.client, namespace, metricNames.requests, dims, 'Sum'), 12);
   assert.equal(await statistic(moto.client, namespace, metricNames.serverRendered, dims, 'Sum'), 12);
   assert.equal(await statistic(moto.client, namespace, metricNames.heartbeat, dims, 'Sum'), 1, "the primary's last flush too");

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { seedTempStore, startBuiltServer } from '../test/server';
+import { waitFor } from '../test/wait';
 
 let dir: string;
 
@@ -37,25 +38,16 @@ function get(url: string, agent?: http.Agent): Promise<{ status: number; bytes: 
   });
 }
 
-function workerPids(output: string): number[] {
-  return output
-    .split('\n')
-    .filter((line) => line.includes('"worker listening"'))
-    .map((line) => (JSON.parse(line) as { pid: number }).pid);
-}
-
 test('WEB_CONCURRENCY workers serve the site, and a killed worker is replaced', async () => {
   const server = await startBuiltServer(`${dir}/kiosk.sqlite`, { WEB_CONCURRENCY: '2' });
   try {
-    const pids = workerPids(server.output());
+    const pids = server.workerPids();
     assert.equal(new Set(pids).size, 2);
     for (const path of ['/', '/news', '/api/front']) assert.equal((await get(server.baseUrl + path)).status, 200, path);
 
     process.kill(pids[0]!, 'SIGKILL');
-    const deadline = Date.now() + 10_000;
-    while (workerPids(server.output()).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    const now = workerPids(server.output());
-    assert.equal(now.length, 3, `a replacement worker started:\n${server.output()}`);
+    await waitFor('a replacement worker', () => server.workerPids().length === 3);
+    const now = server.workerPids();
     assert.ok(!pids.includes(now[2]!));
     for (let i = 0; i < 20; i++) assert.equal((await get(server.baseUrl + '/')).status, 200);
   } finally {
@@ -64,7 +56,9 @@ test('WEB_CONCURRENCY workers serve the site, and a killed worker is replaced', 
 });
 
 async function drainUnderLoad(signalEveryProcess: boolean) {
-  const server = await startBuiltServer(`${dir}/kiosk.sqlite`, { WEB_CONCURRENCY: '2', SHUTDOWN_GRACE_MS: '5000' });
+  // A grace period no honest drain nears, even on a busy machine: the worker says when it runs
+  // out ("grace period over") and closes what is left, which the test would see.
+  const server = await startBuiltServer(`${dir}/kiosk.sqlite`, { WEB_CONCURRENCY: '2', SHUTDOWN_GRACE_MS: '30000' });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   const completed: number[] = [];
   const failures: string[] = [];
@@ -93,12 +87,10 @@ async function drainUnderLoad(signalEveryProcess: boolean) {
 
   const readers = Array.from({ length: 16 }, reader);
   // Under way, whatever the machine's speed: SIGTERM lands once 50 requests have been answered.
-  const deadline = Date.now() + 20_000;
-  while (completed.length < 50 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await waitFor('50 requests answered before SIGTERM', () => completed.length >= 50, { everyMs: 20 });
   const before = completed.length;
   stopping = true;
-  const started = Date.now();
-  const servingWorkers = workerPids(server.output());
+  const servingWorkers = server.workerPids();
   // As systemd stops a service: every process of the group at once; throng then forwards the
   // primary's copy to each worker while it is already draining.
   server.process.kill('SIGTERM');
@@ -120,8 +112,8 @@ async function drainUnderLoad(signalEveryProcess: boolean) {
     'every answered request was a 200',
   );
   assert.equal(code, 0);
-  assert.ok(Date.now() - started < 5_000, 'drained well inside the grace period');
   assert.match(server.output(), /"draining"/);
+  assert.doesNotMatch(server.output(), /grace period over/, 'drained inside the grace period, nothing closed on a request');
   // A worker that finishes draining before the primary's own SIGTERM is revived by throng and
   // then stopped by it at start-up; the workers that were serving must all have exited 0.
   const exitedBySignal = server
@@ -139,6 +131,6 @@ async function drainUnderLoad(signalEveryProcess: boolean) {
 test('SIGTERM under load: requests in flight finish, new connections are refused, exit 0', () => drainUnderLoad(false));
 
 // systemd stops a service by signalling its whole control group, and throng forwards the
-// primary's SIGTERM to each worker too: a worker once died of the second signal mid-drain
-// (seen with pkill under load; this test's timing does not always reproduce it).
+// primary's SIGTERM to each worker too: the second signal must not kill a worker mid-drain
+// (a race: this test's timing does not always reproduce it).
 test('SIGTERM to every process at once, then the one throng forwards: serving workers still drain and exit 0', () => drainUnderLoad(true));

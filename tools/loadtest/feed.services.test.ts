@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { seedTempStore } from '../../test/server';
+import { seedTempStore } from '@kiosk/surface';
 import { firstFeedPath, publishedArticles, writeFeed } from './feed';
 
 let dir: string;

@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import { freePort, freePortRange, seedTempStore, startBuiltServer, teasersIn, type BuiltServer } from '../../test/server';
 import { startLocalNginx, testConfig, writeLocalConfig, type LocalNginx } from './local';
 import { ebConfigPath, originSecretConf, root } from './render';
+import { sleep, waitFor } from '../../test/wait';
 
 // Short timeouts in the same order as production's (Node 65 s > Nginx upstream 60 s), so a
 // test of a few seconds crosses them many times.
@@ -107,12 +108,14 @@ function workerPidOnPort(port: number): number {
   return (JSON.parse(last) as { pid: number }).pid;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The access log is buffered (flush=1s): wait out one flush before reading what was just served. */
-async function flushedAccessLog(): Promise<string> {
-  await sleep(1_200);
-  return nginx.accessLog();
+/**
+ * The access log is buffered (flush=1s): the part written since `from` (a length of it read
+ * before), once it holds `lines` lines, however late the flush comes on a busy machine.
+ */
+async function accessLogSince(from: number, lines: number): Promise<string> {
+  const since = () => nginx.accessLog().slice(from);
+  await waitFor(`${lines} lines in the access log`, () => since().split('\n').filter(Boolean).length >= lines);
+  return since();
 }
 
 test(
@@ -122,7 +125,7 @@ test(
     // On an instance .ebextensions/05-instance.config makes the fallback log's directory.
     fs.mkdirSync('/var/log/kiosk', { recursive: true });
     // Beside it, as in /etc/nginx on an instance, the map the prebuild hook writes (which
-    // scripts/deploy/beanstalk-nginx.e2e.test.ts runs for real).
+    // scripts/deploy/beanstalk-nginx.services.test.ts runs for real).
     const etc = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-nginx-eb-'));
     fs.copyFileSync(ebConfigPath, path.join(etc, 'nginx.conf'));
     fs.writeFileSync(path.join(etc, 'kiosk-origin-secret.conf'), originSecretConf([]));
@@ -218,9 +221,7 @@ test('with ORIGIN_SECRET set, Nginx answers 403 to anything without the CloudFro
       assert.equal(seen.headers['x-kiosk-origin-secret'], undefined, 'Node never sees the secret');
     }
     // The access log is buffered (flush=1s): refused requests are in it, for whoever looks.
-    const deadline = Date.now() + 5_000;
-    while (!/"GET \/news\/1 HTTP\/1\.1" 403 /.test(guarded.accessLog()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-    assert.match(guarded.accessLog(), /"GET \/news\/1 HTTP\/1\.1" 403 /);
+    await waitFor('the refused request in the access log', () => /"GET \/news\/1 HTTP\/1\.1" 403 /.test(guarded.accessLog()));
   } finally {
     await guarded.stop();
     await new Promise((resolve) => echo.close(resolve));
@@ -292,7 +293,7 @@ test('both workers take requests, least_conn spreading them', async () => {
   await Promise.all(Array.from({ length: 200 }, (_, i) => request(articlePaths[i % articlePaths.length]!, { agent })));
   agent.destroy();
   const served = new Map<string, number>();
-  for (const match of (await flushedAccessLog()).slice(before).matchAll(/ ua=127\.0\.0\.1:(\d+) /g)) served.set(match[1]!, (served.get(match[1]!) ?? 0) + 1);
+  for (const match of (await accessLogSince(before, 200)).matchAll(/ ua=127\.0\.0\.1:(\d+) /g)) served.set(match[1]!, (served.get(match[1]!) ?? 0) + 1);
   for (const port of workerPorts) assert.ok((served.get(String(port)) ?? 0) > 20, `worker on ${port} served ${served.get(String(port)) ?? 0} of 200`);
 });
 
@@ -325,13 +326,9 @@ test('killing a worker under load loses no GET: Nginx retries on the other, thro
   assert.ok(completed > 100, `only ${completed} requests completed`);
   assert.deepEqual(failures, []);
 
-  const deadlineReplace = Date.now() + 10_000;
-  while (workerPidOnPort(victimPort) === victimPid) {
-    assert.ok(Date.now() < deadlineReplace, 'no replacement worker listened on the killed worker’s port');
-    await sleep(100);
-  }
+  await waitFor('a replacement worker listening on the killed worker’s port', () => workerPidOnPort(victimPort) !== victimPid);
   const afterReplace = nginx.accessLog().length;
   await sleep(1_200); // Nginx skips a failed server for fail_timeout (1 s).
   await Promise.all(Array.from({ length: 40 }, (_, i) => request(articlePaths[i % articlePaths.length]!)));
-  assert.match((await flushedAccessLog()).slice(afterReplace), new RegExp(` ua=127\\.0\\.0\\.1:${victimPort} `), 'the replacement serves again');
+  assert.match(await accessLogSince(afterReplace, 40), new RegExp(` ua=127\\.0\\.0\\.1:${victimPort} `), 'the replacement serves again');
 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Article } from '../src/content';
-import { assertSafeAnswer, rawRequest, seedTempStore, serveTestApp, type RawResponse, type TestServer } from '../test/server';
+import { assertSafeAnswer, rawRequest, seedTempStore, sendRaw, serveTestApp, type RawResponse, type TestServer } from '../test/server';
 
 let server: TestServer;
 let dir: string;
@@ -23,11 +23,7 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function send(method: string, target: string | Buffer, headers = ''): Promise<RawResponse> {
-  const head = Buffer.from(`${method} `);
-  const tail = Buffer.from(` HTTP/1.1\r\nHost: kiosk.example\r\n${headers}Content-Length: 0\r\nConnection: close\r\n\r\n`);
-  return rawRequest(server.baseUrl, Buffer.concat([head, Buffer.from(target), tail]));
-}
+const send = (method: string, target: string | Buffer, headers = ''): Promise<RawResponse> => sendRaw(server.baseUrl, method, target, headers);
 
 async function expectStatus(method: string, target: string | Buffer, status: number | number[], headers = '') {
   const what = `${method} ${JSON.stringify(String(target)).slice(0, 80)}`;

@@ -3,24 +3,16 @@
 // `npm run edge` switches it to: its parameter defaults set to what the command sends, so
 // the conditions and Fn::If branches cfn-lint resolves are the ones CloudFormation would take.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { cfnLint as lint } from '../../test/cfn-lint';
 import { parse, stringify } from 'yaml';
-import { applyChange, parametersFrom, parameterValues, rulesFor, templatePath, type EdgeParameters } from '../../tools/edge/web-acl';
-import { root } from './ebextensions';
+import { applyChange, parametersFrom, parameterValues, rulesFor, templatePath, type EdgeParameters } from './web-acl';
 
-const cfnLint = process.env.CFN_LINT ?? path.join(root, '.venv-cfn-lint/bin/cfn-lint');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-cfn-lint-edge-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-function lint(file: string): { status: number | null; output: string } {
-  const result = spawnSync(cfnLint, ['--format', 'parseable', '--', file], { encoding: 'utf8' });
-  if (result.error) throw new Error(`${cfnLint} did not run (${result.error.message}): run scripts/setup-system.sh`);
-  return { status: result.status, output: `${result.stdout}${result.stderr}`.trim() };
-}
 
 /** The template with its defaults set to these parameters, written where cfn-lint reads it. */
 function withDefaults(p: EdgeParameters, name: string): string {

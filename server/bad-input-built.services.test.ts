@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { assertSafeAnswer, rawRequest, seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
+import { assertSafeAnswer, seedTempStore, sendRaw, startBuiltServer, type BuiltServer } from '../test/server';
 
 let dir: string;
 let server: BuiltServer;
@@ -18,11 +18,7 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function send(method: string, target: string | Buffer, headers = '') {
-  const head = Buffer.from(`${method} `);
-  const tail = Buffer.from(` HTTP/1.1\r\nHost: kiosk.example\r\n${headers}Content-Length: 0\r\nConnection: close\r\n\r\n`);
-  return rawRequest(server.baseUrl, Buffer.concat([head, Buffer.from(target), tail]));
-}
+const send = (method: string, target: string | Buffer, headers = '') => sendRaw(server.baseUrl, method, target, headers);
 
 test('production answers to bad input: 4xx, no stack traces or paths, nothing off the site', async () => {
   const cases: [string, string | Buffer, number[], string?][] = [

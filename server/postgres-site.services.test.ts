@@ -1,6 +1,6 @@
 // The site on the PostgreSQL store, as two workers of a fleet would run it: two sites, each with
 // its own store (pool and LISTEN connection) on one throwaway cluster. A push through one is
-// served by the other within a second, a preview link works on both, and server rendering
+// served by the other, told by NOTIFY; a preview link works on both; and server rendering
 // costs at most one query per page view however many readers come at once.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -12,6 +12,16 @@ import { generateArticles } from './content/seed';
 import { loadConfig } from './config';
 import { previewBanner, previewPath } from './preview';
 import { serveTestSite, textOf, type TestServer } from '../test/server';
+
+/** Resolves with how long `check` took to come true; fails past `withinMs`, a ceiling far above any honest wait. */
+async function until(check: () => Promise<boolean>, withinMs: number): Promise<number> {
+  const started = performance.now();
+  while (!(await check())) {
+    if (performance.now() - started > withinMs) assert.fail(`not within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return performance.now() - started;
+}
 
 const token = 'ingest-token-for-tests-0123456789abcdef';
 const secret = 'preview-secret-for-tests-0123456789abcdef';
@@ -30,15 +40,6 @@ async function serve(): Promise<Site> {
 
 function stats(site: Site) {
   return (site.parts.store as PostgresStore).stats();
-}
-
-async function until(check: () => Promise<boolean>, withinMs: number): Promise<number> {
-  const started = performance.now();
-  while (!(await check())) {
-    if (performance.now() - started > withinMs) assert.fail(`not within ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return performance.now() - started;
 }
 
 before(async () => {

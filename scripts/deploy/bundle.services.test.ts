@@ -1,12 +1,11 @@
 // The source bundle as an instance gets it: `npm run bundle`, unzipped in an empty directory,
-// production dependencies installed from the lock file (better-sqlite3 compiles here: minutes),
-// then the Procfile's command run there with the .ebextensions environment properties: without
-// SEED_DEMO_CONTENT it refuses to start on the empty store and says which setting to use; with
-// SEED_DEMO_CONTENT=true (as `eb setenv` would set it) it seeds demo articles and starts the
-// cluster that serves an article. Paths and ports
-// are the test's own (the instance's /var/app/... and 8080 are not ours to take). Needs
-// `npm run build` first (npm test does it), zip and unzip (scripts/setup-system.sh) and the npm
-// registry.
+// production dependencies installed from the lock file (nothing compiles: better-sqlite3 loads
+// the binary its package carries), then the Procfile's command run there with the .ebextensions
+// environment properties: without SEED_DEMO_CONTENT it refuses to start on the empty store and
+// says which setting to use; with SEED_DEMO_CONTENT=true (as `eb setenv` would set it) it seeds
+// demo articles and starts the cluster that serves an article. Paths and ports are the test's
+// own (the instance's /var/app/... and 8080 are not ours to take). Needs `npm run build` first
+// (npm test does it), zip and unzip (scripts/setup-system.sh) and the npm registry.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { test } from 'node:test';
 import { resolveInstance } from './instance';
+import { withCeiling } from '../../test/wait';
 
 async function metadataServer(handler: http.RequestListener) {
   const server = http.createServer(handler);
@@ -41,9 +42,9 @@ test('instance metadata v2: a token by PUT, then the instance id with that token
 test('metadata that does not answer in time, refuses, or is turned off: the host name', async () => {
   const silent = await metadataServer(() => {});
   try {
-    const started = performance.now();
-    assert.deepEqual(await resolveInstance({ endpoint: silent.endpoint, timeoutMs: 200 }), { id: os.hostname(), source: 'hostname' });
-    assert.ok(performance.now() - started < 2_000);
+    // Resolving at all is the point: the endpoint never answers, so only the timeout ends the wait.
+    const resolved = await withCeiling('the instance from a silent endpoint', resolveInstance({ endpoint: silent.endpoint, timeoutMs: 200 }));
+    assert.deepEqual(resolved, { id: os.hostname(), source: 'hostname' });
   } finally {
     await silent.close();
   }

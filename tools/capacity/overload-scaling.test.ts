@@ -1,14 +1,14 @@
 // Scaling on the overload signal (.ebextensions/09-overload-scaling.config) against what the
 // instances publish (server/metrics/) and what Elastic Beanstalk's trigger leaves to it
-// (01-capacity.config). cfn-lint checks the same resources in cfn-lint.e2e.test.ts; the capacity
-// simulator runs them in tools/capacity/ (recommend.test.ts: the objective from MinSize 2).
+// (01-capacity.config). cfn-lint checks the same resources in scripts/deploy/cfn-lint.services.test.ts; the capacity
+// simulator runs them here (recommend.test.ts: the objective from MinSize 2).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig } from '../../server/config';
 import { dimensionNames, metricNames } from '../../server/metrics/cloudwatch';
-import { parseExpression } from '../../tools/capacity/metric-math';
-import { alarmPrefix } from '../../tools/cloudwatch/monitoring';
-import { environmentProperties, loadConfigFiles, optionSettings, resolveOptionSettings, resources, settingValue } from './ebextensions';
+import { parseExpression } from './metric-math';
+import { alarmPrefix } from '../cloudwatch/monitoring';
+import { environmentProperties, loadConfigFiles, optionSettings, resolveOptionSettings, resources, settingValue } from '../../scripts/deploy/ebextensions';
 
 type Json = Record<string, unknown>;
 interface Query {

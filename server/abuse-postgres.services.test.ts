@@ -1,5 +1,5 @@
 // The write paths under one client's abuse with the fleet's store: the production build on a
-// throwaway PostgreSQL cluster (scripts/db/cluster.ts). The same cases as abuse.e2e.test.ts where
+// throwaway PostgreSQL cluster (scripts/db/cluster.ts). The same cases as abuse.services.test.ts where
 // the store decides the outcome: made-up ids, a flood from one address, an hour of the worst
 // flood the bounds allow, thousands of sign-ups, a sign-ups table another session has locked.
 import assert from 'node:assert/strict';

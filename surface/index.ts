@@ -1,0 +1,32 @@
+// What the tools in tools/ may use of Kiosk, and all they may use. Each tool is an npm package
+// of its own (a workspace) that depends on this one; test/boundaries.test.ts fails when a tool
+// imports any other file of the repository, or another tool's, and when product code (server/,
+// src/, client/, scripts/) imports a tool. So the product can change inside without breaking a
+// tool, and a change to this list is a change to a contract, made on purpose. Tool tests may
+// also use the test harnesses in test/. docs/architecture.md describes the list.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository's root: tools read and write files beside the product (cloudformation/, loadtest/, bench-results/). */
+export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+// Configuration, read and validated as the server reads it.
+export { loadConfig, sqliteContentPath, type Config } from '../server/config';
+
+// Content: the seed's made-up articles (deterministic), a PostgreSQL store filled with them,
+// and editors' signed preview links.
+export { generateArticles } from '../server/content/seed';
+export { seedPostgres } from '../server/content/postgres-seed';
+export { previewPath } from '../server/preview';
+
+// Running the product on this machine: build if stale, a seeded SQLite store in a temporary
+// directory, the built cluster as operators run it, free ports, a throwaway PostgreSQL cluster,
+// Nginx from the repository's template, and the admission limits Nginx is rendered with.
+export { prepareToServe } from '../scripts/prepare';
+export { freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
+export { processesOf, startCluster, type Cluster } from '../scripts/db/cluster';
+export { startLocalNginx, type LocalNginx } from '../scripts/nginx/local';
+export { admissionOf } from '../scripts/nginx/render';
+
+// A command line read as every Kiosk command reads it: --help, and exit 2 on a flag it does not know.
+export { readCommandLine } from '../scripts/cli';

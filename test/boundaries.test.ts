@@ -1,0 +1,172 @@
+// The boundary between the product and its tools. Each tool that is an npm workspace (root
+// package.json "workspaces") is a package of its own: it imports its own files, the packages its
+// package.json names, and of the product only @kiosk/surface (surface/index.ts, described in
+// docs/architecture.md); its tests may also use the harnesses in test/. Product code, the
+// harnesses and the surface never import a tool. The tools not yet moved into packages are
+// listed below, each with what still ties it; the list only shrinks.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { describe, test } from 'node:test';
+import ts from 'typescript';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+/**
+ * Tools still inside the root package: not checked as packages, and free to import what they
+ * import today. Moving one makes it a workspace; this test then fails until it leaves the list.
+ */
+const notYetPackages: Record<string, string> = {
+  'tools/bench': 'imports the product directly; being changed on another branch',
+  'tools/capacity': 'imports the product directly; being changed on another branch',
+  'tools/cloudwatch': 'imports the product directly; being changed on another branch',
+  'tools/svg.ts': 'the charts of bench, capacity and fleet; becomes a package when bench and capacity move',
+};
+
+/** Imports across the boundary that stay until the tool they reach is moved: importer -> imported. */
+const notYetImports: Record<string, string> = {
+  'scripts/nginx/admission.services.test.ts -> tools/bench/proc.ts': 'childPids; moves to the surface or test/ with tools/bench',
+};
+
+const productDirs = ['server', 'src', 'client', 'scripts', 'test', 'surface'];
+const sourceFile = /\.(ts|tsx|cjs|mjs|js)$/;
+
+interface Workspace {
+  dir: string;
+  name: string;
+  dependencies: Set<string>;
+}
+
+function workspaces(): Workspace[] {
+  const rootPackage = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { workspaces: string[] };
+  return rootPackage.workspaces.map((dir) => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(root, dir, 'package.json'), 'utf8')) as {
+      name: string;
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
+    return { dir, name: pkg.name, dependencies: new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.devDependencies ?? {})]) };
+  });
+}
+
+function filesUnder(dir: string): string[] {
+  const full = path.join(root, dir);
+  if (!fs.existsSync(full)) return [];
+  if (fs.statSync(full).isFile()) return [dir];
+  return fs.readdirSync(full, { withFileTypes: true }).flatMap((entry) => {
+    if (entry.name === 'node_modules' || entry.name === 'fixtures') return [];
+    const relative = path.posix.join(dir, entry.name);
+    if (entry.isDirectory()) return filesUnder(relative);
+    return sourceFile.test(entry.name) ? [relative] : [];
+  });
+}
+
+/** Every module specifier a file names: static imports, re-exports, dynamic import() and require() of a string. */
+function importsOf(text: string): string[] {
+  return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
+}
+
+const builtins = new Set(builtinModules);
+const packageName = (specifier: string) => (specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!);
+const within = (file: string, dir: string) => file === dir || file.startsWith(`${dir}/`);
+const isTest = (file: string) => /\.test\.tsx?$/.test(file);
+
+/**
+ * What is wrong with one import, or null. `file` and what a relative specifier resolves to are
+ * repository paths with forward slashes; the resolved path has no extension when the specifier
+ * had none, so it is compared by prefix.
+ */
+function importProblem(file: string, specifier: string, tools: readonly Workspace[]): string | null {
+  const tool = tools.find((w) => w.dir.startsWith('tools/') && within(file, w.dir));
+  const relative = specifier.startsWith('.');
+  const target = relative ? path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)) : null;
+  const allowedAcross = (to: string) => Object.keys(notYetImports).some((key) => key === `${file} -> ${to}` || key.startsWith(`${file} -> ${to}.`));
+
+  if (!tool) {
+    if (!productDirs.some((dir) => within(file, dir))) return null;
+    if (target && within(target, 'tools') && !allowedAcross(target)) return `product code imports a tool: ${specifier}`;
+    if (!relative && /^@kiosk\//.test(specifier) && specifier !== '@kiosk/surface') return `product code imports a tool: ${specifier}`;
+    return null;
+  }
+  if (specifier.startsWith('node:') || builtins.has(specifier)) return null;
+  if (target) {
+    if (within(target, tool.dir)) return null;
+    if (isTest(file) && within(target, 'test')) return null;
+    if (Object.keys(notYetPackages).some((shared) => shared.endsWith('.ts') && target === shared.slice(0, -3))) return null;
+    return `${tool.name} reaches outside its package: ${specifier} (the product only through @kiosk/surface)`;
+  }
+  const name = packageName(specifier);
+  if (name.startsWith('@kiosk/') && name !== '@kiosk/surface') return `${tool.name} imports another tool: ${specifier}`;
+  if (!tool.dependencies.has(name)) return `${tool.name} imports ${name}, which its package.json does not name`;
+  return null;
+}
+
+describe('the boundary between the product and its tools', () => {
+  const tools = workspaces();
+
+  test('every folder in tools/ is a workspace or on the list of those not yet moved, and the list names no workspace', () => {
+    const entries = fs.readdirSync(path.join(root, 'tools'), { withFileTypes: true }).filter((e) => e.isDirectory() || sourceFile.test(e.name));
+    for (const entry of entries) {
+      const dir = `tools/${entry.name}`;
+      assert.ok(tools.some((w) => w.dir === dir) || dir in notYetPackages, `${dir} is neither a workspace nor on the not-yet list`);
+    }
+    for (const dir of Object.keys(notYetPackages)) {
+      assert.ok(fs.existsSync(path.join(root, dir)), `${dir} is on the not-yet list but does not exist`);
+      assert.ok(!tools.some((w) => w.dir === dir), `${dir} is a workspace now: take it off the not-yet list`);
+    }
+    for (const tool of tools.filter((w) => w.dir.startsWith('tools/'))) {
+      assert.ok(fs.existsSync(path.join(root, tool.dir, 'tsconfig.json')), `${tool.dir} has no tsconfig.json of its own`);
+      assert.ok(tool.dependencies.has('@kiosk/surface'), `${tool.name} does not depend on @kiosk/surface`);
+    }
+  });
+
+  test('no product file imports a tool, and no tool reaches the product but through @kiosk/surface', () => {
+    const files = [...productDirs, ...tools.filter((w) => w.dir.startsWith('tools/')).map((w) => w.dir)].flatMap(filesUnder);
+    assert.ok(files.length > 150, `read ${files.length} files`);
+    const problems = files.flatMap((file) =>
+      importsOf(fs.readFileSync(path.join(root, file), 'utf8')).flatMap((specifier) => {
+        const problem = importProblem(file, specifier, tools);
+        return problem ? [`${file}: ${problem}`] : [];
+      }),
+    );
+    assert.deepEqual(problems, []);
+  });
+
+  test('each exception still names an import that exists', () => {
+    for (const key of Object.keys(notYetImports)) {
+      const [from, to] = key.split(' -> ') as [string, string];
+      const specifiers = importsOf(fs.readFileSync(path.join(root, from), 'utf8'));
+      const targets = specifiers.filter((s) => s.startsWith('.')).map((s) => path.posix.normalize(path.posix.join(path.posix.dirname(from), s)));
+      assert.ok(
+        targets.some((t) => to === t || to.startsWith(`${t}.`)),
+        `${from} no longer imports ${to}: remove the exception`,
+      );
+    }
+  });
+
+  test('the rule refuses what it is for', () => {
+    const edge: Workspace = { dir: 'tools/edge', name: '@kiosk/edge', dependencies: new Set(['@kiosk/surface', 'yaml']) };
+    const fleet: Workspace = { dir: 'tools/fleet', name: '@kiosk/fleet', dependencies: new Set(['@kiosk/surface']) };
+    const check = (file: string, specifier: string) => importProblem(file, specifier, [edge, fleet]);
+    assert.match(check('tools/edge/edge.ts', '../../server/config') ?? '', /reaches outside its package/);
+    assert.match(check('tools/edge/edge.ts', '../../test/server') ?? '', /reaches outside its package/, 'the harnesses are for tests');
+    assert.match(check('tools/edge/edge.ts', '../fleet/run') ?? '', /reaches outside its package/);
+    assert.match(check('tools/edge/edge.ts', '@kiosk/fleet') ?? '', /imports another tool/);
+    assert.match(check('tools/edge/edge.ts', 'lighthouse') ?? '', /does not name/);
+    assert.match(check('server/app.ts', '../tools/edge/web-acl') ?? '', /product code imports a tool/);
+    assert.match(check('scripts/deploy/x.test.ts', '../../tools/edge/web-acl') ?? '', /product code imports a tool/);
+    assert.match(check('test/x.ts', '@kiosk/edge') ?? '', /product code imports a tool/);
+    for (const [file, specifier] of [
+      ['tools/edge/edge.ts', './web-acl'],
+      ['tools/edge/edge.ts', '@kiosk/surface'],
+      ['tools/edge/edge.ts', 'yaml'],
+      ['tools/edge/edge.ts', 'node:fs'],
+      ['tools/edge/edge.services.test.ts', '../../test/moto'],
+      ['tools/fleet/run.ts', '../svg'],
+      ['scripts/start.ts', '../server/config'],
+    ] as const) {
+      assert.equal(check(file, specifier), null, `${file} -> ${specifier}`);
+    }
+  });
+});
