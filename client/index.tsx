@@ -5,6 +5,7 @@ import { App } from '../src/App';
 import { renderModeAttribute, rootElementId, stateElementId, type RenderMode } from '../src/page-contract';
 import { resolveRoute } from '../src/routes';
 import { createStore, type AppStore, type RootState } from '../src/store';
+import { storeData } from '../src/store/page-data';
 import { countView, httpContentClient } from './http-content';
 import { navigatedEvent, startNavigation, type Shown } from './navigation';
 
@@ -46,7 +47,7 @@ async function boot() {
   const store = createStore(httpContentClient(), mode === 'ssr' ? readState() : undefined);
 
   // Server-rendered: the state already holds this page's data, so this resolves without a fetch.
-  const result = await resolveRoute(location.pathname, store);
+  const result = await resolveRoute(location.pathname, storeData(store));
   if (result.kind === 'redirect') {
     location.replace(result.location);
     return;

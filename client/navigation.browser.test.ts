@@ -59,6 +59,18 @@ async function clickAndWaitForNavigation(selector: string) {
 }
 
 describe('reading in the browser', () => {
+  // The server loads a page's data straight into the state it embeds (server/page-state.ts),
+  // the browser through its thunks: a difference would show here as a hydration warning.
+  test("front, section, tag and article pages all hydrate from the server's state with no warning", async () => {
+    for (const path of ['/', '/news', '/tag/elections', await firstArticlePath()]) {
+      const response = await open(path);
+      assert.equal(response?.headers()['x-render-mode'], 'ssr', path);
+      await page.waitForSelector('html[data-kiosk-ready]');
+      assert.equal(await page.getAttribute('#root', 'data-render-mode'), 'ssr', path);
+      assert.deepEqual(problems, [], `${path}: no console error or hydration warning`);
+    }
+  });
+
   test('an article hydrates with no console errors or hydration warnings', async () => {
     const path = await firstArticlePath();
     const response = await open(path);

@@ -1,5 +1,6 @@
 import { resolveRoute, type PageResult } from '../src/routes';
 import type { AppStore } from '../src/store';
+import { storeData } from '../src/store/page-data';
 
 /** What the page view needs to show a navigation's result and put the reader in the right place. */
 export interface Shown {
@@ -52,7 +53,7 @@ export function startNavigation(store: AppStore, show: (shown: Shown) => void): 
     const ticket = ++latest;
     let result;
     try {
-      result = await resolveRoute(url.pathname, store);
+      result = await resolveRoute(url.pathname, storeData(store));
     } catch {
       location.assign(url.href);
       return;

@@ -1,5 +1,6 @@
-import { renderModeAttribute, rootElementId, serializeState, stateElementId, type RenderMode } from '../src/page-contract';
+import { renderModeAttribute, rootElementId, stateElementId, type RenderMode } from '../src/page-contract';
 import type { Assets } from './assets';
+import { stateJson } from './state-json';
 
 export interface DocumentHead {
   title: string;
@@ -58,7 +59,7 @@ export function renderDocument({ head, siteUrl, assets, body, state, mode, banne
   const nonceAttribute = nonce === undefined ? '' : ` nonce="${escapeHtml(nonce)}"`;
   const scripts = mode ? assets.scripts.map((src) => `<script defer src="${escapeHtml(src)}"${nonceAttribute}></script>`).join('') : '';
   const modeAttribute = mode ? ` ${renderModeAttribute}="${mode}"` : '';
-  const stateScript = state === undefined ? '' : `<script id="${stateElementId}" type="application/json"${nonceAttribute}>${serializeState(state)}</script>`;
+  const stateScript = state === undefined ? '' : `<script id="${stateElementId}" type="application/json"${nonceAttribute}>${stateJson(state)}</script>`;
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +

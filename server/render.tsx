@@ -8,7 +8,9 @@ import { Layout } from '../src/components/Layout';
 import { ErrorPage } from '../src/pages/ErrorPage';
 import { MessagePage } from '../src/pages/MessagePage';
 import { resolveRoute, type PageResult } from '../src/routes';
-import { createStore, type AppStore } from '../src/store';
+import type { AppStore } from '../src/store';
+import { latestListSize } from '../src/content';
+import { PageState } from './page-state';
 import type { Assets } from './assets';
 import { cacheControl } from './cache-policy';
 import { renderDocument } from './document';
@@ -66,15 +68,17 @@ export type RenderOutcome =
  * a search engine or the browser bundle (no scripts, no state, no canonical URL).
  */
 export async function renderPage(pathname: string, deps: RenderDeps, options: { preview?: string } = {}): Promise<RenderOutcome> {
-  const store = createStore(deps.content, undefined, {
-    latestItems: deps.latestItems,
+  // Data first, straight into the page's state; then one store from it for the render.
+  const data = new PageState(deps.content, {
+    latestItems: deps.latestItems ?? latestListSize,
     belowFold: deps.domBudget === false ? 'server' : 'browser',
     siteUrl: deps.siteUrl,
   });
-  const result = await resolveRoute(pathname, store);
+  const result = await resolveRoute(pathname, data);
   if (result.kind === 'redirect') {
     return { kind: 'redirect', status: result.status, location: result.location, headers: { 'Cache-Control': cacheControl.article } };
   }
+  const store = data.store();
   const body = renderApp(store, result, deps.chrome ?? null);
   const preview = options.preview !== undefined;
   const nonce = preview ? undefined : newNonce();

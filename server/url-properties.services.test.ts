@@ -11,6 +11,7 @@ import { maxSectionPageSize } from '../src/content';
 import { resolveRoute } from '../src/routes';
 import { articleIdPattern, findSection, sectionSlugPattern, sections } from '../src/sections';
 import { createStore } from '../src/store';
+import { storeData } from '../src/store/page-data';
 import { KioskError } from './errors';
 import { pagePath, withoutTrailingSlash } from './pages';
 import { assertSafeAnswer, rawRequest, seedTempStore, serveTestApp, type TestServer } from '../test/server';
@@ -163,7 +164,7 @@ describe('page addresses, in process', () => {
         } catch {
           return;
         }
-        const result = await resolveRoute(path, createStore(server.content));
+        const result = await resolveRoute(path, storeData(createStore(server.content)));
         if (result.kind === 'redirect') {
           assert.equal(result.status, 301);
           assert.match(result.location, /^\/[a-z-]+\/\d{18}$/);

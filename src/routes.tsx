@@ -2,9 +2,8 @@ import type { ReactElement } from 'react';
 import UniversalRouter, { type Routes } from 'universal-router';
 import { articlePath } from './content';
 import { articleIdPattern, findSection, type SectionSlug } from './sections';
-import type { AppStore } from './store';
+import type { PageData } from './store/page-data';
 import { isTagSlug, tagName, tagPath } from './tags';
-import { loadArticle, loadFrontPage, loadLatest, loadMostRead, loadSection, loadTag } from './store/thunks';
 import { ArticlePage } from './pages/ArticlePage';
 import { FrontPage } from './pages/FrontPage';
 import { NotFoundPage } from './pages/NotFoundPage';
@@ -38,7 +37,7 @@ export interface RedirectResult {
 export type RouteResult = PageResult | RedirectResult;
 
 export interface RouteContext {
-  store: AppStore;
+  data: PageData;
 }
 
 export const siteName = 'Kiosk';
@@ -63,8 +62,8 @@ function param(value: string | string[] | undefined): string {
 const routes: Routes<RouteResult, RouteContext> = [
   {
     path: '',
-    async action({ store }) {
-      const page = await store.dispatch(loadFrontPage());
+    async action({ data }) {
+      const page = await data.frontPage();
       return {
         kind: 'page',
         status: 200,
@@ -79,10 +78,10 @@ const routes: Routes<RouteResult, RouteContext> = [
   },
   {
     path: '/tag/:slug',
-    async action({ store }, params) {
+    async action({ data }, params) {
       const slug = param(params.slug);
       if (!isTagSlug(slug)) return notFound();
-      const page = await store.dispatch(loadTag(slug));
+      const page = await data.tag(slug);
       if (!page) return notFound();
       const name = tagName(slug);
       return {
@@ -99,10 +98,10 @@ const routes: Routes<RouteResult, RouteContext> = [
   },
   {
     path: '/:section',
-    async action({ store }, params) {
+    async action({ data }, params) {
       const section = findSection(param(params.section));
       if (!section) return notFound();
-      const page = await store.dispatch(loadSection(section.slug));
+      const page = await data.section(section.slug);
       if (!page) return notFound();
       return {
         kind: 'page',
@@ -118,11 +117,11 @@ const routes: Routes<RouteResult, RouteContext> = [
   },
   {
     path: '/:section/:id',
-    async action({ store }, params) {
+    async action({ data }, params) {
       const section = findSection(param(params.section));
       const id = param(params.id);
       if (!section || !articleIdPattern.test(id)) return notFound();
-      const [article] = await Promise.all([store.dispatch(loadArticle(id)), store.dispatch(loadLatest()), store.dispatch(loadMostRead({ forRoute: true }))]);
+      const [article] = await Promise.all([data.article(id), data.latest(), data.mostReadWithPage()]);
       if (!article) return notFound();
       // An article linked under the wrong section still has one address.
       if (article.section !== (section.slug as SectionSlug)) {
@@ -150,8 +149,8 @@ const routes: Routes<RouteResult, RouteContext> = [
 
 export const router = new UniversalRouter<RouteResult, RouteContext>(routes);
 
-/** Resolves a pathname to one result, loading the page's data into the store on the way. */
-export async function resolveRoute(pathname: string, store: AppStore): Promise<RouteResult> {
-  const result = await router.resolve({ pathname, store });
+/** Resolves a pathname to one result, loading the page's data on the way (into the store, or the server's state). */
+export async function resolveRoute(pathname: string, data: PageData): Promise<RouteResult> {
+  const result = await router.resolve({ pathname, data });
   return result ?? notFound();
 }

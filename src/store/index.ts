@@ -2,7 +2,7 @@ import { combineReducers, configureStore, type ThunkAction, type UnknownAction }
 import { latestListSize, type ContentClient } from '../content';
 import { articlesSlice, articleTeasersSlice, frontPageSlice, latestSlice, mostReadSlice, renderSlice, sectionsSlice, tagsSlice } from './content-slices';
 
-const rootReducer = combineReducers({
+export const rootReducer = combineReducers({
   frontPage: frontPageSlice.reducer,
   sections: sectionsSlice.reducer,
   tags: tagsSlice.reducer,

@@ -33,6 +33,7 @@ import {
   runPinned,
   serverCore,
   startBareServer,
+  startExpressReference,
   startKiosk,
   startKioskBehindNginx,
   startStaticNginx,
@@ -251,6 +252,23 @@ async function bareReference(run: Run, shell: { body: string; headers: Record<st
   try {
     await warmUp(run, server, bareWarmUpPerS);
     run.results.reference.bare = await findRate(run, server, 'bare node:http', 2000);
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Bare Express + renderToString on Kiosk's article page, from memory: the ratio Kiosk's own work costs. */
+async function expressReference(run: Run, startPerS: number): Promise<void> {
+  progress(`starting bare Express + renderToString on core ${serverCore}: every article page read into memory first`);
+  const server = await startExpressReference(root, run.dbPath, run.pathsFile);
+  run.results.pinning['bare Express + renderToString'] = server.affinity();
+  try {
+    const sample = await fetchPage(server.port, run.paths[0]!);
+    if (sample.status !== 200) throw new Error(`the Express reference answered ${sample.status} for ${sample.path}`);
+    progress(`Express reference page ${sample.path}: ${sample.elements} elements, ${perS(sample.bytes)} bytes`);
+    await warmUp(run, server, kioskWarmUpPerS(run));
+    const search = await findRate(run, server, 'bare Express + renderToString', Math.max(10, Math.round(startPerS / 2)));
+    run.results.reference.express = { ...search, page: figures(sample) };
   } finally {
     await server.stop();
   }
@@ -589,6 +607,7 @@ async function measureAll(run: Run): Promise<void> {
   const budget = { withKiosk: withBudget, findRate: (s: ServerUnderTest, name: string, from: number) => findRate(run, s, name, from), progress };
   run.results.domBudget = await measureDomBudget({ ...budget, outDir: run.options.outDir, path: run.paths[0]!, startPerS: capacity });
   run.results.notes.push(...describeDomBudget(run.results.domBudget));
+  if (!run.options.skipReference) await expressReference(run, run.results.domBudget.variants.find((v) => v.budget === 'off')?.capacityPerS ?? capacity);
   if (run.options.capacity === null) await fallbackOn(run, capacity);
   if (!run.options.skipHotSet) await hotSet(run, capacity);
   if (!run.options.skipNginx) {

@@ -74,6 +74,8 @@ interface StartOptions {
   core: number | null;
   /** How many "listening" lines mean the server is up (a Kiosk cluster: one per worker). */
   listeners?: number;
+  /** How long it may take to listen (30 s; the Express reference reads every page first). */
+  startupMs?: number;
 }
 
 /** Starts a pinned server and waits for the line that says it listens; `ready` returns its worker pid, if any. */
@@ -104,12 +106,13 @@ async function startServer(options: StartOptions): Promise<ServerUnderTest> {
   child.stderr!.on('data', collect);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
-  const deadline = Date.now() + 30_000;
+  const startupMs = options.startupMs ?? 30_000;
+  const deadline = Date.now() + startupMs;
   while (!listening) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${options.name} exited during start-up:\n${output}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`${options.name} did not start within 30 s:\n${output}`);
+      throw new Error(`${options.name} did not start within ${startupMs / 1000} s:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -246,6 +249,21 @@ export async function startBareServer(root: string, bodyFile: string, headersJso
 }
 
 /** Runs a pinned Node script to completion and returns its last stdout line. */
+/** The bare-Express reference (tools/bench/express-reference.tsx), with every article page's data in memory. */
+export async function startExpressReference(root: string, dbPath: string, pathsFile: string): Promise<ServerUnderTest> {
+  const port = await freePort();
+  return startServer({
+    root,
+    name: 'bare Express + renderToString',
+    port,
+    command: ['--import', 'tsx', path.join(root, 'tools/bench/express-reference.tsx'), String(port), dbPath, path.join(root, 'dist'), pathsFile],
+    core: serverCore,
+    env: { NODE_ENV: 'production' },
+    ready: (line) => (line.startsWith('express reference listening') ? null : undefined),
+    startupMs: 300_000,
+  });
+}
+
 export function runPinned(root: string, core: number, args: string[], env: Record<string, string>): Promise<string> {
   const [command, commandArgs] = pinned(core, process.execPath, args);
   const child = track(spawn(command, commandArgs, { cwd: root, env: serverEnv(env), stdio: ['ignore', 'pipe', 'inherit'] }));

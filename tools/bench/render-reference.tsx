@@ -13,9 +13,11 @@ import { openContent } from '../../server/content/open';
 import { buildChrome, renderPage, type RenderDeps } from '../../server/render';
 import { latestListSize } from '../../src/content';
 import { countElements } from './articles';
+import { preloadPages, renderReferencePage } from './reference-page';
 import { App } from '../../src/App';
 import { resolveRoute, type PageResult } from '../../src/routes';
 import { createStore, type AppStore } from '../../src/store';
+import { storeData } from '../../src/store/page-data';
 
 // Enough distinct pages that no one article's shape decides the figure.
 const pagesRendered = 200;
@@ -33,7 +35,7 @@ async function loadedPages(): Promise<{ store: AppStore; page: PageResult }[]> {
   const pages = [];
   for (const path of paths) {
     const store = createStore(content, undefined, { latestItems: defaults.ssrLatestItems });
-    const result = await resolveRoute(path, store);
+    const result = await resolveRoute(path, storeData(store));
     if (result.kind !== 'page' || result.status !== 200) throw new Error(`${path} did not resolve to a page`);
     pages.push({ store, page: result });
   }
@@ -66,11 +68,22 @@ const variants: { name: string; deps: RenderDeps }[] = [
   { name: 'both (the defaults)', deps: { ...base, latestItems: defaults.ssrLatestItems, chrome } },
 ];
 
+// The same page both ways, every block rendered: Kiosk's renderPage with DOM_BUDGET=off, and the
+// bare-Express reference's work per request (tools/bench/reference-page.tsx), both in process.
+const offDeps: RenderDeps = { ...base, latestItems: latestListSize, domBudget: false, chrome: defaults.ssrSharedChrome ? chrome : null };
+const renderPageOff = pipelineWith(offDeps);
+const preloaded = [...(await preloadPages(dbPath, paths)).values()];
+const referenceWork = (i: number) => renderReferencePage(preloaded[i % preloaded.length]!, assets);
+
 const warmupMs = Math.min(2000, (seconds * 1000) / 3);
 await rate(warmupMs, raw);
 const rawRenderPerS = await rate(seconds * 1000, raw);
 await rate(warmupMs, pipeline);
 const renderPagePerS = await rate(seconds * 1000, pipeline);
+await rate(warmupMs, renderPageOff);
+const renderPageOffPerS = await rate(seconds * 1000, renderPageOff);
+await rate(warmupMs, referenceWork);
+const referencePerS = await rate(seconds * 1000, referenceWork);
 const variantFigures = [];
 for (const variant of variants) {
   const work = pipelineWith(variant.deps);
@@ -85,6 +98,8 @@ console.log(
   JSON.stringify({
     rawRenderPerS,
     renderPagePerS,
+    renderPageOffPerS,
+    referencePerS,
     variants: variantFigures,
     pages: pages.length,
     appHtmlBytes: Buffer.byteLength(raw(0)),

@@ -153,11 +153,13 @@ function postgresTarget(r: BenchResults): Target {
 function domBudgetTargets(r: BenchResults): Target[] {
   const capacityName = 'SSR capacity of the article page with DOM_BUDGET=on ≥ 1.5x with it off (same run)';
   const elementsName = 'article page: ≥ 550 elements as shown in the browser, as served ≤ 60% of that with DOM_BUDGET=on';
+  const referenceName = 'SSR capacity of the article page with DOM_BUDGET=off ≥ 90% of bare Express + renderToString on the same page (same run)';
   const result = r.domBudget;
   const on = result?.variants.find((v) => v.budget === 'on');
   const off = result?.variants.find((v) => v.budget === 'off');
-  if (!result || !on || !off) return [capacityName, elementsName].map((name) => ({ name, met: null, figures: 'not measured in this run' }));
+  if (!result || !on || !off) return [capacityName, elementsName, referenceName].map((name) => ({ name, met: null, figures: 'not measured in this run' }));
   const shown = on.elementsShown;
+  const express = r.reference.express;
   return [
     {
       name: capacityName,
@@ -172,6 +174,15 @@ function domBudgetTargets(r: BenchResults): Target[] {
           ? `${on.elementsServed} served; as shown not measured (no Chromium)`
           : `${on.elementsServed} served of ${shown} shown = ${pct(ratio(on.elementsServed, shown))} (off: ${off.elementsServed} served, ${perS(off.bytes)} bytes against ${perS(on.bytes)})`,
     },
+    express
+      ? {
+          name: referenceName,
+          met: express.ratePerS > 0 ? off.capacityPerS >= 0.9 * express.ratePerS : null,
+          figures:
+            `${perS(off.capacityPerS)} against ${perS(express.ratePerS)} req/s = ${pct(ratio(off.capacityPerS, express.ratePerS))} ` +
+            `(pages of ${perS(off.bytes)} and ${perS(express.page.bytes)} bytes, ${off.elementsServed} and ${express.page.elements} elements; capacity probes)`,
+        }
+      : { name: referenceName, met: null, figures: 'not measured in this run (--skip-reference)' },
   ];
 }
 
@@ -308,6 +319,23 @@ function referenceTable(r: BenchResults): string[] {
     rows.push(
       `| \`renderPage\` in process | ${perS(render.renderPagePerS)} | ${pct(ratio(render.renderPagePerS, render.rawRenderPerS))} of raw | store, data, React, document; no HTTP |`,
     );
+    if (render.referencePerS !== undefined && render.renderPageOffPerS !== undefined) {
+      rows.push(
+        `| bare Express's work per request, in process (DOM budget off page) | ${perS(render.referencePerS)} | 100% | store from the page's state in memory, React, document (tools/bench/reference-page.tsx) |`,
+        `| \`renderPage\` in process, DOM_BUDGET=off | ${perS(render.renderPageOffPerS)} | ${pct(ratio(render.renderPageOffPerS, render.referencePerS))} of bare Express's | the same page from the content cache |`,
+      );
+    }
+  }
+  const express = r.reference.express;
+  const off = r.domBudget?.variants.find((v) => v.budget === 'off');
+  if (express) {
+    rows.push(
+      `| bare Express + \`renderToString\` over HTTP (DOM budget off page) | ${perS(express.ratePerS)} | 100% | Express 5 defaults, the page from memory; ${searchNote(express)} |`,
+    );
+    if (off)
+      rows.push(
+        `| Kiosk SSR capacity, DOM_BUDGET=off | ${perS(off.capacityPerS)} | ${pct(ratio(off.capacityPerS, express.ratePerS))} of bare Express's | the same page; capacity probes, ids warm |`,
+      );
   }
   if (capacity) {
     rows.push(

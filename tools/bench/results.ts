@@ -65,6 +65,10 @@ export interface RenderVariant {
 export interface RenderReference {
   rawRenderPerS: number;
   renderPagePerS: number;
+  /** renderPage with DOM_BUDGET=off: the page the bare-Express reference serves. */
+  renderPageOffPerS?: number;
+  /** The bare-Express reference's work per request, in process (tools/bench/reference-page.tsx). */
+  referencePerS?: number;
   /** Each server-rendering optimisation on and off, in process. */
   variants: RenderVariant[];
   pages: number;
@@ -107,6 +111,11 @@ export interface BenchResults {
     nginxStatic?: SearchOutcome | null;
     /** Nginx's fallback path: every worker at its limit (SSR_QUEUE_LIMIT=0), the shell from disk. */
     nginxFallback?: SearchOutcome | null;
+    /**
+     * Bare Express + renderToString serving Kiosk's article page from memory, every block rendered
+     * (tools/bench/express-reference.tsx): what Kiosk with DOM_BUDGET=off is compared with.
+     */
+    express?: (SearchOutcome & { page: PageFigures }) | null;
   };
   /** Which load generator ran the steps. */
   generator?: string;
