@@ -1,5 +1,6 @@
 import { resolveRoute, type PageResult } from '../src/routes';
 import type { AppStore } from '../src/store';
+import { classify } from '../src/request-kinds';
 import { storeData } from '../src/store/page-data';
 
 /** What the page view needs to show a navigation's result and put the reader in the right place. */
@@ -19,8 +20,6 @@ interface HistoryState {
 /** Fired on window once a navigation has rendered; tests and analytics can listen. */
 export const navigatedEvent = 'kiosk:navigated';
 
-const unroutedPrefixes = ['/api/', '/assets/', '/media/', '/healthz', '/preview/', '/newsletter'];
-
 function routableLink(event: MouseEvent): URL | null {
   if (event.defaultPrevented || event.button !== 0) return null;
   if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return null;
@@ -29,7 +28,8 @@ function routableLink(event: MouseEvent): URL | null {
   if (anchor.hasAttribute('download') || (anchor.target && anchor.target !== '_self')) return null;
   const url = new URL(anchor.href, location.href);
   if (url.origin !== location.origin) return null;
-  if (unroutedPrefixes.some((p) => url.pathname.startsWith(p))) return null;
+  // Only pages are the route table's (src/request-kinds.ts); anything else is the server's.
+  if (classify(url.pathname) !== 'page') return null;
   // In-page links (the skip link) stay with the browser.
   if (url.pathname === location.pathname && url.hash) return null;
   return url;

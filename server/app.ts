@@ -1,16 +1,14 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { apiBase } from '../src/api-paths';
-import { commonHeadersMiddleware } from './answer';
+import { answerError, commonHeadersMiddleware } from './answer';
 import { apiRouter } from './api';
 import { assetsDir, type Assets } from './assets';
 import { cacheControl } from './cache-policy';
 import type { Config } from './config';
 import type { ArticleWriter, ContentReader, SignupStore } from './content/source';
-import { classify, errorHeaders, KioskError } from './errors';
+import { KioskError } from './errors';
 import { ingestRouter } from './ingest';
-import { describeError, log } from './log';
 import { faviconHandler, mediaHandler } from './media';
-import { sendErrorPage } from './pages';
 import { newsletterRouter } from './newsletter';
 import { previewHandler } from './preview';
 import type { RenderDeps } from './render';
@@ -96,20 +94,9 @@ export function createApp({ config, content, signups = null, assets, writer, ren
     throw new KioskError('notFound');
   });
 
-  app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (!(req.path.startsWith('/api/') || req.path === '/api')) {
-      sendErrorPage(req, res, error, renderDeps);
-      return;
-    }
-    const answer = classify(error);
-    if (answer.internal) log.error('request failed', { method: req.method, url: req.originalUrl, ...describeError(error) });
-    if (res.headersSent) {
-      next(error);
-      return;
-    }
-    res.status(answer.status);
-    res.set(errorHeaders(answer));
-    res.json({ error: { code: answer.code, message: answer.message } });
+  // The last stage, as for pages: one function answers every error (server/answer.ts).
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    answerError(req, res, error, renderDeps);
   });
 
   return app;

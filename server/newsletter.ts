@@ -4,7 +4,7 @@ import { clientAddress, clientKey } from './client-address';
 import { StoreBusy, type SignupStore } from './content/source';
 import { KioskError } from './errors';
 import { describeError, log } from './log';
-import { errorPageHeaders } from './pages';
+import { errorPageHeaders } from './answer';
 import { PerClientLimit } from './per-client-limit';
 import { renderMessagePage, type RenderDeps } from './render';
 import { isCrossSite } from './same-site';

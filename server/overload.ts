@@ -3,7 +3,8 @@ import { performance } from 'node:perf_hooks';
 import { answerHeaderList, sendPrebuiltAnswer } from './answer';
 import type { Config } from './config';
 import type { EventLoopDelaySampler } from './metrics/event-loop';
-import type { RenderMode, WorkerMetrics } from './metrics/worker-metrics';
+import type { Admission, WorkerMetrics } from './metrics/worker-metrics';
+import { classify } from '../src/request-kinds';
 import { serveShell, type Shell } from './shell';
 
 // The overload guard. Every request is counted in flight from the moment Node hands it over
@@ -13,7 +14,8 @@ import { serveShell, type Shell } from './shell';
 // count. A naive counter on a synchronous render never rises above 1, because each request
 // is finished before the next one is even parsed.
 
-export type RequestKind = 'page' | 'api' | 'other';
+/** How the guard treats a request: a page (the shell when full), the API (a 503 far over), or anything else (straight through). */
+export type GuardedKind = 'page' | 'api' | 'other';
 
 export type OverloadLimits = Pick<Config, 'ssrQueueLimit' | 'crawlerQueueLimit' | 'shedQueueLimit' | 'shedRetryAfterS' | 'ssrMaxEventLoopDelayMs'>;
 
@@ -21,15 +23,11 @@ export type OverloadLimits = Pick<Config, 'ssrQueueLimit' | 'crawlerQueueLimit' 
 // cheap to fake, so it only raises the limit to CRAWLER_QUEUE_LIMIT; it never bypasses the guard.
 export const crawlerPattern = /Googlebot|Google-InspectionTool|bingbot|DuckDuckBot|YandexBot|Baiduspider|Applebot|Slurp/i;
 
-// Previews go straight to Express: always server-rendered, under their own cap (server/preview.ts).
-const nonPagePrefixes = ['/assets/', '/media/', '/healthz', '/favicon.', '/metrics', '/preview/'];
-
-export function requestKind(req: IncomingMessage): RequestKind {
+/** Only reads are admitted by the guard; what a request is comes from src/request-kinds.ts. */
+export function guardedKind(req: IncomingMessage): GuardedKind {
   if (req.method !== 'GET' && req.method !== 'HEAD') return 'other';
-  const url = req.url ?? '/';
-  if (url.startsWith('/api/') || url === '/api' || url.startsWith('/api?')) return 'api';
-  for (const prefix of nonPagePrefixes) if (url.startsWith(prefix)) return 'other';
-  return 'page';
+  const kind = classify(req.url ?? '/');
+  return kind === 'page' || kind === 'api' ? kind : 'other';
 }
 
 export class OverloadGuard {
@@ -40,7 +38,7 @@ export class OverloadGuard {
   ) {}
 
   /** Reads cached numbers only: O(1), no allocation. */
-  decide(req: IncomingMessage): RenderMode {
+  decide(req: IncomingMessage): Admission {
     const inFlight = this.metrics.inFlight;
     const { ssrQueueLimit, crawlerQueueLimit, shedQueueLimit, ssrMaxEventLoopDelayMs } = this.limits;
     if (inFlight > shedQueueLimit) return 'shed';
@@ -88,7 +86,7 @@ export function overloadAwareListener(deps: {
     metrics.countStatus(this.statusCode);
   }
 
-  function takeTurn(req: IncomingMessage, res: TrackedResponse, kind: RequestKind) {
+  function takeTurn(req: IncomingMessage, res: TrackedResponse, kind: GuardedKind) {
     // The client may have gone while it waited; its close already released it.
     if (res[arrivedAt] === undefined || res.destroyed) return;
     const mode = guard.decide(req);
@@ -113,7 +111,7 @@ export function overloadAwareListener(deps: {
     res.on('finish', release);
     res.on('close', release);
     res.on('error', release);
-    const kind = requestKind(req);
+    const kind = guardedKind(req);
     if (kind === 'other') app(req, res);
     else setImmediate(takeTurn, req, res, kind);
   };

@@ -1,16 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { sendAnswer } from './answer';
+import { answerError, sendAnswer } from './answer';
 import { cacheControl } from './cache-policy';
-import { classify, errorHeaders, KioskError } from './errors';
-import { describeError, log } from './log';
+import { KioskError } from './errors';
 import type { WorkerMetrics } from './metrics/worker-metrics';
-import { renderErrorPage, renderPage, type RenderDeps } from './render';
+import { renderPage, type RenderDeps } from './render';
 import type { CachedPage, PageCache } from './page-cache';
 import { contentSecurityPolicy, newNonce } from './security-headers';
-
-/** Error pages carry no scripts at all. */
-export const errorPageHeaders = { 'Content-Security-Policy': contentSecurityPolicy('none') };
 
 // Server-rendered pages are answered on the plain Node response, like the shell: the render
 // is the work; routing a page through the framework's middleware stack added a fifth to it.
@@ -48,18 +44,6 @@ export function withoutTrailingSlash(path: string): string | null {
 
 function sendRedirect(req: IncomingMessage, res: ServerResponse, location: string, headers: Record<string, string>) {
   sendAnswer(req, res, 301, { ...headers, Location: location, 'Content-Type': 'text/plain; charset=utf-8' }, `Moved to ${location}\n`);
-}
-
-/** An error as a readable page inside the site's chrome; internal details only in the log. */
-export function sendErrorPage(req: IncomingMessage, res: ServerResponse, error: unknown, deps: Pick<RenderDeps, 'assets' | 'siteUrl'>) {
-  const answer = classify(error);
-  if (answer.internal) log.error('request failed', { method: req.method, url: req.url, ...describeError(error) });
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  const page = renderErrorPage(answer.status, answer.message, deps);
-  sendAnswer(req, res, answer.status, { ...errorPageHeaders, ...errorHeaders(answer), 'Content-Type': page.contentType }, page.html);
 }
 
 export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMetrics; cache?: PageCache | null }) {
@@ -100,6 +84,6 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
   }
 
   return (req: IncomingMessage, res: ServerResponse): void => {
-    answer(req, res).catch((error: unknown) => sendErrorPage(req, res, error, render));
+    answer(req, res).catch((error: unknown) => answerError(req, res, error, render));
   };
 }

@@ -5,9 +5,9 @@ import { moreFromSectionSize, relatedSize } from '../src/content';
 import { articleIdPattern } from '../src/sections';
 import { cacheControl } from './cache-policy';
 import type { ContentReader } from './content/source';
-import { errorHeaders, errors, type ErrorKind } from './errors';
-import { errorPageHeaders } from './pages';
-import { renderErrorPage, renderPage, type RenderDeps } from './render';
+import { answerError } from './answer';
+import { errors, KioskError, type ErrorKind } from './errors';
+import { renderPage, type RenderDeps } from './render';
 
 // Editors' preview: /preview/:id?expires=<unix s>&sig=<HMAC-SHA256(PREVIEW_SECRET), base64url>.
 // The signature covers the id and the expiry, so a link opens one article until it expires.
@@ -59,19 +59,12 @@ function withDraft(content: ContentClient, draft: Article): ContentClient {
   };
 }
 
-function sendPreviewError(req: Request, res: Response, kind: ErrorKind, message: string, deps: Pick<RenderDeps, 'assets' | 'siteUrl'>) {
-  const status = errors[kind].status;
-  const page = renderErrorPage(status, message, deps);
-  // The registry's Retry-After where it has one; the preview's own no-store over its Cache-Control.
-  res.status(status).set({ ...errorPageHeaders, ...errorHeaders(errors[kind]), ...previewHeaders, 'Content-Type': page.contentType });
-  res.send(req.method === 'HEAD' ? '' : page.html);
-}
-
 export function previewHandler(deps: { secret: string | null; content: ContentReader; render: RenderDeps; concurrencyLimit: number }) {
   let active = 0;
   return async (req: Request, res: Response) => {
     const id = String(req.params.id);
-    const fail = (kind: ErrorKind, message: string) => sendPreviewError(req, res, kind, message, deps.render);
+    // The registry's answer (its Retry-After where it has one), with the preview's own no-store over its Cache-Control.
+    const fail = (kind: ErrorKind, message: string) => answerError(req, res, new KioskError(kind, message), deps.render, previewHeaders);
     if (deps.secret === null) return fail('notFound', errors.notFound.message);
     if (!articleIdPattern.test(id)) return fail('badRequest', 'An article id is 18 digits.');
     const query = req.query as Record<string, unknown>;

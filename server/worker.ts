@@ -59,13 +59,14 @@ export async function startWorker(config: Readonly<Config>, deps: { content?: Co
   function forget(this: http.ServerResponse) {
     inFlight.delete(this);
   }
-  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+  // Arrival: the one listener. The drain's bookkeeping first (some answers are written
+  // synchronously inside the site's listener), then the site's pipeline (server/site.ts).
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (draining) res.setHeader('Connection', 'close');
     inFlight.add(res);
     res.on('close', forget);
+    site.listener(req, res);
   });
-  // After the drain bookkeeping above: some requests are answered synchronously in here.
-  server.on('request', site.listener);
 
   const target = deps.listen ?? { port: config.port, host: config.host, exclusive: false };
   await listen(server, target, config.listenBacklog);

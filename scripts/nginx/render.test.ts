@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import { loadConfig } from '../../server/config';
-import { admissionOf, ebConfigPath, ebParams, localParams, originSecretConf, renderEbConfig, renderNginxConfig } from './render';
+import { pathKinds } from '../../src/request-kinds';
+import { admissionOf, ebConfigPath, ebParams, localParams, originSecretConf, renderEbConfig, renderNginxConfig, templatePath } from './render';
 
 function directive(config: string, name: string): string[] {
   return [...config.matchAll(new RegExp(`^\\s*${name}\\s+([^;]+);`, 'gm'))].map((m) => m[1]!.trim());
@@ -67,7 +68,17 @@ test('the settings the newsroom learned hold in the Elastic Beanstalk rendering'
   assert.ok(tries >= 2 && tries <= 5);
   assert.deepEqual(directive(eb, 'proxy_next_upstream'), ['error timeout']);
   assert.deepEqual(directive(eb, 'large_client_header_buffers'), ['4 8k']);
-  assert.match(eb, /location ~ \^\/metrics\(\/\|\$\) \{\s*return 404;/);
+  assert.match(eb, /location \/metrics \{\s*return 404;/);
+});
+
+test('every kind of request in src/request-kinds.ts has its location, rendered from the table', () => {
+  const eb = renderEbConfig();
+  for (const { exact, prefix } of pathKinds) assert.ok(eb.includes(`location ${exact !== undefined ? `= ${exact}` : prefix} {`), exact ?? prefix);
+  const template = fs.readFileSync(templatePath, 'utf8');
+  assert.throws(
+    () => renderNginxConfig('eb', ebParams(), template.replace('{{location_favicon}}', '/favicon.')),
+    /no location for \{\{location_favicon\}\} \(favicon\)/,
+  );
 });
 
 test('a placeholder the renderer does not know is an error, not an empty value', () => {

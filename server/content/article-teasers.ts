@@ -52,19 +52,21 @@ export function rankByTags(candidates: readonly (readonly string[])[], limit: nu
  * many); `sectionList` the section's newest (at least sectionListForArticle).
  */
 export function articlePage(article: Article, tagLists: readonly (readonly Teaser[])[], sectionList: readonly Teaser[]): ArticleWithTeasers {
+  // A push rebuilds every page whose lists it changes: this runs for each of them, so the
+  // candidates' teasers are found by id, not by searching the lists again for each one.
+  const teasers = new Map<string, Teaser>();
   const candidates = tagLists.map((list) => {
     const ids: string[] = [];
     for (const t of list) {
       if (ids.length === relatedCandidatesPerTag) break;
-      if (t.id !== article.id) ids.push(t.id);
+      if (t.id !== article.id) {
+        ids.push(t.id);
+        teasers.set(t.id, t);
+      }
     }
     return ids;
   });
-  const teaserOf = (id: string) => {
-    for (const list of tagLists) for (const t of list) if (t.id === id) return t;
-    throw new Error(`no teaser for ${id}`);
-  };
-  const byTags = rankByTags(candidates, relatedSize).map(teaserOf);
+  const byTags = rankByTags(candidates, relatedSize).map((id) => teasers.get(id)!);
   const sectionItems = sectionList.slice(0, sectionListForArticle).filter((t) => t.id !== article.id);
   const taken = new Set(byTags.map((t) => t.id));
   const related = [...byTags, ...sectionItems.filter((t) => !taken.has(t.id))].slice(0, relatedSize);

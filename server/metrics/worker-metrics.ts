@@ -1,15 +1,16 @@
 import { counterNames, type CounterName } from './catalog';
 import type { EventLoopDelaySampler } from './event-loop';
 import { Histogram } from './histogram';
-import type { RenderMode as DocumentRenderMode } from '../../src/page-contract';
+import type { RenderMode } from '../../src/page-contract';
 
 type EventLoopReadings = Pick<EventLoopDelaySampler, 'delayMs' | 'maxDelayMs' | 'windowMaxMs'>;
 
 /**
- * What the overload guard decided for a request and the counters count: a document in one of
- * the page contract's render modes, or shed (the 503). The modes are named once, there.
+ * How the overload guard admitted a request, which the counters count: a document in one of the
+ * page contract's render modes (served, or the shell), or shed (the 503). The modes are named
+ * once, there.
  */
-export type RenderMode = DocumentRenderMode | 'shed';
+export type Admission = RenderMode | 'shed';
 
 /**
  * One worker's counters and distributions. Counters and histograms only rise, from the
@@ -31,7 +32,7 @@ export class WorkerMetrics {
     this.eventLoopDelayMs = eventLoop.windowMaxMs;
   }
 
-  countMode(mode: RenderMode): void {
+  countMode(mode: Admission): void {
     this.count[mode] += 1;
   }
 
