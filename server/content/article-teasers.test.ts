@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { rankByTags } from './article-teasers';
+import { rankByTags, rankList, rankLists } from './article-teasers';
 
 /** Most tags in common first, newer (a greater id) first among equals: counted and sorted. */
 function rankedPlainly(candidates: readonly (readonly string[])[], limit: number): string[] {
@@ -28,6 +28,20 @@ test('rankByTags ranks as counting and sorting would, for any lists and limits',
   fc.assert(
     fc.property(tagLists, fc.integer({ min: 0, max: 12 }), (candidates, limit) => {
       assert.deepEqual(rankByTags(candidates, limit), rankedPlainly(candidates, limit));
+    }),
+    { numRuns: 2_000 },
+  );
+});
+
+test('rankLists leaves out the article and reads no more than perList others of each list, as filtering first would', () => {
+  fc.assert(
+    fc.property(tagLists, fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 60 }), fc.integer({ min: 1, max: 60 }), (lists, limit, n, perList) => {
+      const skip = `2026112100000${String(n).padStart(5, '0')}`;
+      const plain = rankedPlainly(
+        lists.map((ids) => ids.filter((id) => id !== skip).slice(0, perList)),
+        limit,
+      );
+      assert.deepEqual(rankLists(lists.map(rankList), limit, skip, perList), plain);
     }),
     { numRuns: 2_000 },
   );
