@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 // Configuration, read and validated as the server reads it.
-export { loadConfig, sqliteContentPath, type Config } from '../server/config';
+export { ConfigError, loadConfig, sqliteContentPath, type Config } from '../server/config';
 
 // Content: the seed's made-up articles (deterministic), a PostgreSQL store filled with them,
 // and editors' signed preview links.
@@ -27,6 +27,12 @@ export { freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltSer
 export { processesOf, startCluster, type Cluster } from '../scripts/db/cluster';
 export { startLocalNginx, type LocalNginx } from '../scripts/nginx/local';
 export { admissionOf } from '../scripts/nginx/render';
+
+// The names Kiosk's workers publish their metrics under in CloudWatch, and the environment's
+// .ebextensions as Elastic Beanstalk reads them (option settings and CloudFormation resources):
+// what the dashboard and the alarms are built from.
+export { dimensionNames, metricNames } from '../server/metrics/cloudwatch';
+export { loadConfigFiles, optionSettings, resolveOptionSettings, resources, type ConfigFile } from '../scripts/deploy/ebextensions';
 
 // A command line read as every Kiosk command reads it: --help, and exit 2 on a flag it does not know.
 export { readCommandLine } from '../scripts/cli';

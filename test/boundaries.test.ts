@@ -20,7 +20,6 @@ const root = path.resolve(import.meta.dirname, '..');
 const notYetPackages: Record<string, string> = {
   'tools/bench': 'imports the product directly (config, content, render, seed); the next to move',
   'tools/capacity': 'imports the product directly (the .ebextensions reader, the metrics catalogue, config); moves after the bench',
-  'tools/cloudwatch': 'imports the product directly (config, the .ebextensions reader); moves after the bench',
   'tools/svg.ts': 'the charts of bench, capacity and fleet; becomes a package when bench and capacity move',
 };
 

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { CloudWatchClient, DescribeAlarmsCommand, GetDashboardCommand, ListDashboardsCommand } from '@aws-sdk/client-cloudwatch';
 import { ListSubscriptionsByTopicCommand, ListTopicsCommand, SNSClient } from '@aws-sdk/client-sns';
 import { PutMetricAlarmCommand, type PutMetricAlarmInput } from '@aws-sdk/client-cloudwatch';
-import { loadConfigFiles, optionSettings, resolveOptionSettings, resources } from '../../scripts/deploy/ebextensions';
+import { loadConfigFiles, optionSettings, resolveOptionSettings, resources } from '@kiosk/surface';
 import { runAwsTool, startMoto, type Moto, type ToolRun } from '../../test/moto';
 import { freePort } from '../../test/server';
 

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../../server/config';
+import { ConfigError, loadConfig } from '@kiosk/surface';
 import { Clients, setup, teardown } from './apply';
 import { alarmsByRegion, cloudFront, dashboardBody, dashboardName, monitoringDefaults, topicName, type MonitoringOptions } from './monitoring';
 import { scalingView } from './scaling';

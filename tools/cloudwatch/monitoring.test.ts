@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { metricNames } from '../../server/metrics/cloudwatch';
+import { metricNames, repositoryRoot } from '@kiosk/surface';
 import {
   alarmPrefix,
   alarms,
@@ -106,7 +106,7 @@ test('with a distribution: the edge charts read CloudFront in us-east-1, first a
     search,
     /^SEARCH\('Namespace="AWS\/WAFV2" WebACL="kiosk-edge-prod" \(MetricName="BlockedRequests" OR MetricName="CountedRequests"\)', 'Sum', 60\)$/,
   );
-  const template = fs.readFileSync(path.join(import.meta.dirname, '../../cloudformation/edge-protection.yaml'), 'utf8');
+  const template = fs.readFileSync(path.join(repositoryRoot, 'cloudformation/edge-protection.yaml'), 'utf8');
   assert.match(template, /MetricName:\s+Fn::Sub: kiosk-edge-\$\{EnvironmentName\}\n/);
   const seen = new Set<string>();
   for (const widget of edge) {

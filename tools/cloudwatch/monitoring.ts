@@ -1,5 +1,5 @@
 import type { Dimension, MetricDataQuery, PutMetricAlarmInput } from '@aws-sdk/client-cloudwatch';
-import { dimensionNames, metricNames } from '../../server/metrics/cloudwatch';
+import { dimensionNames, metricNames } from '@kiosk/surface';
 import { scalingWidgets, type ScalingView } from './scaling';
 
 // The dashboard and the alarms as data, built from the same metric names the servers send

@@ -2,8 +2,7 @@
 // as the dashboard shows them: their names for this environment, and the scale-out alarm's
 // period, threshold and steps, and the dashboard's widgets for them. Read from the same files
 // Elastic Beanstalk deploys, so the chart's lines cannot drift from the alarm's.
-import { loadConfigFiles, optionSettings, resolveOptionSettings, resources, type ConfigFile } from '../../scripts/deploy/ebextensions';
-import { metricNames } from '../../server/metrics/cloudwatch';
+import { loadConfigFiles, metricNames, optionSettings, resolveOptionSettings, resources, type ConfigFile } from '@kiosk/surface';
 import type { MonitoringOptions, WidgetMetric } from './monitoring';
 
 export interface ScalingView {
