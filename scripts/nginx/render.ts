@@ -75,39 +75,21 @@ export function originSecretConf(secrets: string[]): string {
 }
 
 /** The settings Nginx is rendered from, as the workers read them: admission limits and the write paths' shares. */
-export type Admission = Pick<
-  Config,
-  | 'ssrQueueLimit'
-  | 'crawlerQueueLimit'
-  | 'apiQueueLimit'
-  | 'shellSMaxAgeS'
-  | 'shedRetryAfterS'
-  | 'clientAddressHops'
-  | 'viewsPerClientPerMinute'
-  | 'signupsPerClientPerHour'
->;
+const admissionSettings = [
+  'ssrQueueLimit',
+  'crawlerQueueLimit',
+  'apiQueueLimit',
+  'shellSMaxAgeS',
+  'shedRetryAfterS',
+  'clientAddressHops',
+  'viewsPerClientPerMinute',
+  'signupsPerClientPerHour',
+] as const satisfies readonly (keyof Config)[];
+
+export type Admission = Pick<Config, (typeof admissionSettings)[number]>;
 
 export function admissionOf(config: Readonly<Config>): Admission {
-  const {
-    ssrQueueLimit,
-    crawlerQueueLimit,
-    apiQueueLimit,
-    shellSMaxAgeS,
-    shedRetryAfterS,
-    clientAddressHops,
-    viewsPerClientPerMinute,
-    signupsPerClientPerHour,
-  } = config;
-  return {
-    ssrQueueLimit,
-    crawlerQueueLimit,
-    apiQueueLimit,
-    shellSMaxAgeS,
-    shedRetryAfterS,
-    clientAddressHops,
-    viewsPerClientPerMinute,
-    signupsPerClientPerHour,
-  };
+  return Object.fromEntries(admissionSettings.map((name) => [name, config[name]])) as Admission;
 }
 
 /** The settings Elastic Beanstalk gives the workers: .ebextensions' environment properties over the defaults. */
