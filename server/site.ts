@@ -1,5 +1,5 @@
 import type { RequestListener } from 'node:http';
-import { createApp } from './app';
+import { createApp, type AppConfig } from './app';
 import type { Assets } from './assets';
 import type { Config } from './config';
 import type { Content } from './content/open';
@@ -16,31 +16,24 @@ import { PublishedIds } from './content/published-ids';
 /** Clients, and (client, article) pairs, a worker remembers per minute for views (about 100 bytes each). */
 const maxViewClientsPerMinute = 200_000;
 
-export type SiteConfig = Pick<
-  Config,
-  | 'siteUrl'
-  | 'distDir'
-  | 'trustProxy'
-  | 'ingestToken'
-  | 'previewSecret'
-  | 'previewConcurrencyLimit'
-  | 'ssrLatestItems'
-  | 'ssrSharedChrome'
-  | 'domBudget'
-  | 'viewsFlushS'
-  | 'clientAddressHops'
-  | 'viewsPerClientPerMinute'
-  | 'signupsPerClientPerHour'
-  | 'newsletterUnconfirmedDays'
-  | 'pageCacheTtlMs'
-  | 'pageCacheMaxBytes'
-  | 'ssrQueueLimit'
-  | 'crawlerQueueLimit'
-  | 'shedQueueLimit'
-  | 'shedRetryAfterS'
-  | 'ssrMaxEventLoopDelayMs'
-  | 'shellSMaxAgeS'
->;
+/** What the Express app reads (AppConfig), and what the site around it adds: rendering, views, the page cache, the guard. */
+export type SiteConfig = AppConfig &
+  Pick<
+    Config,
+    | 'ssrLatestItems'
+    | 'ssrSharedChrome'
+    | 'domBudget'
+    | 'viewsFlushS'
+    | 'viewsPerClientPerMinute'
+    | 'pageCacheTtlMs'
+    | 'pageCacheMaxBytes'
+    | 'ssrQueueLimit'
+    | 'crawlerQueueLimit'
+    | 'shedQueueLimit'
+    | 'shedRetryAfterS'
+    | 'ssrMaxEventLoopDelayMs'
+    | 'shellSMaxAgeS'
+  >;
 
 export interface Site {
   /** The request listener for an http.Server. */

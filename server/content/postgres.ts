@@ -9,7 +9,7 @@ import { deepFreeze } from './freeze';
 import { postgresSignups, postgresViews } from './postgres-views';
 import type { ArticleWriter, SignupStore, ViewsStore } from './source';
 import type { ArticleStore } from './store';
-import { KeptRanking, rankedIds } from './views-window';
+import { KeptRanking, rankedOrNone } from './views-window';
 
 // The fleet's content store: one PostgreSQL for every worker of every instance. The same
 // queries, orderings and cursors as the SQLite store (the schema is migrations/…_articles.sql).
@@ -186,14 +186,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
 
   /** The ranking as published headlines; articles unpublished since they were read are left out. */
   async function readMostRead(): Promise<Headline[]> {
-    let ids: string[];
-    try {
-      ids = await views.ranked(rankedIds);
-    } catch (error) {
-      // Most read is a box beside the article: without a ranking it hides itself, the page stays.
-      log.warn('reading most read failed', describeError(error));
-      return [];
-    }
+    const ids = await rankedOrNone(views);
     if (ids.length === 0) return [];
     return deepFreeze(inOrder(ids, await run<HeadlineRow[]>(queries.publishedHeadlines, [ids.join(',')])).map(toHeadline));
   }

@@ -7,7 +7,7 @@ import { deepFreeze } from './freeze';
 import type { ArticleWriter, SignupStore, ViewsStore } from './source';
 import { openSqliteSignups, signupsPathFor } from './sqlite-signups';
 import { openSqliteViews, viewsPathFor } from './sqlite-views';
-import { KeptRanking, rankedIds } from './views-window';
+import { KeptRanking, rankedOrNone } from './views-window';
 import type { ArticleList, ArticleStore } from './store';
 
 /** The embedded store: data only (the content cache keeps answers), read and written synchronously where it can. */
@@ -277,14 +277,7 @@ function createStore(db: Database.Database, path: string, viewsPath: string, sig
 
   /** The ranking as published headlines; articles unpublished since they were read are left out. */
   async function readMostRead(): Promise<Headline[]> {
-    let ids: string[];
-    try {
-      ids = await views.ranked(rankedIds);
-    } catch (error) {
-      // Most read is a box beside the article: without a ranking it hides itself, the page stays.
-      log.warn('reading most read failed', describeError(error));
-      return [];
-    }
+    const ids = await rankedOrNone(views);
     return deepFreeze(ids.flatMap((viewedId) => publishedHeadline.all(viewedId).map(toHeadline)));
   }
   // The rest needs a connection that may write: prepared on first use, never on a read-only one.

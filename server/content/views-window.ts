@@ -1,4 +1,6 @@
 import { maxSectionPageSize } from '../../src/content';
+import { describeError, log } from '../log';
+import type { ViewsStore } from './source';
 
 // Most read, as both SQL stores keep it: views summed per article per minute (what each
 // worker's flush adds) and, beside them, each article's running total over the last hour. A
@@ -15,6 +17,19 @@ export const mostReadFreshMs = 5_000;
  * since they were read can be left out and the list still filled.
  */
 export const rankedIds = 2 * maxSectionPageSize;
+
+/**
+ * The ranked ids, or none when the views store fails: most read is a box beside the article;
+ * without a ranking it hides itself and the page stays.
+ */
+export async function rankedOrNone(views: Pick<ViewsStore, 'ranked'>): Promise<string[]> {
+  try {
+    return await views.ranked(rankedIds);
+  } catch (error) {
+    log.warn('reading most read failed', describeError(error));
+    return [];
+  }
+}
 
 export function minuteOf(ms: number): number {
   return Math.floor(ms / 60_000);

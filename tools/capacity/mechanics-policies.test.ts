@@ -9,30 +9,10 @@ import { describe, test } from 'node:test';
 import { parseExpression } from './metric-math';
 import type { AlarmSpec, MetricSource, ResourcePolicy, StepPolicy } from './policies';
 import type { ScalingPolicy } from './policy';
+import { cpuTrigger } from './test-trigger';
 import { simulate, type SimulationInput } from './simulate';
 
-const trigger: ScalingPolicy = {
-  measureName: 'CPUUtilization',
-  statistic: 'Average',
-  unit: 'Percent',
-  periodS: 60,
-  breachDurationS: 120,
-  evaluationPeriods: 2,
-  datapointsToAlarm: 2,
-  metricResolutionS: 60,
-  upperThreshold: 75,
-  lowerThreshold: 35,
-  upperIncrement: 1,
-  lowerIncrement: -1,
-  minSize: 1,
-  maxSize: 10,
-  cooldownS: 120,
-  healthCheckIntervalS: 10,
-  healthyThreshold: 2,
-  unhealthyThreshold: 3,
-  deregistrationDelayS: 0,
-  instanceType: null,
-};
+const trigger = cpuTrigger({ maxSize: 10 });
 
 const shellShare = 'IF(ssr + shell + nginxShell > 0, 100 * (shell + nginxShell) / (ssr + shell + nginxShell), 0)';
 const pages: { id: string; source: MetricSource }[] = [

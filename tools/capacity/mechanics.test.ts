@@ -6,31 +6,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { drawLaunches, healthyAfterS, type LaunchTiming } from './launch';
 import { designPolicyReading, type ScalingPolicy } from './policy';
+import { cpuTrigger } from './test-trigger';
 import { simulate, type SimulationInput } from './simulate';
 import { summarize } from './summary';
 
-const policy: ScalingPolicy = {
-  measureName: 'CPUUtilization',
-  statistic: 'Average',
-  unit: 'Percent',
-  periodS: 60,
-  breachDurationS: 120,
-  evaluationPeriods: 2,
-  datapointsToAlarm: 2,
-  metricResolutionS: 60,
-  upperThreshold: 75,
-  lowerThreshold: 35,
-  upperIncrement: 1,
-  lowerIncrement: -1,
-  minSize: 1,
-  maxSize: 5,
-  cooldownS: 120,
-  healthCheckIntervalS: 10,
-  healthyThreshold: 2,
-  unhealthyThreshold: 3,
-  deregistrationDelayS: 0,
-  instanceType: null,
-};
+const policy = cpuTrigger();
 
 const fixed = (timing: LaunchTiming, warmingCpu = 0.1) => ({ draw: () => timing, warmingCpu });
 

@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drawLaunches } from './launch';
-import { readPolicy, type ScalingPolicy } from './policy';
+import { readPolicy } from './policy';
+import { cpuTrigger } from './test-trigger';
 import { comparePolicies, variants } from './compare';
 import { parseObjective, recommend, runTrial, type RecommendInput } from './recommend';
 
@@ -34,28 +35,7 @@ import { parseObjective, recommend, runTrial, type RecommendInput } from './reco
 //   the end at 40:00: (120 × 1 + 360 × 3 + 1,320 × 5) / 3,600 = 7,800 / 3,600 = 2.17.
 //   Cheaper for MinSize 1: +3, to 4 instances at 75% CPU (not above 75: no second scale-up),
 //   (120 × 1 + 1,680 × 4) / 3,600 = 1.90; +4 and more cost more (5 × 1,680 s alone is 2.33).
-const policy: ScalingPolicy = {
-  measureName: 'CPUUtilization',
-  statistic: 'Average',
-  unit: 'Percent',
-  periodS: 60,
-  breachDurationS: 120,
-  evaluationPeriods: 2,
-  datapointsToAlarm: 2,
-  metricResolutionS: 60,
-  upperThreshold: 75,
-  lowerThreshold: 35,
-  upperIncrement: 4,
-  lowerIncrement: -1,
-  minSize: 2,
-  maxSize: 10,
-  cooldownS: 300,
-  healthCheckIntervalS: 10,
-  healthyThreshold: 2,
-  unhealthyThreshold: 3,
-  deregistrationDelayS: 0,
-  instanceType: null,
-};
+const policy = cpuTrigger({ upperIncrement: 4, minSize: 2, maxSize: 10, cooldownS: 300 });
 
 const input: RecommendInput = {
   simulation: {

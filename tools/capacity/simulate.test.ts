@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { designPolicyReading, type ScalingPolicy } from './policy';
+import { cpuTrigger } from './test-trigger';
 import { simulate, type SimulationInput } from './simulate';
 import { minuteRows, summarize } from './summary';
 import { serveOnInstance, type InstanceCapacity } from './workload';
@@ -10,28 +11,7 @@ import { serveOnInstance, type InstanceCapacity } from './workload';
 // instances at v views/s is v / (100 n) while all pages are server-rendered.
 const capacity: InstanceCapacity = { vcpus: 1, ssrPerS: 100, shellPerS: 1000, apiCost: 0.1 };
 const traffic = { cdnHit: 0, pagesPerSession: 1 };
-const policy: ScalingPolicy = {
-  measureName: 'CPUUtilization',
-  statistic: 'Average',
-  unit: 'Percent',
-  periodS: 60,
-  breachDurationS: 120,
-  evaluationPeriods: 2,
-  datapointsToAlarm: 2,
-  metricResolutionS: 60,
-  upperThreshold: 75,
-  lowerThreshold: 35,
-  upperIncrement: 1,
-  lowerIncrement: -1,
-  minSize: 1,
-  maxSize: 5,
-  cooldownS: 300,
-  healthCheckIntervalS: 10,
-  healthyThreshold: 2,
-  unhealthyThreshold: 3,
-  deregistrationDelayS: 0,
-  instanceType: null,
-};
+const policy = cpuTrigger({ cooldownS: 300 });
 
 function near(actual: number, expected: number, tolerance = 1e-6): void {
   assert.ok(Math.abs(actual - expected) <= tolerance, `${actual} is not ${expected}`);
