@@ -163,8 +163,46 @@ test('"everything changed" makes every kept answer stale and drops every put-tog
   const version = c.version;
   c.apply({ kind: 'article', id: '9', now: { section: 'news', tags: [], status: 'draft' }, was: { section: 'news', tags: [], status: 'draft' } });
   assert.equal(c.version, version);
-  assert.deepEqual(c.snapshot(), { fresh: ['article:1'], stale: [], derived: ['page:1'] });
+  assert.deepEqual(c.snapshot(), { fresh: ['article:1'], stale: [], derived: ['page:1'], changed: [] });
   c.apply({ kind: 'everything' });
   assert.ok(c.version > version);
-  assert.deepEqual(c.snapshot(), { fresh: [], stale: ['article:1'], derived: [] });
+  assert.deepEqual(c.snapshot(), { fresh: [], stale: ['article:1'], derived: [], changed: [] });
+});
+
+test('a put-together answer whose input changed is put together again from what it was and what its inputs held; a read again is handed what was kept', async () => {
+  const c = cache();
+  let list = ['2', '1'];
+  const loads: (string[] | null)[] = [];
+  const seen: { value: unknown; list: unknown }[] = [];
+  const page = () =>
+    c.derive<{ list: string[] }>('page:1', async (inputs, previous) => {
+      seen.push({ value: previous?.value ?? null, list: previous?.input('head:all') ?? null });
+      const now = await inputs.get(
+        'head:all',
+        (kept: string[] | null) => {
+          loads.push(kept);
+          return Promise.resolve([...list]);
+        },
+        (): Dependency => ({ list: 'all', from: null }),
+      );
+      // Left as it was when the list it shows did not change.
+      if (previous !== null && JSON.stringify(previous.value.list) === JSON.stringify(now)) return previous.value;
+      return { list: now! };
+    });
+  const first = await page();
+  assert.deepEqual(seen, [{ value: null, list: null }]);
+  c.apply(changeOf('1'));
+  assert.deepEqual(c.snapshot().changed, ['page:1']);
+  const second = await page();
+  assert.equal(second, first, 'unchanged: the same answer');
+  assert.deepEqual(seen[1], { value: first, list: ['2', '1'] });
+  assert.deepEqual(loads, [null, ['2', '1']], 'the list read again was handed what was kept');
+  assert.deepEqual(c.snapshot(), { fresh: ['head:all'], stale: [], derived: ['page:1'], changed: [] });
+  list = ['3', '2', '1'];
+  c.apply(changeOf('3'));
+  const third = await page();
+  assert.deepEqual(third, { list: ['3', '2', '1'] });
+  assert.equal(seen[2]!.value, first);
+  assert.equal(await page(), third, 'current again: one lookup');
+  assert.equal(seen.length, 3);
 });

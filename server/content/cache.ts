@@ -7,7 +7,9 @@ import { deepFreeze } from './freeze';
 // One worker's content cache, over any store. Every answer is kept with what it depends on (one
 // article, or the newest articles of a list down to some id), so a change drops exactly the
 // answers it can alter and the rest stay warm. Answers put together from others (an article
-// page from the article and its lists) are kept beside them and dropped with any of them.
+// page from the article and its lists) are kept beside them; when one of their inputs changes
+// they are put together again on their next read, handed what they were and what their inputs
+// held, so a page the change left as it was stays the same object; evicted with any input.
 //
 // Also the one place a failing store is handled: readers of one key share one read; when the
 // store fails, a kept answer stands in for up to staleMs, else ContentUnavailable (the short
@@ -50,10 +52,10 @@ export interface Kept<T> {
 
 /** Reads the inputs of a put-together answer: as ContentCache.get and getMany, their keys recorded. */
 export interface Inputs {
-  get<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<T | null>;
+  get<T>(key: string, load: (previous: T | null) => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<T | null>;
   getMany<T>(
     keys: readonly string[],
-    load: (keys: string[]) => Promise<(T | null)[]>,
+    load: (keys: string[], previous: (T | null)[]) => Promise<(T | null)[]>,
     depends: (value: T, key: string) => Dependency | null,
   ): Promise<(T | null)[]>;
 }
@@ -71,8 +73,19 @@ interface Entry {
 }
 
 interface Derived {
-  readonly value: unknown;
-  readonly inputs: readonly string[];
+  value: unknown;
+  /** The keys it was put together from, and what each held then. */
+  inputs: readonly string[];
+  values: ReadonlyMap<string, unknown>;
+  /** False once an input changed: it is put together again (from what it was) on its next read. */
+  current: boolean;
+}
+
+/** What a put-together answer was, handed to its next computation after an input changed. */
+export interface Previous<T> {
+  readonly value: T;
+  /** What an input held when `value` was put together; undefined if it was not read. */
+  input<I>(key: string): I | undefined;
 }
 
 interface Pending<T> {
@@ -85,6 +98,10 @@ const logEveryMs = 1_000;
 function covers(depends: Dependency, id: string): boolean {
   if ('article' in depends) return depends.article === id;
   return (depends.from === null || id >= depends.from) && (depends.below === undefined || id < depends.below);
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((key, i) => key === b[i]);
 }
 
 function add(index: Map<string, Set<string>>, name: string, key: string): void {
@@ -123,7 +140,7 @@ export class ContentCache {
     this.#entries = new LRUCache<string, Entry>({
       max: options.maxEntries,
       maxSize: options.maxBytes,
-      dispose: (entry, key) => this.#unindex(key, entry),
+      dispose: (entry, key, reason) => this.#unindex(key, entry, reason),
     });
   }
 
@@ -154,8 +171,12 @@ export class ContentCache {
     }
   }
 
-  /** A kept answer, or one read for every reader waiting on the same key. Null answers are not kept. */
-  read<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<Kept<T> | null> {
+  /**
+   * A kept answer, or one read for every reader waiting on the same key. Null answers are not
+   * kept. `load` is handed what is kept for the key, stale or not (null if nothing), so parts
+   * of it a change left alone can be handed out again as the same objects.
+   */
+  read<T>(key: string, load: (previous: T | null) => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<Kept<T> | null> {
     const entry = this.#entries.get(key);
     if (entry !== undefined && entry.fresh && this.#now() - entry.storedAt < this.options.freshMs) return Promise.resolve(entry as Kept<T>);
     if (this.#now() < this.#outageUntil) return this.#standInNow<T>(key);
@@ -169,7 +190,7 @@ export class ContentCache {
   }
 
   /** The value of read(): what pages use. */
-  async get<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<T | null> {
+  async get<T>(key: string, load: (previous: T | null) => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<T | null> {
     return (await this.read(key, load, depends))?.value ?? null;
   }
 
@@ -179,7 +200,7 @@ export class ContentCache {
    */
   readMany<T>(
     keys: readonly string[],
-    load: (keys: string[]) => Promise<(T | null)[]>,
+    load: (keys: string[], previous: (T | null)[]) => Promise<(T | null)[]>,
     depends: (value: T, key: string) => Dependency | null,
   ): Promise<(Kept<T> | null)[]> {
     const answers: Promise<Kept<T> | null>[] = [];
@@ -216,19 +237,22 @@ export class ContentCache {
   }
 
   /**
-   * An answer put together from kept ones (`compute` reads them through `use`): kept until any
-   * of them changes, so a read of it is one lookup. Not kept while an input is only a stand-in.
+   * An answer put together from kept ones (`compute` reads them through `inputs`): kept until
+   * any of them changes, so a read of it is one lookup. Once one has changed, the next read
+   * puts it together again and hands `compute` what it was and what its inputs held, so a
+   * change that leaves it as it was can leave it as it was. Not kept while an input is only a
+   * stand-in.
    */
-  derive<T>(key: string, compute: (inputs: Inputs) => Promise<T | null>): Promise<T | null> {
+  derive<T>(key: string, compute: (inputs: Inputs, previous: Previous<T> | null) => Promise<T | null>): Promise<T | null> {
     const kept = this.#derived.get(key);
-    if (kept !== undefined) {
+    if (kept?.current === true) {
       // Its inputs are read through it, never directly: keep them as recent as it is.
       for (const input of kept.inputs) this.#entries.get(input);
       return Promise.resolve(kept.value as T);
     }
     const pending = this.#deriving.get(key);
     if (pending?.epoch === this.#epoch) return pending.promise as Promise<T | null>;
-    const promise: Promise<T | null> = this.#derive(key, compute).finally(() => {
+    const promise: Promise<T | null> = this.#derive(key, compute, kept ?? null).finally(() => {
       if (this.#deriving.get(key)?.promise === promise) this.#deriving.delete(key);
     });
     this.#deriving.set(key, { epoch: this.#epoch, promise });
@@ -245,12 +269,18 @@ export class ContentCache {
     }
   }
 
-  /** What is kept, for tests: answers read from the store (fresh or stale) and those put together. */
-  snapshot(): { fresh: string[]; stale: string[]; derived: string[] } {
+  /**
+   * What is kept, for tests: answers read from the store (fresh or stale), those put together
+   * and current, and those put together whose inputs changed since (put together again when read).
+   */
+  snapshot(): { fresh: string[]; stale: string[]; derived: string[]; changed: string[] } {
     const fresh: string[] = [];
     const stale: string[] = [];
     for (const [key, entry] of this.#entries.entries()) (entry.fresh ? fresh : stale).push(key);
-    return { fresh: fresh.sort(), stale: stale.sort(), derived: [...this.#derived.keys()].sort() };
+    const derived: string[] = [];
+    const changed: string[] = [];
+    for (const [key, { current }] of this.#derived) (current ? derived : changed).push(key);
+    return { fresh: fresh.sort(), stale: stale.sort(), derived: derived.sort(), changed: changed.sort() };
   }
 
   stats(): { entries: number; bytes: number; derived: number; loads: number } {
@@ -263,12 +293,12 @@ export class ContentCache {
     this.#dependents.clear();
   }
 
-  async #load<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<Kept<T> | null> {
+  async #load<T>(key: string, load: (previous: T | null) => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<Kept<T> | null> {
     const epoch = this.#epoch;
     this.loads += 1;
     let value: T | null;
     try {
-      value = await load();
+      value = await load((this.#entries.peek(key)?.value as T | undefined) ?? null);
     } catch (error) {
       this.#failed(error);
       return this.#standIn<T>(key, error);
@@ -279,14 +309,17 @@ export class ContentCache {
 
   async #loadMany<T>(
     keys: string[],
-    load: (keys: string[]) => Promise<(T | null)[]>,
+    load: (keys: string[], previous: (T | null)[]) => Promise<(T | null)[]>,
     depends: (value: T, key: string) => Dependency | null,
   ): Promise<Settled<T>[]> {
     const epoch = this.#epoch;
     this.loads += 1;
     let values: (T | null)[];
     try {
-      values = await load(keys);
+      values = await load(
+        keys,
+        keys.map((key) => (this.#entries.peek(key)?.value as T | undefined) ?? null),
+      );
     } catch (error) {
       this.#failed(error);
       return keys.map((key) => {
@@ -320,30 +353,48 @@ export class ContentCache {
     return { value: frozen, fresh };
   }
 
-  async #derive<T>(key: string, compute: (inputs: Inputs) => Promise<T | null>): Promise<T | null> {
+  async #derive<T>(key: string, compute: (inputs: Inputs, previous: Previous<T> | null) => Promise<T | null>, before: Derived | null): Promise<T | null> {
     const epoch = this.#epoch;
     const inputs: string[] = [];
+    const values = new Map<string, unknown>();
     let trusted = true;
-    const valueOf = <I>(kept: Kept<I> | null): I | null => {
+    const valueOf = <I>(inputKey: string, kept: Kept<I> | null): I | null => {
       if (kept !== null && !kept.fresh) trusted = false;
+      values.set(inputKey, kept?.value);
       return kept?.value ?? null;
     };
-    const value = await compute({
-      get: async (inputKey, load, depends) => {
-        inputs.push(inputKey);
-        return valueOf(await this.read(inputKey, load, depends));
+    const previous: Previous<T> | null =
+      before === null ? null : { value: before.value as T, input: <I>(inputKey: string) => before.values.get(inputKey) as I | undefined };
+    const value = await compute(
+      {
+        get: async (inputKey, load, depends) => {
+          inputs.push(inputKey);
+          return valueOf(inputKey, await this.read(inputKey, load, depends));
+        },
+        getMany: async (keys, load, depends) => {
+          inputs.push(...keys);
+          return (await this.readMany(keys, load, depends)).map((kept, i) => valueOf(keys[i]!, kept));
+        },
       },
-      getMany: async (keys, load, depends) => {
-        inputs.push(...keys);
-        return (await this.readMany(keys, load, depends)).map(valueOf);
-      },
-    });
-    if (value === null) return null;
-    const frozen = deepFreeze(value);
-    if (trusted && epoch === this.#epoch && inputs.every((input) => this.#entries.has(input))) {
-      this.#derived.set(key, { value: frozen, inputs });
-      for (const input of inputs) add(this.#dependents, input, key);
+      previous,
+    );
+    const kept = this.#derived.get(key);
+    if (value === null) {
+      if (kept !== undefined) this.#forget(key, kept);
+      return null;
     }
+    const frozen = deepFreeze(value);
+    if (!(trusted && epoch === this.#epoch && inputs.every((input) => this.#entries.has(input)))) return frozen;
+    if (kept !== undefined && sameKeys(kept.inputs, inputs)) {
+      // Put together from the same keys: it stays where it was registered.
+      kept.value = frozen;
+      kept.values = values;
+      kept.current = true;
+      return frozen;
+    }
+    if (kept !== undefined) this.#forget(key, kept);
+    this.#derived.set(key, { value: frozen, inputs, values, current: true });
+    for (const input of inputs) add(this.#dependents, input, key);
     return frozen;
   }
 
@@ -357,19 +408,30 @@ export class ContentCache {
   }
 
   /** Called by lru-cache when an entry is evicted, replaced or deleted. */
-  #unindex(key: string, entry: Entry): void {
+  #unindex(key: string, entry: Entry, reason: LRUCache.DisposeReason): void {
     const { depends } = entry;
     if (depends !== null) {
       if ('article' in depends) remove(this.#byArticle, depends.article, key);
       else remove(this.#byList, depends.list, key);
     }
-    this.#dropDependents(key);
+    // Replaced by a newer read: what was put together from it is checked again when next read.
+    // Evicted or deleted: that goes too, so the cache's bounds hold for what is put together.
+    if (reason === 'set') this.#changed(key);
+    else this.#dropDependents(key);
   }
 
   #stale(key: string): void {
     const entry = this.#entries.peek(key);
     if (entry !== undefined) entry.fresh = false;
-    this.#dropDependents(key);
+    this.#changed(key);
+  }
+
+  /** What was put together from `key` is no longer current (and stays registered with its inputs). */
+  #changed(key: string): void {
+    for (const derivedKey of this.#dependents.get(key) ?? []) {
+      const derived = this.#derived.get(derivedKey);
+      if (derived !== undefined) derived.current = false;
+    }
   }
 
   #dropDependents(key: string): void {
@@ -381,6 +443,11 @@ export class ContentCache {
       this.#derived.delete(derivedKey);
       for (const input of derived?.inputs ?? []) if (input !== key) remove(this.#dependents, input, derivedKey);
     }
+  }
+
+  #forget(key: string, derived: Derived): void {
+    this.#derived.delete(key);
+    for (const input of derived.inputs) remove(this.#dependents, input, key);
   }
 
   /** During an outage's back-off: what is kept, without asking the store. */

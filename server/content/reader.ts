@@ -1,9 +1,10 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Article, ArticleWithTeasers, FrontPage, Headline, SectionPage, TagPage, Teaser } from '../../src/content';
 import { clampPageSize, latestListSize, maxSectionPageSize, mostReadSize, sectionPageSize, trendingTagsSize } from '../../src/content';
 import { apiPath, assertCursor } from '../../src/api-paths';
 import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import { isTagSlug } from '../../src/tags';
-import { articlePage, relatedCandidatesPerTag, sectionListForArticle, trendingWindowArticles } from './article-teasers';
+import { articlePage, articlePageAgain, relatedCandidatesPerTag, sectionListForArticle, trendingWindowArticles } from './article-teasers';
 import type { ContentCache, Dependency, Inputs } from './cache';
 import type { ContentReader } from './source';
 import { listKey, type ArticleList, type ArticleStore, type PageStore } from './store';
@@ -18,7 +19,10 @@ import { listKey, type ArticleList, type ArticleStore, type PageStore } from './
 // the heads of everything and of each section; a section's or a tag's first page from its head;
 // an article page from the article, the heads of its tags (related stories, ranked as the page
 // is put together, never on a read) and the head of its section. So a CMS push costs the lists
-// it enters and the pages made from them, and every other answer stays warm.
+// it enters and the pages made from them, and every other answer stays warm. A list read again
+// keeps the teasers the push left alone as the same objects, and an article page is put
+// together again from what it was (articlePageAgain): ranked again only where the push moved a
+// related story, and the same page where nothing on it changed.
 
 /** Enough for the longest first page (maxSectionPageSize + 1 tells whether there is a next) and the related candidates. */
 export const headSize = Math.max(maxSectionPageSize, relatedCandidatesPerTag, sectionListForArticle) + 1;
@@ -27,6 +31,20 @@ const frontPageTeasersPerSection = 3;
 
 function isTagList(list: ArticleList): boolean {
   return list !== 'all' && 'tag' in list;
+}
+
+/**
+ * A list read again after a change: each teaser the change left as it was is the object kept
+ * before, so the pages that show it can stay as they were (articlePageAgain) and its text in the
+ * embedded state is not written again.
+ */
+function sameWhereUnchanged(rows: Teaser[], previous: readonly Teaser[] | null): Teaser[] {
+  if (previous === null) return rows;
+  const before = new Map(previous.map((t) => [t.id, t]));
+  return rows.map((row) => {
+    const was = before.get(row.id);
+    return was !== undefined && isDeepStrictEqual(was, row) ? was : row;
+  });
 }
 
 function headline({ id, section, title, publishedAt }: Teaser): Headline {
@@ -48,12 +66,12 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
     const keys = lists.map((list) => `head:${listKey(list)}`);
     const byKey = new Map(keys.map((key, i) => [key, lists[i]!]));
     const unique = [...byKey.keys()];
-    const found = await inputs.getMany(
+    const found = await inputs.getMany<Teaser[]>(
       unique,
-      async (keys) => {
+      async (keys, previous) => {
         const wanted = keys.map((key) => byKey.get(key)!);
         const found = await store.newest(wanted, headSize);
-        return found.map((rows, i) => (rows.length === 0 && isTagList(wanted[i]!) ? null : rows));
+        return found.map((rows, i) => (rows.length === 0 && isTagList(wanted[i]!) ? null : sameWhereUnchanged(rows, previous[i] ?? null)));
       },
       (rows, key): Dependency => ({ list: key.slice('head:'.length), from: rows.length === headSize ? rows.at(-1)!.id : null }),
     );
@@ -146,7 +164,7 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
     async articleWithTeasers(id): Promise<ArticleWithTeasers | null> {
       if (!articleIdPattern.test(id)) return null;
       store.changes.poll();
-      return cache.derive(`page:${id}`, async (inputs) => {
+      return cache.derive(`page:${id}`, async (inputs, previous) => {
         const article = await inputs.get(
           `article:${id}`,
           () => store.article(id),
@@ -154,13 +172,12 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
         );
         if (article === null) return null;
         // Its tags' lists (for related stories) and its section's, read together where not kept.
-        const lists = await heads(inputs, [...article.tags.map((tag) => ({ tag })), { section: article.section }]);
-        const sectionList = lists.pop() ?? null;
-        return articlePage(
-          article,
-          lists.map((list) => list ?? []),
-          sectionList ?? [],
-        );
+        const lists = [...article.tags.map((tag): ArticleList => ({ tag })), { section: article.section }];
+        const [sectionList, ...tagLists] = await heads(inputs, lists).then((found) => [found.pop() ?? [], ...found.map((list) => list ?? [])]);
+        if (previous === null) return articlePage(article, tagLists, sectionList!);
+        // After a change to one of its lists: from what it was, where the change allows.
+        const tagListsBefore = lists.slice(0, -1).map((list) => previous.input<Teaser[] | null>(`head:${listKey(list)}`) ?? []);
+        return articlePageAgain({ page: previous.value, tagLists: tagListsBefore }, article, tagLists, sectionList!);
       });
     },
 
