@@ -1,9 +1,12 @@
 // The boundary between the product and its tools. Each tool that is an npm workspace (root
 // package.json "workspaces") is a package of its own: it imports its own files, the packages its
 // package.json names, and of the product only @kiosk/surface (surface/index.ts, described in
-// docs/architecture.md); its tests may also use the harnesses in test/. Product code, the
-// harnesses and the surface never import a tool. The tools not yet moved into packages are
-// listed below, each with what still ties it; the list only shrinks.
+// docs/architecture.md); its tests may also use the harnesses in test/. A tool never imports
+// another tool; it may import the tools' shared libraries (listed below) that its package.json
+// names. A library is a workspace in tools/ too, but uses nothing of the product, not even the
+// surface, and no tool. Product code, the harnesses and the surface never import a tool or a
+// library. The tools not yet moved into packages are listed below, each with what still ties it;
+// the list only shrinks.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -20,7 +23,14 @@ const root = path.resolve(import.meta.dirname, '..');
 const notYetPackages: Record<string, string> = {
   'tools/bench': 'imports the product directly (config, content, render, seed); the next to move',
   'tools/capacity': 'imports the product directly (the .ebextensions reader, the metrics catalogue, config); moves after the bench',
-  'tools/svg.ts': 'the charts of bench, capacity and fleet; becomes a package when bench and capacity move',
+};
+
+/**
+ * The tools' shared libraries, by package name: workspaces in tools/ with no command, which a
+ * tool may import when its package.json names them. They use nothing of the product.
+ */
+const libraries: Record<string, string> = {
+  '@kiosk/svg': 'the SVG writer of the charts of bench, capacity and fleet',
 };
 
 /** Imports across the boundary that stay until the tool they reach is moved: importer -> imported. */
@@ -78,6 +88,7 @@ const isTest = (file: string) => /\.test\.tsx?$/.test(file);
  */
 function importProblem(file: string, specifier: string, tools: readonly Workspace[]): string | null {
   const tool = tools.find((w) => w.dir.startsWith('tools/') && within(file, w.dir));
+  const library = tool !== undefined && tool.name in libraries;
   const relative = specifier.startsWith('.');
   const target = relative ? path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)) : null;
   const allowedAcross = (to: string) => Object.keys(notYetImports).some((key) => key === `${file} -> ${to}` || key.startsWith(`${file} -> ${to}.`));
@@ -91,12 +102,13 @@ function importProblem(file: string, specifier: string, tools: readonly Workspac
   if (specifier.startsWith('node:') || builtins.has(specifier)) return null;
   if (target) {
     if (within(target, tool.dir)) return null;
-    if (isTest(file) && within(target, 'test')) return null;
-    if (Object.keys(notYetPackages).some((shared) => shared.endsWith('.ts') && target === shared.slice(0, -3))) return null;
-    return `${tool.name} reaches outside its package: ${specifier} (the product only through @kiosk/surface)`;
+    if (isTest(file) && !library && within(target, 'test')) return null;
+    const only = library ? 'a library uses nothing of the product' : 'the product only through @kiosk/surface';
+    return `${tool.name} reaches outside its package: ${specifier} (${only})`;
   }
   const name = packageName(specifier);
-  if (name.startsWith('@kiosk/') && name !== '@kiosk/surface') return `${tool.name} imports another tool: ${specifier}`;
+  if (library && name === '@kiosk/surface') return `${tool.name} is a library of the tools and uses nothing of the product: ${specifier}`;
+  if (name.startsWith('@kiosk/') && name !== '@kiosk/surface' && !(name in libraries)) return `${tool.name} imports another tool: ${specifier}`;
   if (!tool.dependencies.has(name)) return `${tool.name} imports ${name}, which its package.json does not name`;
   return null;
 }
@@ -104,7 +116,7 @@ function importProblem(file: string, specifier: string, tools: readonly Workspac
 describe('the boundary between the product and its tools', () => {
   const tools = workspaces();
 
-  test('every folder in tools/ is a workspace or on the list of those not yet moved, and the list names no workspace', () => {
+  test('every folder in tools/ is a workspace or on the list of those not yet moved, the list names no workspace, and each library is a workspace', () => {
     const entries = fs.readdirSync(path.join(root, 'tools'), { withFileTypes: true }).filter((e) => e.isDirectory() || sourceFile.test(e.name));
     for (const entry of entries) {
       const dir = `tools/${entry.name}`;
@@ -116,7 +128,15 @@ describe('the boundary between the product and its tools', () => {
     }
     for (const tool of tools.filter((w) => w.dir.startsWith('tools/'))) {
       assert.ok(fs.existsSync(path.join(root, tool.dir, 'tsconfig.json')), `${tool.dir} has no tsconfig.json of its own`);
-      assert.ok(tool.dependencies.has('@kiosk/surface'), `${tool.name} does not depend on @kiosk/surface`);
+      const library = tool.name in libraries;
+      const why = library ? `${tool.name} is a library of the tools: it must not depend on @kiosk/surface` : `${tool.name} does not depend on @kiosk/surface`;
+      assert.equal(tool.dependencies.has('@kiosk/surface'), !library, why);
+    }
+    for (const name of Object.keys(libraries)) {
+      assert.ok(
+        tools.some((w) => w.name === name && w.dir.startsWith('tools/')),
+        `${name} is on the list of libraries but is not a workspace in tools/`,
+      );
     }
   });
 
@@ -146,23 +166,35 @@ describe('the boundary between the product and its tools', () => {
 
   test('the rule refuses what it is for', () => {
     const edge: Workspace = { dir: 'tools/edge', name: '@kiosk/edge', dependencies: new Set(['@kiosk/surface', 'yaml']) };
-    const fleet: Workspace = { dir: 'tools/fleet', name: '@kiosk/fleet', dependencies: new Set(['@kiosk/surface']) };
-    const check = (file: string, specifier: string) => importProblem(file, specifier, [edge, fleet]);
+    const fleet: Workspace = { dir: 'tools/fleet', name: '@kiosk/fleet', dependencies: new Set(['@kiosk/surface', '@kiosk/svg']) };
+    const svg: Workspace = { dir: 'tools/svg', name: '@kiosk/svg', dependencies: new Set() };
+    const check = (file: string, specifier: string) => importProblem(file, specifier, [edge, fleet, svg]);
     assert.match(check('tools/edge/edge.ts', '../../server/config') ?? '', /reaches outside its package/);
     assert.match(check('tools/edge/edge.ts', '../../test/server') ?? '', /reaches outside its package/, 'the harnesses are for tests');
     assert.match(check('tools/edge/edge.ts', '../fleet/run') ?? '', /reaches outside its package/);
     assert.match(check('tools/edge/edge.ts', '@kiosk/fleet') ?? '', /imports another tool/);
     assert.match(check('tools/edge/edge.ts', 'lighthouse') ?? '', /does not name/);
+    assert.match(check('tools/edge/edge.ts', '@kiosk/svg') ?? '', /does not name/, 'a library only as a declared dependency');
+    assert.match(check('tools/fleet/run.ts', '../svg') ?? '', /reaches outside its package/, 'a library by its package name');
+    assert.match(check('tools/svg/index.ts', '@kiosk/surface') ?? '', /uses nothing of the product/);
+    assert.match(check('tools/svg/index.ts', '../../server/config') ?? '', /reaches outside its package/);
+    assert.match(
+      check('tools/svg/index.test.ts', '../../test/server') ?? '',
+      /reaches outside its package/,
+      'the harnesses are for the tools, not their libraries',
+    );
+    assert.match(check('tools/svg/index.ts', '@kiosk/fleet') ?? '', /imports another tool/);
     assert.match(check('server/app.ts', '../tools/edge/web-acl') ?? '', /product code imports a tool/);
     assert.match(check('scripts/deploy/x.test.ts', '../../tools/edge/web-acl') ?? '', /product code imports a tool/);
     assert.match(check('test/x.ts', '@kiosk/edge') ?? '', /product code imports a tool/);
+    assert.match(check('server/app.ts', '@kiosk/svg') ?? '', /product code imports a tool/);
     for (const [file, specifier] of [
       ['tools/edge/edge.ts', './web-acl'],
       ['tools/edge/edge.ts', '@kiosk/surface'],
       ['tools/edge/edge.ts', 'yaml'],
       ['tools/edge/edge.ts', 'node:fs'],
       ['tools/edge/edge.services.test.ts', '../../test/moto'],
-      ['tools/fleet/run.ts', '../svg'],
+      ['tools/fleet/run.ts', '@kiosk/svg'],
       ['scripts/start.ts', '../server/config'],
     ] as const) {
       assert.equal(check(file, specifier), null, `${file} -> ${specifier}`);

@@ -1,6 +1,6 @@
 // The overload steps as an SVG: latency (log scale) above, server-rendered share below,
 // both against the offered rate (log scale), fallback on against off.
-import { escapeXml, guideLine, legend, logScale, panelFrame, polyline, svgDocument, type LegendEntry, type Panel } from '../svg';
+import { escapeXml, guideLine, legend, logScale, panelFrame, polyline, svgDocument, type LegendEntry, type Panel } from '@kiosk/svg';
 import { perS } from './report';
 import type { BenchResults, FallbackMode, OverloadStep } from './results';
 

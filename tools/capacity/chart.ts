@@ -2,7 +2,7 @@
 // instances), the traffic (page views at the edge, requests offered at the origin and
 // served there, shed), and the shell's share of pages with the CPU of the serving instances, the
 // group's CPU as the alarm sees it (warming instances included) and the thresholds.
-import { legend, niceMax, panelFrame, polyline, svgDocument, type LegendEntry, type LineStyle, type Panel } from '../svg';
+import { legend, niceMax, panelFrame, polyline, svgDocument, type LegendEntry, type LineStyle, type Panel } from '@kiosk/svg';
 import type { ScalingPolicy } from './policy';
 import type { SimulationResult } from './simulate';
 import { shellShareOf } from './summary';

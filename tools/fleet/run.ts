@@ -20,7 +20,7 @@ import {
   type Cluster,
   type LocalNginx,
 } from '@kiosk/surface';
-import { escapeXml, legend, linearScale, niceMax, panelFrame, polyline, svgDocument, type LineStyle } from '../svg';
+import { escapeXml, legend, linearScale, niceMax, panelFrame, polyline, svgDocument, type LineStyle } from '@kiosk/svg';
 import { startFrontProxy, type FrontProxy } from './front-proxy';
 
 export const fleetToken = 'ingest-token-for-the-fleet-0123456789abcdef';

@@ -1,6 +1,7 @@
-// The one SVG writer the tools' charts share (the benchmark's, the capacity simulator's, the
-// fleet run's): escaping, scales, lines, framed panels with ticks, legends and the document.
-// Each chart keeps only its own layout and data.
+// @kiosk/svg: the one SVG writer the tools' charts share (the benchmark's, the capacity
+// simulator's, the fleet run's): escaping, scales, lines, framed panels with ticks, legends and
+// the document. Each chart keeps only its own layout and data. A library of the tools, not a
+// tool: no command, and nothing of the product or of any package (test/boundaries.test.ts).
 
 export function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
