@@ -2,7 +2,9 @@
 // On an older Node, better-sqlite3's prebuilt binary (Node-API 10) crashes the process with a
 // segmentation fault after one line of output, so the version is checked before anything native
 // is loaded, and the reader is told in one sentence what to do. CommonJS, no dependencies and no
-// syntax newer than Node 8's, so that any Node that starts at all can run it.
+// syntax newer than Node 8's, so that any Node that starts at all can run it. npm ci cannot run
+// it: npm runs none of the project's scripts before its engine check (a root preinstall runs only
+// after the install), so there engine-strict in .npmrc refuses an older Node in npm's own words.
 'use strict';
 const fs = require('fs');
 const path = require('path');

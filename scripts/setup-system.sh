@@ -88,7 +88,14 @@ else
   fi
   $SUDO ln -sfn "$node_dir/bin/node" /usr/local/bin/node
   hash -r
-  echo "setup-system: node on PATH is now $(command -v node) $(node --version)"
+  if [ "$(node_major)" -ge "${node_version%%.*}" ] 2>/dev/null; then
+    echo "setup-system: node on PATH is now $(command -v node) $(node --version)"
+  else
+    # A PATH that puts the system's directory first still finds the older Node: say so, or
+    # npm start would repeat its sentence after this script said it was done.
+    echo "setup-system: Node.js $node_version is /usr/local/bin/node, but the node on this PATH is still" \
+      "$(command -v node) $(node --version): put /usr/local/bin before $(dirname "$(command -v node)") in PATH"
+  fi
 fi
 # npm 11 no longer knows `nodedir` (it warns "Unknown user config" on every command), and no
 # install here compiles against Node's headers: better-sqlite3 loads the prebuilt binary its
