@@ -171,15 +171,16 @@ const byTagsOf = new WeakMap<ArticleWithTeasers, ByTags>();
 /** The page, its stories by tags known: filled from the section, then more from the section. */
 function assemble(article: Article, lists: readonly Candidates[], byTags: ByTags, sectionList: readonly Teaser[]): ArticleWithTeasers {
   const related = byTags.ids.map((id) => teaserIn(lists, id));
-  const taken = new Set(byTags.ids);
-  taken.add(article.id);
   const moreFromSection: Teaser[] = [];
-  for (const t of sectionList.slice(0, sectionListForArticle)) {
-    if (taken.has(t.id)) continue;
+  // A few ids against a few: loops over the lists beat a set here (this runs for every page a
+  // push changes); the section's list holds each id once.
+  const end = Math.min(sectionList.length, sectionListForArticle);
+  for (let i = 0; i < end; i += 1) {
+    const t = sectionList[i]!;
+    if (t.id === article.id || related.some((r) => r.id === t.id)) continue;
     if (related.length < relatedSize) related.push(t);
     else if (moreFromSection.length < moreFromSectionSize) moreFromSection.push(t);
     else break;
-    taken.add(t.id);
   }
   const page = { article, related, moreFromSection };
   byTagsOf.set(page, byTags);

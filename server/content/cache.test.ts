@@ -206,3 +206,60 @@ test('a put-together answer whose input changed is put together again from what 
   assert.equal(await page(), third, 'current again: one lookup');
   assert.equal(seen.length, 3);
 });
+
+test('put together again without reading: when every input is kept and fresh, `again` runs instead of the full computation; else the full one', async () => {
+  const c = cache();
+  let list = ['2', '1'];
+  let computed = 0;
+  const againSaw: { value: unknown; before: unknown; now: unknown }[] = [];
+  const head = (inputs: Parameters<Parameters<ContentCache['derive']>[1]>[0]) =>
+    inputs.get(
+      'head:all',
+      () => Promise.resolve([...list]),
+      (): Dependency => ({ list: 'all', from: null }),
+    );
+  const page = () =>
+    c.derive<{ list: string[] }>(
+      'page:1',
+      async (inputs) => {
+        computed += 1;
+        return { list: (await head(inputs))! };
+      },
+      (previous, now) => {
+        againSaw.push({ value: previous.value, before: previous.input('head:all'), now: now('head:all') });
+        const shown = now<string[]>('head:all')!;
+        return shown.length > 3 ? undefined : { list: shown };
+      },
+    );
+  // The other reader of the list: a page made from it too, read first after each change.
+  const other = () => c.derive('page:2', async (inputs) => ({ list: await head(inputs) }));
+  const first = await page();
+  await other();
+  assert.equal(computed, 1);
+
+  list = ['3', '2', '1'];
+  c.apply(changeOf('3'));
+  await other(); // reads the list again
+  const second = await page();
+  assert.equal(computed, 1, 'the full computation did not run');
+  assert.deepEqual(second, { list: ['3', '2', '1'] });
+  assert.deepEqual(againSaw, [{ value: first, before: ['2', '1'], now: ['3', '2', '1'] }]);
+  assert.ok(Object.isFrozen(second), 'frozen like every answer');
+  assert.equal(await page(), second, 'current again: one lookup');
+  assert.deepEqual(c.snapshot().changed, []);
+
+  // The list not read again yet: the full computation reads it.
+  list = ['4', '3', '2', '1'];
+  c.apply(changeOf('4'));
+  assert.deepEqual(await page(), { list: ['4', '3', '2', '1'] });
+  assert.equal(computed, 2);
+  assert.equal(againSaw.length, 1, 'not asked while an input was stale');
+
+  // `again` declines (undefined): the full computation, with the list kept.
+  list = ['5', '4', '3', '2', '1'];
+  c.apply(changeOf('5'));
+  await other();
+  assert.deepEqual(await page(), { list: ['5', '4', '3', '2', '1'] });
+  assert.equal(againSaw.length, 2);
+  assert.equal(computed, 3);
+});

@@ -9,7 +9,9 @@ import { deepFreeze } from './freeze';
 // answers it can alter and the rest stay warm. Answers put together from others (an article
 // page from the article and its lists) are kept beside them; when one of their inputs changes
 // they are put together again on their next read, handed what they were and what their inputs
-// held, so a page the change left as it was stays the same object; evicted with any input.
+// held, so a page the change left as it was stays the same object; evicted with any input. When
+// every input is already read again (by the first page after the change that needed it), that
+// happens at once, without a read or a promise (`again`): most of what a push costs a worker.
 //
 // Also the one place a failing store is handled: readers of one key share one read; when the
 // store fails, a kept answer stands in for up to staleMs, else ContentUnavailable (the short
@@ -74,9 +76,9 @@ interface Entry {
 
 interface Derived {
   value: unknown;
-  /** The keys it was put together from, and what each held then. */
+  /** The keys it was put together from, and what each held then (in the same order). */
   inputs: readonly string[];
-  values: ReadonlyMap<string, unknown>;
+  values: readonly unknown[];
   /** False once an input changed: it is put together again (from what it was) on its next read. */
   current: boolean;
 }
@@ -88,6 +90,14 @@ export interface Previous<T> {
   input<I>(key: string): I | undefined;
 }
 
+/**
+ * An answer put together again without reading anything: handed what it was and what each of
+ * its inputs holds now (`now(key)`, for the keys it was put together from), it returns the new
+ * answer, or undefined to leave it to the full computation. It must read the same keys the full
+ * computation read last time (the answer stays registered with them).
+ */
+export type Again<T> = (previous: Previous<T>, now: <I>(key: string) => I | undefined) => T | null | undefined;
+
 interface Pending<T> {
   readonly epoch: number;
   readonly promise: Promise<T>;
@@ -98,6 +108,11 @@ const logEveryMs = 1_000;
 function covers(depends: Dependency, id: string): boolean {
   if ('article' in depends) return depends.article === id;
   return (depends.from === null || id >= depends.from) && (depends.below === undefined || id < depends.below);
+}
+
+function previousOf<T>(derived: Derived): Previous<T> {
+  const { value, inputs, values } = derived;
+  return { value: value as T, input: <I>(key: string) => values[inputs.indexOf(key)] as I | undefined };
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
@@ -243,12 +258,16 @@ export class ContentCache {
    * change that leaves it as it was can leave it as it was. Not kept while an input is only a
    * stand-in.
    */
-  derive<T>(key: string, compute: (inputs: Inputs, previous: Previous<T> | null) => Promise<T | null>): Promise<T | null> {
+  derive<T>(key: string, compute: (inputs: Inputs, previous: Previous<T> | null) => Promise<T | null>, again?: Again<T>): Promise<T | null> {
     const kept = this.#derived.get(key);
     if (kept?.current === true) {
       // Its inputs are read through it, never directly: keep them as recent as it is.
       for (const input of kept.inputs) this.#entries.get(input);
       return Promise.resolve(kept.value as T);
+    }
+    if (kept !== undefined && again !== undefined) {
+      const value = this.#again(key, kept, again);
+      if (value !== undefined) return Promise.resolve(value);
     }
     const pending = this.#deriving.get(key);
     if (pending?.epoch === this.#epoch) return pending.promise as Promise<T | null>;
@@ -353,30 +372,60 @@ export class ContentCache {
     return { value: frozen, fresh };
   }
 
+  /**
+   * After a change, most answers put together again find every input already read again (by
+   * the first page that needed it): then `again` runs here, at once, without the reads and
+   * promises of the full computation. Undefined when an input is not kept and fresh, or when
+   * `again` leaves it to the full computation.
+   */
+  #again<T>(key: string, kept: Derived, again: Again<T>): T | null | undefined {
+    const now = this.#now();
+    const values: unknown[] = [];
+    for (const input of kept.inputs) {
+      const entry = this.#entries.get(input);
+      if (entry === undefined || !entry.fresh || now - entry.storedAt >= this.options.freshMs) return undefined;
+      values.push(entry.value);
+    }
+    const { inputs } = kept;
+    const value = again(previousOf<T>(kept), <I>(inputKey: string) => values[inputs.indexOf(inputKey)] as I | undefined);
+    if (value === undefined) return undefined;
+    if (value === null) {
+      this.#forget(key, kept);
+      return null;
+    }
+    kept.value = deepFreeze(value);
+    kept.values = values;
+    kept.current = true;
+    return kept.value as T;
+  }
+
   async #derive<T>(key: string, compute: (inputs: Inputs, previous: Previous<T> | null) => Promise<T | null>, before: Derived | null): Promise<T | null> {
     const epoch = this.#epoch;
     const inputs: string[] = [];
-    const values = new Map<string, unknown>();
+    const values: unknown[] = [];
     let trusted = true;
-    const valueOf = <I>(inputKey: string, kept: Kept<I> | null): I | null => {
+    const valueOf = <I>(kept: Kept<I> | null): I | null => {
       if (kept !== null && !kept.fresh) trusted = false;
-      values.set(inputKey, kept?.value);
       return kept?.value ?? null;
     };
-    const previous: Previous<T> | null =
-      before === null ? null : { value: before.value as T, input: <I>(inputKey: string) => before.values.get(inputKey) as I | undefined };
     const value = await compute(
       {
         get: async (inputKey, load, depends) => {
-          inputs.push(inputKey);
-          return valueOf(inputKey, await this.read(inputKey, load, depends));
+          const at = inputs.push(inputKey) - 1;
+          const found = valueOf(await this.read(inputKey, load, depends));
+          values[at] = found ?? undefined;
+          return found;
         },
         getMany: async (keys, load, depends) => {
-          inputs.push(...keys);
-          return (await this.readMany(keys, load, depends)).map((kept, i) => valueOf(keys[i]!, kept));
+          const at = inputs.push(...keys) - keys.length;
+          return (await this.readMany(keys, load, depends)).map((kept, i) => {
+            const found = valueOf(kept);
+            values[at + i] = found ?? undefined;
+            return found;
+          });
         },
       },
-      previous,
+      before === null ? null : previousOf<T>(before),
     );
     const kept = this.#derived.get(key);
     if (value === null) {

@@ -5,7 +5,7 @@ import { apiPath, assertCursor } from '../../src/api-paths';
 import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import { isTagSlug } from '../../src/tags';
 import { articlePage, articlePageAgain, relatedCandidatesPerTag, sectionListForArticle, trendingWindowArticles } from './article-teasers';
-import type { ContentCache, Dependency, Inputs } from './cache';
+import type { ContentCache, Dependency, Inputs, Previous } from './cache';
 import type { ContentReader } from './source';
 import { listKey, type ArticleList, type ArticleStore, type PageStore } from './store';
 
@@ -22,7 +22,8 @@ import { listKey, type ArticleList, type ArticleStore, type PageStore } from './
 // it enters and the pages made from them, and every other answer stays warm. A list read again
 // keeps the teasers the push left alone as the same objects, and an article page is put
 // together again from what it was (articlePageAgain): ranked again only where the push moved a
-// related story, and the same page where nothing on it changed.
+// related story, and the same page where nothing on it changed; at once, without a read, when
+// the first page after the push has read its lists again already.
 
 /** Enough for the longest first page (maxSectionPageSize + 1 tells whether there is a next) and the related candidates. */
 export const headSize = Math.max(maxSectionPageSize, relatedCandidatesPerTag, sectionListForArticle) + 1;
@@ -55,6 +56,12 @@ function headline({ id, section, title, publishedAt }: Teaser): Headline {
 function firstPage(head: readonly Teaser[], limit: number): { items: Teaser[]; nextCursor: string | null } {
   const items = head.slice(0, limit);
   return { items, nextCursor: head.length > limit && items.length > 0 ? items.at(-1)!.id : null };
+}
+
+/** An article page after a change to one of its lists: from what it was, where the change allows. */
+function again(previous: Previous<ArticleWithTeasers>, article: Article, tagLists: readonly Teaser[][], sectionList: readonly Teaser[]): ArticleWithTeasers {
+  const tagListsBefore = article.tags.map((tag) => previous.input<Teaser[] | null>(`head:${listKey({ tag })}`) ?? []);
+  return articlePageAgain({ page: previous.value, tagLists: tagListsBefore }, article, tagLists, sectionList);
 }
 
 export function readArticles(store: ArticleStore, cache: ContentCache): ContentReader {
@@ -164,21 +171,35 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
     async articleWithTeasers(id): Promise<ArticleWithTeasers | null> {
       if (!articleIdPattern.test(id)) return null;
       store.changes.poll();
-      return cache.derive(`page:${id}`, async (inputs, previous) => {
-        const article = await inputs.get(
-          `article:${id}`,
-          () => store.article(id),
-          (): Dependency => ({ article: id }),
-        );
-        if (article === null) return null;
-        // Its tags' lists (for related stories) and its section's, read together where not kept.
-        const lists = [...article.tags.map((tag): ArticleList => ({ tag })), { section: article.section }];
-        const [sectionList, ...tagLists] = await heads(inputs, lists).then((found) => [found.pop() ?? [], ...found.map((list) => list ?? [])]);
-        if (previous === null) return articlePage(article, tagLists, sectionList!);
-        // After a change to one of its lists: from what it was, where the change allows.
-        const tagListsBefore = lists.slice(0, -1).map((list) => previous.input<Teaser[] | null>(`head:${listKey(list)}`) ?? []);
-        return articlePageAgain({ page: previous.value, tagLists: tagListsBefore }, article, tagLists, sectionList!);
-      });
+      const articleKey = `article:${id}`;
+      return cache.derive(
+        `page:${id}`,
+        async (inputs, previous) => {
+          const article = await inputs.get(
+            articleKey,
+            () => store.article(id),
+            (): Dependency => ({ article: id }),
+          );
+          if (article === null) return null;
+          // Its tags' lists (for related stories) and its section's, read together where not kept.
+          const lists = [...article.tags.map((tag): ArticleList => ({ tag })), { section: article.section }];
+          const [sectionList, ...tagLists] = await heads(inputs, lists).then((found) => [found.pop() ?? [], ...found.map((list) => list ?? [])]);
+          if (previous === null) return articlePage(article, tagLists, sectionList!);
+          return again(previous, article, tagLists, sectionList!);
+        },
+        // Most pages a push changes find the article and its lists read again already: put
+        // together at once from them, unless the article itself changed (its lists may have).
+        (previous, now) => {
+          const article = now<Article>(articleKey);
+          if (article === undefined || article !== previous.input(articleKey)) return undefined;
+          return again(
+            previous,
+            article,
+            article.tags.map((tag) => now<Teaser[]>(`head:${listKey({ tag })}`) ?? []),
+            now<Teaser[]>(`head:${listKey({ section: article.section })}`) ?? [],
+          );
+        },
+      );
     },
 
     async mostRead(limit = mostReadSize): Promise<Headline[]> {
