@@ -135,10 +135,11 @@ async function warmEveryId(run: Run, server: ServerUnderTest): Promise<void> {
 /** At capacity without CMS pushes, with one a second, and right after: SQLite's or PostgreSQL's. */
 async function churnSteps(run: Run, server: ServerUnderTest, store: string, capacity: number): Promise<ChurnResult | null> {
   if (run.options.skipChurn) return null;
-  const result = await measureChurn(server, run.paths, capacity, (label) => probe(run, server, `${store} ${label}`, capacity, stepTiming(run.options)));
-  const ok = result.pushes.filter((p) => p.status === 200 || p.status === 201);
+  const result = await measureChurn(server, run.paths, capacity, (label, rate) => probe(run, server, `${store} ${label}`, rate, stepTiming(run.options)));
+  const all = [...result.pushes, ...(result.below?.pushes ?? [])];
+  const ok = all.filter((p) => p.status === 200 || p.status === 201);
   const visible = ok.map((p) => p.visibleMs).filter((ms): ms is number => ms !== null);
-  progress(`  ${ok.length} of ${result.pushes.length} pushes taken; visible after at most ${visible.length ? Math.round(Math.max(...visible)) : '–'} ms`);
+  progress(`  ${ok.length} of ${all.length} pushes taken; visible after at most ${visible.length ? Math.round(Math.max(...visible)) : '–'} ms`);
   return result;
 }
 
@@ -495,7 +496,9 @@ async function balance(run: Run, capacity: number): Promise<void> {
 
 function addNotes(results: BenchResults): void {
   const searches = [results.capacity, results.postgres?.capacity, results.reference.bare, results.reference.shellPath];
-  const churns = [results.churn, results.postgres?.churn].flatMap((c) => (c ? [c.steady, c.pushing, c.after] : []));
+  const churns = [results.churn, results.postgres?.churn].flatMap((c) =>
+    c ? [c.steady, c.pushing, c.after, ...(c.below ? [c.below.steady, c.below.pushing] : [])] : [],
+  );
   const passes = [results.passes, results.postgres?.passes].flatMap((p) => (p ? [p.cold, p.warm] : []));
   const steps = [...results.steps, ...searches.flatMap((s) => s?.probes ?? []), ...churns, ...passes];
   const describe = (list: StepRecord[]) => list.map((s) => `${s.label} (${perS(s.offeredPerS)}/s)`).join(', ');

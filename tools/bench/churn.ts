@@ -17,13 +17,30 @@ export interface Push {
   visibleMs: number | null;
 }
 
+/** The same rate without pushes and with one a second. */
+export interface ChurnPair {
+  ratePerS: number;
+  steady: StepRecord;
+  pushing: StepRecord;
+  pushes: Push[];
+}
+
 export interface ChurnResult {
   ratePerS: number;
   steady: StepRecord;
   pushing: StepRecord;
   after: StepRecord;
   pushes: Push[];
+  /**
+   * Without and with pushes at belowCapacityShare of the capacity, measured after the three
+   * steps: below saturation, where CPU per request compares the work a request costs rather
+   * than what a queue adds to it. Absent in results from before it was measured.
+   */
+  below?: ChurnPair;
 }
+
+/** Where the second pair of churn steps runs: "capacity ≥ 90%" with pushes, issue 25's words. */
+export const belowCapacityShare = 0.9;
 
 /** The server's CPU per request answered, in ms (percent of one core over the window, per answer). */
 export function cpuMsPerRequest(step: StepRecord): number {
@@ -119,22 +136,35 @@ export function startPushing(baseUrl: string, paths: readonly string[], onPush: 
   };
 }
 
-/** The three steps at `ratePerS` on a warm server started with INGEST_TOKEN=churnToken. */
+/** One step with one push a second through it; the pushes are added to `pushes`. */
+async function withPushes(server: ServerUnderTest, paths: readonly string[], pushes: Push[], step: () => Promise<StepRecord>): Promise<StepRecord> {
+  const pusher = startPushing(`http://127.0.0.1:${server.port}`, paths, (push) => pushes.push(push));
+  try {
+    return await step();
+  } finally {
+    await pusher.stop();
+  }
+}
+
+/**
+ * The three steps at `ratePerS` on a warm server started with INGEST_TOKEN=churnToken, then the
+ * pair at belowCapacityShare of it (after the third step, so the pages the pushes changed have
+ * been put together again and the pair starts as warm as the first step).
+ */
 export async function measureChurn(
   server: ServerUnderTest,
   paths: readonly string[],
   ratePerS: number,
-  step: (label: string) => Promise<StepRecord>,
+  step: (label: string, ratePerS: number) => Promise<StepRecord>,
 ): Promise<ChurnResult> {
-  const steady = await step('churn: no pushes');
+  const steady = await step('churn: no pushes', ratePerS);
   const pushes: Push[] = [];
-  const pusher = startPushing(`http://127.0.0.1:${server.port}`, paths, (push) => pushes.push(push));
-  let pushing: StepRecord;
-  try {
-    pushing = await step('churn: one CMS push a second');
-  } finally {
-    await pusher.stop();
-  }
-  const after = await step('churn: after the pushes');
-  return { ratePerS, steady, pushing, after, pushes };
+  const pushing = await withPushes(server, paths, pushes, () => step('churn: one CMS push a second', ratePerS));
+  const after = await step('churn: after the pushes', ratePerS);
+  const belowRate = Math.round(ratePerS * belowCapacityShare);
+  const share = `${Math.round(belowCapacityShare * 100)}% of capacity`;
+  const belowSteady = await step(`churn: no pushes, ${share}`, belowRate);
+  const belowPushes: Push[] = [];
+  const belowPushing = await withPushes(server, paths, belowPushes, () => step(`churn: one CMS push a second, ${share}`, belowRate));
+  return { ratePerS, steady, pushing, after, pushes, below: { ratePerS: belowRate, steady: belowSteady, pushing: belowPushing, pushes: belowPushes } };
 }

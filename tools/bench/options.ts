@@ -39,7 +39,8 @@ Options:
   --skip-hot-set            skip the breaking-news steps
   --skip-balance            skip the measurement of how evenly workers share the load
   --skip-churn              skip the churn steps (at capacity, without CMS pushes, with one push a
-                            second through the ingest API, and after), SQLite and PostgreSQL
+                            second through the ingest API, and after; then without and with pushes
+                            at 90% of capacity), SQLite and PostgreSQL
   --server-env KEY=VALUE    extra environment for every Kiosk server (repeatable)
   --out DIR                 where to write (default bench-results/<timestamp>)
   --no-build                use dist/ as it is even if older than the sources
