@@ -29,10 +29,26 @@ export { startLocalNginx, type LocalNginx } from '../scripts/nginx/local';
 export { admissionOf } from '../scripts/nginx/render';
 
 // The names Kiosk's workers publish their metrics under in CloudWatch, and the environment's
-// .ebextensions as Elastic Beanstalk reads them (option settings and CloudFormation resources):
-// what the dashboard and the alarms are built from.
+// .ebextensions as Elastic Beanstalk reads them (one file parsed, the option settings, the
+// environment properties and one setting's value, the CloudFormation resources): what the
+// dashboard, the alarms and the capacity simulator's scaling policy are built from.
 export { dimensionNames, metricNames } from '../server/metrics/cloudwatch';
-export { loadConfigFiles, optionSettings, resolveOptionSettings, resources, type ConfigFile } from '../scripts/deploy/ebextensions';
+export {
+  environmentProperties,
+  loadConfigFiles,
+  optionSettings,
+  parseConfigFile,
+  resolveOptionSettings,
+  resources,
+  settingValue,
+  type ConfigFile,
+  type OptionSetting,
+} from '../scripts/deploy/ebextensions';
+
+// The seeded generator the seed's made-up articles are drawn with (the same seed gives the same
+// sequence on every machine): the capacity simulator draws launch times with it, so a --seed
+// gives the same runs everywhere.
+export { seededRandom } from '../server/content/seeded-random';
 
 // A command line read as every Kiosk command reads it: --help, and exit 2 on a flag it does not know.
 export { readCommandLine } from '../scripts/cli';

@@ -22,7 +22,6 @@ const root = path.resolve(import.meta.dirname, '..');
  */
 const notYetPackages: Record<string, string> = {
   'tools/bench': 'imports the product directly (config, content, render, seed); the next to move',
-  'tools/capacity': 'imports the product directly (the .ebextensions reader, the metrics catalogue, config); moves after the bench',
 };
 
 /**

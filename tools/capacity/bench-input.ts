@@ -1,10 +1,31 @@
 // Per-core figures from a `npm run bench` result (bench.json, BenchResults in
-// tools/bench/results.ts): one worker pinned to one core, so per core is per vCPU.
-import type { BenchResults, FallbackMode } from '../bench/results';
+// tools/bench/results.ts): one worker pinned to one core, so per core is per vCPU. The file is
+// what the two tools share, not a type (no tool imports another's): BenchJson names the fields
+// read here as bench.json holds them, and the two rates the simulation needs are checked as they
+// are read.
 import { InputError } from './duration';
 
+/** The part of a bench.json read here; the names are BenchResults's. */
+interface BenchJson {
+  startedAt: string;
+  environment: { cpuModel: string; commit: string };
+  capacity: { ratePerS: number } | null;
+  reference: { shellPath: { ratePerS: number } | null };
+  steps: {
+    /** The fallback mode of tools/bench/results.ts: 'on', 'off', 'nginx', … */
+    mode: string;
+    multiplier: number;
+    offeredPerS: number;
+    achievedPerS: number;
+    latencyMs: { p99: number };
+    timeouts: number;
+    errors: number;
+    ssrShare: number;
+  }[];
+}
+
 export interface BenchStep {
-  mode: FallbackMode;
+  mode: string;
   multiplier: number;
   offeredPerS: number;
   achievedPerS: number;
@@ -34,9 +55,9 @@ function positiveNumber(value: unknown, field: string, file: string): number {
 }
 
 export function readBenchJson(text: string, file: string): BenchFigures {
-  let results: Partial<BenchResults>;
+  let results: Partial<BenchJson>;
   try {
-    results = JSON.parse(text) as Partial<BenchResults>;
+    results = JSON.parse(text) as Partial<BenchJson>;
   } catch (error) {
     throw new InputError(`${file}: not JSON (${(error as Error).message})`);
   }

@@ -3,7 +3,7 @@
 // model; the modules are in tools/capacity/.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repositoryRoot } from '@kiosk/surface';
 import { readBenchJson, type BenchFigures } from './bench-input';
 import { renderChart } from './chart';
 import { InputError, span } from './duration';
@@ -19,10 +19,8 @@ import { simulate, type LaunchModel } from './simulate';
 import { minuteRows, summarize, type Summary } from './summary';
 import { vcpusOfType, type InstanceCapacity } from './workload';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
 function newestBench(): string | null {
-  const dir = path.join(root, 'bench-results');
+  const dir = path.join(repositoryRoot, 'bench-results');
   if (!fs.existsSync(dir)) return null;
   const runs = fs
     .readdirSync(dir)
@@ -81,7 +79,11 @@ function main(): number {
     console.log(usage);
     return 0;
   }
-  const reading = readPolicy({ dir: path.resolve(root, options.ebextensions ?? '.ebextensions'), design: options.designPolicy, overrides: options.overrides });
+  const reading = readPolicy({
+    dir: path.resolve(repositoryRoot, options.ebextensions ?? '.ebextensions'),
+    design: options.designPolicy,
+    overrides: options.overrides,
+  });
   const policy = reading.policy;
   const { capacity, sources, bench } = instanceCapacity(options, reading);
   const traffic = { cdnHit: options.cdnHit, pagesPerSession: options.pagesPerSession };

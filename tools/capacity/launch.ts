@@ -9,9 +9,9 @@
 //             it is unhealthy and needs HealthyThresholdCount passes in a row.
 // Launch and deploy times are drawn per instance from uniform ranges (docs/capacity-planning.md
 // says why these ranges and what AWS documents), so a run is one sample of many.
-import { InputError, parseDuration } from './duration';
 // A run with the same --seed draws the same instances.
-import { seededRandom } from '../../server/content/seeded-random';
+import { seededRandom } from '@kiosk/surface';
+import { InputError, parseDuration } from './duration';
 
 export interface HealthCheck {
   intervalS: number;

@@ -4,11 +4,18 @@
 // simulator runs them here (recommend.test.ts: the objective from MinSize 2).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadConfig } from '../../server/config';
-import { dimensionNames, metricNames } from '../../server/metrics/cloudwatch';
+import {
+  dimensionNames,
+  environmentProperties,
+  loadConfig,
+  loadConfigFiles,
+  metricNames,
+  optionSettings,
+  resolveOptionSettings,
+  resources,
+  settingValue,
+} from '@kiosk/surface';
 import { parseExpression } from './metric-math';
-import { alarmPrefix } from '../cloudwatch/monitoring';
-import { environmentProperties, loadConfigFiles, optionSettings, resolveOptionSettings, resources, settingValue } from '../../scripts/deploy/ebextensions';
 
 type Json = Record<string, unknown>;
 interface Query {
@@ -134,14 +141,4 @@ test("the group's default instance warmup is on, and lasts longer than the scale
   const period = (alarm.Metrics as Query[]).find((q) => q.MetricStat)!.MetricStat!.Period;
   assert.ok(warmup >= 0 && warmup <= 3600);
   assert.ok(warmup > period * (alarm.EvaluationPeriods as number));
-});
-
-test("the scaling alarms are named apart from npm run cloudwatch's, which removes alarms under its prefix it did not define", () => {
-  for (const name of ['KioskOverloadAlarm', 'KioskScaleInAlarm']) {
-    const join = props(name).AlarmName as { 'Fn::Join': [string, unknown[]] };
-    const [separator, parts] = join['Fn::Join'];
-    const resolved = parts.map((p) => (ref(p) === 'AWSEBEnvironmentName' ? 'kiosk-prod' : String(p))).join(separator);
-    assert.match(resolved, /^kiosk-scaling-kiosk-prod-/);
-    assert.ok(!resolved.startsWith(alarmPrefix({ namespace: metricsOn.metrics.namespace, environment: 'kiosk-prod' })), resolved);
-  }
 });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { repositoryRoot } from '@kiosk/surface';
 import { InputError } from './duration';
 import { collectSettings, readPolicy, resolvePolicy, type ConfigFile } from './policy';
 
@@ -194,7 +195,7 @@ describe('reading .ebextensions', () => {
 });
 
 test("the real .ebextensions give the newsroom's field trigger for scaling out, no scale-in by EB, from a MinSize of 2, with nothing to warn about", () => {
-  const reading = readPolicy({ dir: path.join(fixtures, '../../../.ebextensions'), design: false, overrides: [] });
+  const reading = readPolicy({ dir: path.join(repositoryRoot, '.ebextensions'), design: false, overrides: [] });
   const p = reading.policy;
   assert.deepEqual(
     [p.measureName, p.statistic, p.unit, p.periodS, p.breachDurationS, p.upperThreshold, p.lowerThreshold, p.upperIncrement, p.lowerIncrement, p.minSize],

@@ -5,7 +5,7 @@
 // and the rest of a config file are EB's business, not the policy's.
 import fs from 'node:fs';
 import path from 'node:path';
-import { optionSettings, parseConfigFile, type ConfigFile as EbConfigFile } from '../../scripts/deploy/ebextensions';
+import { optionSettings, parseConfigFile, type ConfigFile as EbConfigFile } from '@kiosk/surface';
 import { InputError } from './duration';
 import { noResources, type ScalingResources } from './policies';
 import { readScalingResources } from './scaling-resources';

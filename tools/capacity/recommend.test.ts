@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repositoryRoot } from '@kiosk/surface';
 import { drawLaunches } from './launch';
 import { readPolicy } from './policy';
 import { cpuTrigger } from './test-trigger';
@@ -110,7 +110,7 @@ describe("the repository's policy against the newsroom's objective", () => {
   // the simulator's default launch and metric-delay assumptions (docs/capacity-planning.md). With
   // EB's CPU trigger alone, two instances at the step need a scale-out that takes traffic 5 to 6
   // minutes after it; the overload policy asks for two more about 90 s after the step.
-  const reading = readPolicy({ dir: path.join(path.dirname(fileURLToPath(import.meta.url)), '../../.ebextensions'), design: false, overrides: [] });
+  const reading = readPolicy({ dir: path.join(repositoryRoot, '.ebextensions'), design: false, overrides: [] });
   const check = {
     intervalS: reading.policy.healthCheckIntervalS,
     healthyThreshold: reading.policy.healthyThreshold,

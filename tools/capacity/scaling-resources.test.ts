@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { optionSettings, parseConfigFile } from '../../scripts/deploy/ebextensions';
+import { optionSettings, parseConfigFile, repositoryRoot } from '@kiosk/surface';
 import { InputError } from './duration';
 import { readPolicy } from './policy';
 import { readScalingResources } from './scaling-resources';
 
-const ebextensions = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../.ebextensions');
+const ebextensions = path.join(repositoryRoot, '.ebextensions');
 
 function read(resources: string, options = '') {
   const file = parseConfigFile('99-test.config', `${options}Resources:\n${resources}`, () => {})!;

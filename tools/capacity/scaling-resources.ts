@@ -3,8 +3,7 @@
 // (Ref AWSEBAutoScalingGroup), the CloudWatch alarms that invoke them, and the group's
 // DefaultInstanceWarmup. Fn::GetOptionSetting is resolved as Elastic Beanstalk resolves it; the
 // alarms' metrics must be ones the simulator produces (policies.ts, MetricSource).
-import { resolveOptionSettings, resources as mergedResources, type ConfigFile, type OptionSetting } from '../../scripts/deploy/ebextensions';
-import { metricNames } from '../../server/metrics/catalog';
+import { metricNames, resolveOptionSettings, resources as mergedResources, type ConfigFile, type OptionSetting } from '@kiosk/surface';
 import { InputError } from './duration';
 import { parseExpression } from './metric-math';
 import {

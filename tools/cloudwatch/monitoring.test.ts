@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { metricNames, repositoryRoot } from '@kiosk/surface';
+import {
+  environmentProperties,
+  loadConfig,
+  loadConfigFiles,
+  metricNames,
+  optionSettings,
+  repositoryRoot,
+  resolveOptionSettings,
+  resources,
+} from '@kiosk/surface';
 import {
   alarmPrefix,
   alarms,
@@ -176,6 +185,23 @@ test("the scaling alarms from .ebextensions: their names for the environment, th
   assert.deepEqual(view.steps.at(-1), { fromShare: 70, adjustment: '+300%' });
   // Names apart from this script's own alarms, which setup removes when it no longer defines them.
   for (const name of view.alarmNames) assert.ok(!name.startsWith(alarmPrefix({ namespace: 'Kiosk', environment: 'kiosk-prod' })));
+});
+
+// The same, from the alarms' AlarmName in .ebextensions as CloudFormation joins it, and this
+// script's prefix with the namespace the environment's own configuration publishes under.
+test("the scaling alarms are named apart from npm run cloudwatch's, which removes alarms under its prefix it did not define", () => {
+  const files = loadConfigFiles();
+  const settings = optionSettings(files);
+  const all = resolveOptionSettings(resources(files), settings);
+  const metricsOn = loadConfig({ ...environmentProperties(settings), METRICS_CLOUDWATCH: '1', AWS_REGION: 'eu-west-1', KIOSK_ENV: 'kiosk-prod' });
+  const ref = (v: unknown) => (v as { Ref?: string } | null)?.Ref;
+  for (const name of ['KioskOverloadAlarm', 'KioskScaleInAlarm']) {
+    const join = all[name]!.Properties!.AlarmName as { 'Fn::Join': [string, unknown[]] };
+    const [separator, parts] = join['Fn::Join'];
+    const resolved = parts.map((p) => (ref(p) === 'AWSEBEnvironmentName' ? 'kiosk-prod' : String(p))).join(separator);
+    assert.match(resolved, /^kiosk-scaling-kiosk-prod-/);
+    assert.ok(!resolved.startsWith(alarmPrefix({ namespace: metricsOn.metrics.namespace, environment: 'kiosk-prod' })), resolved);
+  }
 });
 
 test('the dashboard charts what the scale-out alarm watches, at its period with its lines, and shows the alarms once found', () => {
