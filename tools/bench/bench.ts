@@ -12,21 +12,10 @@ import { IdPasses, passPerS } from './passes';
 import { renderChart } from './chart';
 import { describeEnvironment, ensureBuild } from './environment';
 import { describeDomBudget, elementsAsShownInFull, measureDomBudget } from './dom-budget';
-import {
-  connectionsExhausted,
-  disturbed,
-  doubtfulFailure,
-  Generator,
-  generatorFellShort,
-  measureStep,
-  passes,
-  settle,
-  type StepRecord,
-  type StepTiming,
-} from './measure';
+import { connectionsExhausted, disturbed, doubtfulFailure, generatorFellShort, measureStep, passes, settle, type StepRecord, type StepTiming } from './measure';
 import { readOptions, usage, UsageError, type BenchOptions } from './options';
 import { allowedCpus } from './proc';
-import { buildNativeGenerator, NativeGenerator, type LoadGenerator } from './native-generator';
+import { NativeGenerator, nativeGeneratorBinary } from './native-generator';
 import {
   generatorCore,
   killChildren,
@@ -59,9 +48,9 @@ const guardEnv: Record<'on' | 'off' | 'shell', Record<string, string>> = {
 
 interface Run {
   options: BenchOptions;
-  generator: LoadGenerator;
-  /** Starts another generator of the same kind on other paths (the hot set). */
-  startGenerator(pathsFile: string): Promise<LoadGenerator>;
+  generator: NativeGenerator;
+  /** Another generator on other paths (the hot set). */
+  newGenerator(pathsFile: string): NativeGenerator;
   dbPath: string;
   pathsFile: string;
   paths: string[];
@@ -347,7 +336,7 @@ async function fallbackOn(run: Run, capacity: number): Promise<void> {
 async function hotSet(run: Run, capacity: number): Promise<void> {
   const pathsFile = path.join(run.options.outDir, 'hot-set-paths.json');
   fs.writeFileSync(pathsFile, JSON.stringify(hotSetPaths(run.paths)));
-  const generator = await run.startGenerator(pathsFile);
+  const generator = run.newGenerator(pathsFile);
   const hot = { ...run, generator };
   try {
     for (const cache of [false, true]) {
@@ -575,17 +564,13 @@ async function prepare(options: BenchOptions): Promise<Run> {
   const pathsFile = path.join(options.outDir, 'article-paths.json');
   fs.writeFileSync(pathsFile, JSON.stringify(paths));
   const results = emptyResults(options, build, paths.length);
-  let startGenerator = (file: string): Promise<LoadGenerator> => Generator.start(root, file);
-  if (options.generator === 'native') {
-    const built = buildNativeGenerator(root, path.join(root, 'bench-results', '.bin'));
-    if ('binary' in built) startGenerator = (file) => Promise.resolve(new NativeGenerator(built.binary, file));
-    else results.notes.push(`The native generator could not be built (${built.error}); the Node generator ran the steps, and it sends at most ~15,000 req/s.`);
-  }
-  const generator = await startGenerator(pathsFile);
-  results.generator = generator.kind === 'native' ? 'native (tools/bench/loadgen.c, epoll)' : 'Node (tools/bench/generator.ts)';
-  results.pinning.generator = generator.kind === 'node' ? [allowedCpus(generator.pid)] : [`core ${generatorCore} (taskset per step)`];
+  const binary = nativeGeneratorBinary(root);
+  const newGenerator = (file: string) => new NativeGenerator(binary, file);
+  const generator = newGenerator(pathsFile);
+  results.generator = 'native (tools/bench/loadgen.c, epoll)';
+  results.pinning.generator = [`core ${generatorCore} (taskset per step)`];
   progress(`${paths.length} article pages; ${results.generator} generator on core ${generatorCore}`);
-  return { options, generator, startGenerator, dbPath, pathsFile, paths, results };
+  return { options, generator, newGenerator, dbPath, pathsFile, paths, results };
 }
 
 function cleanUp(run: Run): void {

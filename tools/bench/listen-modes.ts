@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { articlePaths, seedBenchStore } from './articles';
 import { measureStep, settle } from './measure';
-import { buildNativeGenerator, NativeGenerator } from './native-generator';
+import { NativeGenerator, nativeGeneratorBinary } from './native-generator';
 import { killChildren, startKiosk } from './processes';
 import { ms, pct, perS } from './report';
 
@@ -30,9 +30,7 @@ try {
   await seedBenchStore(dbPath);
   const pathsFile = path.join(dir, 'paths.json');
   fs.writeFileSync(pathsFile, JSON.stringify(articlePaths(dbPath)));
-  const built = buildNativeGenerator(root, path.join(root, 'bench-results', '.bin'));
-  if (!('binary' in built)) throw new Error(built.error);
-  const generator = new NativeGenerator(built.binary, pathsFile);
+  const generator = new NativeGenerator(nativeGeneratorBinary(root), pathsFile);
   const rate = Math.round(capacity * multiplier);
   console.log(
     `| listening | offered | sent | p50 ms | p99 ms | timeouts | server-rendered | SSR/s |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`,

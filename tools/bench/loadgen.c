@@ -1,13 +1,13 @@
 /*
- * The bench's native open-loop generator: the same schedule, connection pool and tally as
- * tools/bench/generator.ts (open-loop.ts, connection-pool.ts, http-response.ts), in C with
- * epoll, because one core of Node sends at most ~15,000 requests a second and the overload
- * steps through Nginx need more than 25,000. Built on demand by native-generator.ts with the
- * system's C compiler; one process per step.
+ * The bench's load generator, open loop: request i is due at start + i/rate, whatever happened
+ * to the ones before it, and latency counts from that time. In C with epoll, because one core
+ * of Node sends at most ~15,000 requests a second and the overload steps through Nginx need
+ * more than 25,000. Built on demand by native-generator.ts with the system's C compiler; one
+ * process per step.
  *
  * usage: loadgen HOST PORT RATE WARMUP_S DURATION_S TIMEOUT_MS MAX_CONNECTIONS PATHS_FILE ROTATION
  * stdout: "measuring" and "measured" as the window opens and closes, then one JSON line:
- *         {"counts":StepCounts,"warmup":StepCounts,"pool":PoolStats} (protocol.ts).
+ *         {"counts":StepCounts,"warmup":StepCounts,"pool":PoolStats} (native-generator.ts).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -35,7 +35,7 @@ static double now_ms(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* A growable list of doubles, sorted once at the end (open-loop.ts Samples). */
+/* A growable list of doubles, sorted once at the end. */
 typedef struct { double *v; size_t n, cap; } samples_t;
 static void add(samples_t *s, double x) {
   if (s->n == s->cap) {
@@ -49,7 +49,7 @@ static int cmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
-/* Nearest rank, as open-loop.ts percentile(). */
+/* Nearest-rank percentile of a sorted list. */
 static double pct(samples_t *s, double p) {
   if (s->n == 0) return -1;
   size_t rank = (size_t)((p / 100.0) * s->n + 0.999999999);
@@ -61,7 +61,7 @@ static double pct(samples_t *s, double p) {
 #define NCODES 8
 static const char *code_names[NCODES] = {"ECONNREFUSED", "ECONNRESET", "ECLOSED", "ECONNECT", "EPARSE", "EPIPE", "ETIMEDOUT", "EOTHER"};
 
-/* One window's counts (open-loop.ts StepTally). */
+/* One window's counts (StepCounts in native-generator.ts). */
 typedef struct {
   double start, end, timeout;
   long scheduled, answered, ok, non2xx, s503, s503ra, errors, timeouts, timeouts_unsent, ssr, shell, shell_nginx;

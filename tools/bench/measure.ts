@@ -1,11 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import type { PoolStats } from './connection-pool';
-import type { StepCounts } from './open-loop';
+import type { NativeGenerator, PoolStats, StepCounts } from './native-generator';
 import { coreTimes, corePercents, CpuMeter, rssBytes } from './proc';
-import { generatorCore, serverCore, spawnPinnedWithIpc, type ServerUnderTest } from './processes';
-import type { LoadGenerator } from './native-generator';
-import type { FromGenerator, GeneratorResult, StepSpec } from './protocol';
+import { serverCore, type ServerUnderTest } from './processes';
 
 export interface StepTiming {
   warmupS: number;
@@ -35,54 +30,14 @@ const rssEveryMs = 200;
 export const saturatedCpuPct = 90;
 export const sentShortfall = 0.95;
 
-/** The generator process, pinned to core 1, driven one step at a time over IPC. */
-export class Generator implements LoadGenerator {
-  readonly kind = 'node';
-  private nextId = 1;
-  private listeners = new Map<number, (message: FromGenerator) => void>();
-
-  private constructor(private readonly child: ChildProcess) {
-    child.on('message', (message: FromGenerator) => {
-      if ('id' in message) this.listeners.get(message.id)?.(message);
-    });
-  }
-
-  static async start(root: string, pathsFile: string): Promise<Generator> {
-    const child = spawnPinnedWithIpc(root, generatorCore, ['--import', 'tsx', path.join(root, 'tools/bench/generator.ts'), pathsFile]);
-    await new Promise<void>((resolve, reject) => {
-      child.once('message', (message: FromGenerator) => (message.type === 'ready' ? resolve() : reject(new Error('generator: unexpected first message'))));
-      child.once('exit', (code) => reject(new Error(`generator exited with ${code} before it was ready`)));
-    });
-    return new Generator(child);
-  }
-
-  get pid(): number {
-    return this.child.pid!;
-  }
-
-  run(step: Omit<StepSpec, 'id'>, onWindow: (phase: 'measuring' | 'measured') => void): Promise<GeneratorResult> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`generator exited with ${code} during a step`));
-      this.child.once('exit', onExit);
-      this.listeners.set(id, (message) => {
-        if (message.type === 'measuring' || message.type === 'measured') return onWindow(message.type);
-        this.listeners.delete(id);
-        this.child.off('exit', onExit);
-        if (message.type === 'result') resolve(message.result);
-        else if (message.type === 'failed') reject(new Error(`generator: ${message.message}`));
-      });
-      this.child.send({ type: 'run', step: { ...step, id } });
-    });
-  }
-
-  stop(): void {
-    if (this.child.connected) this.child.send({ type: 'exit' });
-  }
-}
-
 /** One step against one server, with the server's and the generator's CPU over the window. */
-export async function measureStep(generator: LoadGenerator, server: ServerUnderTest, label: string, ratePerS: number, timing: StepTiming): Promise<StepRecord> {
+export async function measureStep(
+  generator: NativeGenerator,
+  server: ServerUnderTest,
+  label: string,
+  ratePerS: number,
+  timing: StepTiming,
+): Promise<StepRecord> {
   let peakRss = 0;
   const sampleRss = () =>
     (peakRss = Math.max(

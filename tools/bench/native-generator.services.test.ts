@@ -1,6 +1,6 @@
-// The native generator (loadgen.c) against a real server whose answers are known: every
-// request is counted once, by where its answer came from, and a request that gets no answer
-// is a timeout at its scheduled time, as the Node generator counts them (open-loop.ts).
+// The load generator (loadgen.c) against a real server whose answers are known: every request
+// is counted once, by where its answer came from, and a request that gets no answer is a
+// timeout at its scheduled time.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';

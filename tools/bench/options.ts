@@ -32,8 +32,6 @@ Options:
   --skip-nginx              skip the steps and references through Nginx
   --skip-postgres           skip the PostgreSQL runs (SSR capacity and the steps through Nginx
                             with content from a throwaway PostgreSQL cluster on core 1)
-  --generator native|node   the load generator: native (tools/bench/loadgen.c, built with cc;
-                            the default) or node (tools/bench/generator.ts, ~15,000 req/s at most)
   --hot-set-multipliers L   breaking-news steps (95% of requests to 10 articles), page cache off
                             and on, as multiples of capacity (default 5)
   --skip-hot-set            skip the breaking-news steps
@@ -59,7 +57,6 @@ export interface BenchOptions {
   skipNginx: boolean;
   /** Skip the runs with content from PostgreSQL (a throwaway cluster on the generator's core). */
   skipPostgres: boolean;
-  generator: 'native' | 'node';
   hotSetMultipliers: number[];
   skipHotSet: boolean;
   skipBalance: boolean;
@@ -105,11 +102,6 @@ function environment(pairs: string[] | undefined): Record<string, string> {
   return env;
 }
 
-function generatorKind(raw: string | undefined): BenchOptions['generator'] {
-  if (raw === undefined || raw === 'native' || raw === 'node') return raw ?? 'native';
-  throw new UsageError(`--generator must be native or node, got "${raw}"`);
-}
-
 function timestamp(date: Date): string {
   return date
     .toISOString()
@@ -137,7 +129,6 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
       capacity: { type: 'string' },
       'nginx-multipliers': { type: 'string' },
       'keepalive-connections': { type: 'string' },
-      generator: { type: 'string' },
       'skip-nginx': { type: 'boolean', default: false },
       'skip-postgres': { type: 'boolean', default: false },
       'hot-set-multipliers': { type: 'string' },
@@ -164,7 +155,6 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
     multipliers: multipliers(values.multipliers),
     nginxMultipliers: values['nginx-multipliers'] === undefined ? [1, 2, 5, 10, 20] : multipliers(values['nginx-multipliers'], '--nginx-multipliers'),
     keepAliveConnections: Math.round(positive('--keepalive-connections', values['keepalive-connections'], 256)),
-    generator: generatorKind(values.generator),
     skipNginx: values['skip-nginx'],
     skipPostgres: values['skip-postgres'],
     hotSetMultipliers: values['hot-set-multipliers'] === undefined ? [5] : multipliers(values['hot-set-multipliers'], '--hot-set-multipliers'),

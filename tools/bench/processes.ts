@@ -278,11 +278,6 @@ export function runPinned(root: string, core: number, args: string[], env: Recor
   });
 }
 
-export function spawnPinnedWithIpc(root: string, core: number, args: string[]): ChildProcess {
-  const [command, commandArgs] = pinned(core, process.execPath, args);
-  return track(spawn(command, commandArgs, { cwd: root, env: serverEnv({ NODE_ENV: 'production' }), stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
-}
-
 /**
  * Nginx and nothing else: one worker process on `core`, answering every request with one
  * file, no logging, keep-alive. The ceiling for any answer Nginx gives from disk on this core,

@@ -9,7 +9,8 @@ import { parseArgs } from 'node:util';
 import { freePort } from '../../test/server';
 import { articlePaths, seedBenchStore } from './articles';
 import { ensureBuild } from './environment';
-import { Generator, measureStep, passes, settle, type StepRecord, type StepTiming } from './measure';
+import { measureStep, passes, settle, type StepRecord, type StepTiming } from './measure';
+import { NativeGenerator, nativeGeneratorBinary } from './native-generator';
 import { killChildren, startKiosk, type ServerUnderTest } from './processes';
 import { ms, perS } from './report';
 import { searchMaxRate } from './search';
@@ -117,7 +118,7 @@ async function main(): Promise<number> {
   await seedBenchStore(dbPath);
   const pathsFile = path.join(outDir, 'article-paths.json');
   fs.writeFileSync(pathsFile, JSON.stringify(articlePaths(dbPath)));
-  const generator = await Generator.start(root, pathsFile);
+  const generator = new NativeGenerator(nativeGeneratorBinary(root), pathsFile);
   const metricsPort = await freePort();
   let server: ServerUnderTest | null = null;
   try {
