@@ -90,6 +90,17 @@ export function textOf(html: string): string {
 /** A port nobody listens on right now; one implementation for the tests and the PostgreSQL harness. */
 export { freePort };
 
+/** The pids of a process's children (a cluster's workers, Nginx's worker processes), from /proc; none once it is gone. */
+export function childPids(pid: number): number[] {
+  let children: string;
+  try {
+    children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
+  } catch {
+    return [];
+  }
+  return children.trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
 /**
  * `count` consecutive free loopback ports, for per-worker listening. Drawn below Linux's
  * ephemeral range (32768 and up), which a load test fills with its own client ports.

@@ -11,8 +11,7 @@ import { after, before, test } from 'node:test';
 import { loadConfig } from '../../server/config';
 import { previewPath } from '../../server/preview';
 import { nginxStaticEtag, shellFilePath } from '../../server/shell-file';
-import { freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../../test/server';
-import { childPids } from '../../tools/bench/proc';
+import { childPids, freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../../test/server';
 import { startLocalNginx, type LocalNginx } from './local';
 import { admissionOf, root } from './render';
 

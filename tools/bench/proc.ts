@@ -36,11 +36,6 @@ export function allowedCpus(pid: number): string {
   return (status ? /^Cpus_allowed_list:\s+(\S+)/m.exec(status)?.[1] : undefined) ?? '?';
 }
 
-export function childPids(pid: number): number[] {
-  const children = read(`/proc/${pid}/task/${pid}/children`);
-  return children ? children.trim().split(/\s+/).filter(Boolean).map(Number) : [];
-}
-
 export interface CoreTimes {
   busy: number;
   /** Interrupt and softirq time: loopback TCP is processed here, not in any process. */

@@ -5,11 +5,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, freePortRange } from '../../test/server';
+import { childPids, freePort, freePortRange } from '../../test/server';
 import { loadConfig } from '../../server/config';
 import { accepts, nginxBinary, startLocalNginx } from '../../scripts/nginx/local';
 import { admissionOf } from '../../scripts/nginx/render';
-import { allowedCpus, childPids } from './proc';
+import { allowedCpus } from './proc';
 
 export const serverCore = 0;
 export const generatorCore = 1;
