@@ -200,3 +200,31 @@ test('articlePageAgain: a story pushed past the candidates of a list the page it
   assert.equal(again.related[0]!.id, pushed.id);
   assert.ok(!again.related.some((t) => t.id === x.id));
 });
+
+test('more from the section: one list for every page of the section that shows none of its stories already, its own where one does', () => {
+  const id = (n: number) => `2026112100${String(n).padStart(8, '0')}`;
+  // Tag a: eight sport stories; the section: twenty news stories, newer than all of them.
+  const tagged: Story[] = Array.from({ length: 8 }, (_, i) => ({ id: id(1 + i), tags: ['a'], section: 'sport', title: `t${i}`, published: true }));
+  const section: Story[] = Array.from({ length: 20 }, (_, i) => ({ id: id(100 + i), tags: [], section: 'news', title: `n${i}`, published: true }));
+  const teasers = new Map([...tagged, ...section].map((s) => [s.id, teaserOf(s)]));
+  const tagA = Object.freeze(tagged.map((s) => teasers.get(s.id)!).reverse());
+  const news = Object.freeze(section.map((s) => teasers.get(s.id)!).reverse());
+  const pageOf = (n: number) => articlePage({ id: id(n), tags: ['a'], section: 'news' } as unknown as Article, [tagA], news);
+  const [p, q] = [pageOf(50), pageOf(51)];
+  assert.equal(p.moreFromSection, q.moreFromSection, 'the same list, written once into the embedded state');
+  assert.deepEqual(
+    p.moreFromSection.map((t) => t.id),
+    news.slice(0, 12).map((t) => t.id),
+  );
+  assert.ok(Object.isFrozen(p.moreFromSection));
+  // A page whose story is among the section's newest twelve: the others, then the thirteenth.
+  const inside = pageOf(115);
+  assert.notEqual(inside.moreFromSection, p.moreFromSection);
+  assert.deepEqual(
+    inside.moreFromSection.map((t) => t.id),
+    news
+      .filter((t) => t.id !== id(115))
+      .slice(0, 12)
+      .map((t) => t.id),
+  );
+});

@@ -168,19 +168,48 @@ interface ByTags {
 /** What each page's related stories were chosen from: where a change can start from next time. */
 const byTagsOf = new WeakMap<ArticleWithTeasers, ByTags>();
 
+/** Whether one of `teasers` is the story `id`: a few against a few, a loop beats a set here. */
+function holds(teasers: readonly Teaser[], id: string): boolean {
+  for (let i = 0; i < teasers.length; i += 1) if (teasers[i]!.id === id) return true;
+  return false;
+}
+
+const sectionFirstOf = new WeakMap<readonly Teaser[], Teaser[]>();
+
+/**
+ * A section's newest moreFromSectionSize stories: "more from the section" on every page of the
+ * section that shows none of them already, one list for all of them (kept with the section's
+ * list, so its text in the embedded state is written once, not once per page a push changes).
+ */
+function sectionFirst(sectionList: readonly Teaser[]): Teaser[] {
+  let first = sectionFirstOf.get(sectionList);
+  if (first === undefined) {
+    // Frozen like every answer the content cache hands out (the pages that share it are).
+    first = sectionList.slice(0, moreFromSectionSize);
+    Object.freeze(first);
+    if (Object.isFrozen(sectionList)) sectionFirstOf.set(sectionList, first);
+  }
+  return first;
+}
+
 /** The page, its stories by tags known: filled from the section, then more from the section. */
 function assemble(article: Article, lists: readonly Candidates[], byTags: ByTags, sectionList: readonly Teaser[]): ArticleWithTeasers {
   const related = byTags.ids.map((id) => teaserIn(lists, id));
-  const moreFromSection: Teaser[] = [];
-  // A few ids against a few: loops over the lists beat a set here (this runs for every page a
-  // push changes); the section's list holds each id once.
-  const end = Math.min(sectionList.length, sectionListForArticle);
-  for (let i = 0; i < end; i += 1) {
-    const t = sectionList[i]!;
-    if (t.id === article.id || related.some((r) => r.id === t.id)) continue;
-    if (related.length < relatedSize) related.push(t);
-    else if (moreFromSection.length < moreFromSectionSize) moreFromSection.push(t);
-    else break;
+  const first = related.length === relatedSize ? sectionFirst(sectionList) : null;
+  let moreFromSection: Teaser[];
+  if (first !== null && !holds(first, article.id) && !related.some((t) => holds(first, t.id))) moreFromSection = first;
+  else {
+    const more: Teaser[] = [];
+    // The section's list holds each id once.
+    const end = Math.min(sectionList.length, sectionListForArticle);
+    for (let i = 0; i < end; i += 1) {
+      const t = sectionList[i]!;
+      if (t.id === article.id || holds(related, t.id)) continue;
+      if (related.length < relatedSize) related.push(t);
+      else if (more.length < moreFromSectionSize) more.push(t);
+      else break;
+    }
+    moreFromSection = more;
   }
   const page = { article, related, moreFromSection };
   byTagsOf.set(page, byTags);
