@@ -50,5 +50,38 @@ export {
 // gives the same runs everywhere.
 export { seededRandom } from '../server/content/seeded-random';
 
+// What the benchmark (tools/bench) runs and measures besides the above: the article page rendered
+// in process and over HTTP, and the machinery around a measured server.
+// The seed written into a SQLite store: the bench's 10,000 articles, the same on every machine.
+export { seedStore } from '../server/content/seed';
+// A content store opened as a worker opens it: the in-process render references read through it.
+export { openContent } from '../server/content/open';
+// The built client's asset list, which every rendered document names.
+export { loadAssets, type Assets } from '../server/assets';
+// The whole in-process page pipeline, as a worker runs it, and the chrome it can render once.
+export { buildChrome, renderPage, type RenderDeps } from '../server/render';
+// The document around a rendered page, and a page's data loaded as the server loads it.
+export { renderDocument } from '../server/document';
+export { PageState } from '../server/page-state';
+// The React app, the article page and the route table: what renderToString renders.
+export { App } from '../src/App';
+export { ArticlePage } from '../src/pages/ArticlePage';
+export { resolveRoute, type PageResult } from '../src/routes';
+// The Redux store a page renders from, filled the way the server fills it.
+export { createStore, rootReducer, type AppStore, type RootState } from '../src/store';
+export { storeData } from '../src/store/page-data';
+// The embedded page state: its element's id and the escaping that writes it.
+export { serializeState, stateElementId } from '../src/page-contract';
+// An article's shape (what the bench's churn pushes), and how many headlines the full latest list holds.
+export { latestListSize, type Article } from '../src/content';
+// Why dist/ is older than the sources (null when it is not): the bench records how its build came to be.
+export { staleBuildReason } from '../scripts/build-state';
+// The Nginx binary and whether a port accepts connections: the bench starts a bare Nginx of its own.
+export { accepts, nginxBinary } from '../scripts/nginx/local';
+// Where PostgreSQL's server binaries are: the bench records the version it measured.
+export { postgresBinDir } from '../scripts/db/cluster';
+// A process's children from /proc (a harness of test/server.ts): what counts as a measured server.
+export { childPids } from '../test/server';
+
 // A command line read as every Kiosk command reads it: --help, and exit 2 on a flag it does not know.
 export { readCommandLine } from '../scripts/cli';

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
-import { seedStore } from '../../server/content/seed';
+import { seedStore } from '@kiosk/surface';
 
 /** Seeds a store of its own for the run: 10,000 published articles, the same on every machine. */
 export async function seedBenchStore(dbPath: string): Promise<number> {

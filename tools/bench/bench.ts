@@ -3,7 +3,6 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { articlePaths, fetchPage, hotSetPaths, seedBenchStore, type PageSample } from './articles';
 import { balanceLayouts, measureBalance } from './balance';
@@ -28,13 +27,11 @@ import {
   startStaticNginx,
   type ServerUnderTest,
 } from './processes';
-import { postgresBinDir, startCluster, type Cluster } from '../../scripts/db/cluster';
-import { seedPostgres } from '../../server/content/postgres-seed';
+import { postgresBinDir, repositoryRoot as root, seedPostgres, startCluster, type Cluster } from '@kiosk/surface';
 import { evaluateTargets, flagText, ms, pct, perS, renderMarkdown } from './report';
 import type { BenchResults, FallbackMode, PageFigures, PassesRecord, PostgresRun, RenderReference, SearchOutcome } from './results';
 import { searchMaxRate } from './search';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const startedAt = new Date();
 const startedMs = performance.now();
 

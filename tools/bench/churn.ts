@@ -4,8 +4,7 @@
 // cleared every worker's memory would show here as CPU per request and p99 rising during the
 // pushes and after them; a cache that drops only what a push touches keeps them level.
 import { randomBytes } from 'node:crypto';
-import type { Article } from '../../src/content';
-import { generateArticles } from '../../server/content/seed';
+import { generateArticles, type Article } from '@kiosk/surface';
 import type { StepRecord } from './measure';
 import type { ServerUnderTest } from './processes';
 

@@ -7,15 +7,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { openSqliteStore } from '../../server/content/sqlite';
-import { seedTempStore } from '../../test/server';
+import { repositoryRoot as root } from '@kiosk/surface';
+import { openSqliteContent, seedTempStore } from '../../test/server';
 import { describeDomBudget, measureDomBudget } from './dom-budget';
 import { startKiosk } from './processes';
 import type { SearchOutcome } from './results';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 let dir: string;
 let dbPath: string;
 let out: string;
@@ -31,9 +29,9 @@ after(() => {
 });
 
 test('DOM budget on and off in one run: elements as served and as shown for both, written and described', async () => {
-  const store = openSqliteStore(dbPath, { readonly: true });
-  const article = (await store.teasers('all', 5))[4]!;
-  store.close();
+  const content = openSqliteContent(dbPath);
+  const article = (await content.reader.latest(5))[4]!;
+  await content.close();
   const started: string[] = [];
   const searched: string[] = [];
   const result = await measureDomBudget({

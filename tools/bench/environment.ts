@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
-import { staleBuildReason } from '../../scripts/build-state';
+import { staleBuildReason } from '@kiosk/surface';
 
 export interface Environment {
   cpuModel: string;

@@ -6,7 +6,7 @@
 // Usage (by the orchestrator only): node --import tsx tools/bench/express-reference.tsx PORT DB DIST PATHS_FILE
 import express from 'express';
 import fs from 'node:fs';
-import { loadAssets } from '../../server/assets';
+import { loadAssets } from '@kiosk/surface';
 import { preloadPages, renderReferencePage } from './reference-page';
 
 const [portArg = '', dbPath = '', distDir = '', pathsFile = ''] = process.argv.slice(2);

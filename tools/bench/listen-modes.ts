@@ -4,14 +4,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repositoryRoot as root } from '@kiosk/surface';
 import { articlePaths, seedBenchStore } from './articles';
 import { measureStep, settle } from './measure';
 import { NativeGenerator, nativeGeneratorBinary } from './native-generator';
 import { killChildren, startKiosk } from './processes';
 import { ms, pct, perS } from './report';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const capacity = Number(process.argv[2]);
 const multiplier = Number(process.argv[3] ?? 5);
 if (!(capacity > 0) || !(multiplier > 0)) {

@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { repositoryRoot as root } from '@kiosk/surface';
 import { buildNativeGenerator, NativeGenerator } from './native-generator';
 
-const root = path.resolve(import.meta.dirname, '../..');
 let dir: string;
 let binary: string | null = null;
 let server: http.Server;

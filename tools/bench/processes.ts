@@ -5,10 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { childPids, freePort, freePortRange } from '../../test/server';
-import { loadConfig } from '../../server/config';
-import { accepts, nginxBinary, startLocalNginx } from '../../scripts/nginx/local';
-import { admissionOf } from '../../scripts/nginx/render';
+import { accepts, admissionOf, childPids, freePort, freePortRange, loadConfig, nginxBinary, startLocalNginx } from '@kiosk/surface';
 import { allowedCpus } from './proc';
 
 export const serverCore = 0;

@@ -8,17 +8,23 @@
 // everything Kiosk adds costs.
 import { legacy_createStore } from '@reduxjs/toolkit';
 import { renderToString } from 'react-dom/server';
-import type { Assets } from '../../server/assets';
-import { loadConfig } from '../../server/config';
-import { openContent } from '../../server/content/open';
-import { renderDocument } from '../../server/document';
-import { PageState } from '../../server/page-state';
-import { App } from '../../src/App';
-import { latestListSize } from '../../src/content';
-import { serializeState, stateElementId } from '../../src/page-contract';
-import { ArticlePage } from '../../src/pages/ArticlePage';
-import { resolveRoute, type PageResult } from '../../src/routes';
-import { rootReducer, type AppStore, type RootState } from '../../src/store';
+import {
+  App,
+  ArticlePage,
+  latestListSize,
+  loadConfig,
+  openContent,
+  PageState,
+  renderDocument,
+  resolveRoute,
+  rootReducer,
+  serializeState,
+  stateElementId,
+  type AppStore,
+  type Assets,
+  type PageResult,
+  type RootState,
+} from '@kiosk/surface';
 
 export const referenceSiteUrl = 'http://localhost';
 

@@ -7,17 +7,23 @@
 // Usage: node --import tsx tools/bench/render-reference.tsx DB DIST SECONDS ARTICLE_PATHS.json
 import fs from 'node:fs';
 import { renderToString } from 'react-dom/server';
-import { loadAssets } from '../../server/assets';
-import { loadConfig } from '../../server/config';
-import { openContent } from '../../server/content/open';
-import { buildChrome, renderPage, type RenderDeps } from '../../server/render';
-import { latestListSize } from '../../src/content';
+import {
+  App,
+  buildChrome,
+  createStore,
+  latestListSize,
+  loadAssets,
+  loadConfig,
+  openContent,
+  renderPage,
+  resolveRoute,
+  storeData,
+  type AppStore,
+  type PageResult,
+  type RenderDeps,
+} from '@kiosk/surface';
 import { countElements } from './articles';
 import { preloadPages, renderReferencePage } from './reference-page';
-import { App } from '../../src/App';
-import { resolveRoute, type PageResult } from '../../src/routes';
-import { createStore, type AppStore } from '../../src/store';
-import { storeData } from '../../src/store/page-data';
 
 // Enough distinct pages that no one article's shape decides the figure.
 const pagesRendered = 200;

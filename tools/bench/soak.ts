@@ -4,9 +4,8 @@
 // server-rendering capacity checks that capacity has not fallen. Pinned like `npm run bench`: the server on core 0, the generator on 1.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort } from '../../test/server';
+import { freePort, repositoryRoot as root } from '@kiosk/surface';
 import { articlePaths, seedBenchStore } from './articles';
 import { ensureBuild } from './environment';
 import { measureStep, passes, settle, type StepRecord, type StepTiming } from './measure';
@@ -14,8 +13,6 @@ import { NativeGenerator, nativeGeneratorBinary } from './native-generator';
 import { killChildren, startKiosk, type ServerUnderTest } from './processes';
 import { ms, perS } from './report';
 import { searchMaxRate } from './search';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const usage = `Usage: npm run bench:soak -- [options]
 
