@@ -57,6 +57,12 @@ function sent(article: Article): Omit<Article, 'id' | 'updatedAt'> {
   return fields;
 }
 
+/**
+ * One sequence for every pusher of the run: the pair below capacity pushes soon after the steps
+ * at capacity, often within the same minute, and a new story must not take an id pushed before.
+ */
+let serials = 0;
+
 /** Newsroom ids: the publish minute and a serial; these serials are above any the seed uses. */
 function newId(now: Date, serial: number): string {
   const minute = now.toISOString().replace(/\D/g, '').slice(0, 12);
@@ -70,7 +76,6 @@ function newId(now: Date, serial: number): string {
 export function startPushing(baseUrl: string, paths: readonly string[], onPush: (push: Push) => void): { stop(): Promise<void> } {
   const templates = [...generateArticles({ published: 50, drafts: 0, seed: 4242 })];
   const newest = [...paths].sort((a, b) => (a.split('/')[2]! < b.split('/')[2]! ? 1 : -1)).slice(0, 20);
-  let n = 0;
   let running: Promise<void> = Promise.resolve();
 
   async function put(id: string, article: Omit<Article, 'id' | 'updatedAt'>, kind: Push['kind']): Promise<void> {
@@ -95,7 +100,7 @@ export function startPushing(baseUrl: string, paths: readonly string[], onPush: 
   }
 
   async function pushOne(): Promise<void> {
-    const serial = n++;
+    const serial = serials++;
     const kind = (['new', 'recent', 'old'] as const)[serial % 3]!;
     try {
       await push(serial, kind);
