@@ -393,10 +393,15 @@ export class ContentCache {
       this.#forget(key, kept);
       return null;
     }
-    kept.value = deepFreeze(value);
+    return this.#renew(kept, deepFreeze(value), values);
+  }
+
+  /** A put-together answer made again from the same keys: it stays where it was registered. */
+  #renew<T>(kept: Derived, value: T, values: readonly unknown[]): T {
+    kept.value = value;
     kept.values = values;
     kept.current = true;
-    return kept.value as T;
+    return value;
   }
 
   async #derive<T>(key: string, compute: (inputs: Inputs, previous: Previous<T> | null) => Promise<T | null>, before: Derived | null): Promise<T | null> {
@@ -434,13 +439,7 @@ export class ContentCache {
     }
     const frozen = deepFreeze(value);
     if (!(trusted && epoch === this.#epoch && inputs.every((input) => this.#entries.has(input)))) return frozen;
-    if (kept !== undefined && sameKeys(kept.inputs, inputs)) {
-      // Put together from the same keys: it stays where it was registered.
-      kept.value = frozen;
-      kept.values = values;
-      kept.current = true;
-      return frozen;
-    }
+    if (kept !== undefined && sameKeys(kept.inputs, inputs)) return this.#renew(kept, frozen, values);
     if (kept !== undefined) this.#forget(key, kept);
     this.#derived.set(key, { value: frozen, inputs, values, current: true });
     for (const input of inputs) add(this.#dependents, input, key);

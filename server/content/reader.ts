@@ -59,7 +59,12 @@ function firstPage(head: readonly Teaser[], limit: number): { items: Teaser[]; n
 }
 
 /** An article page after a change to one of its lists: from what it was, where the change allows. */
-function again(previous: Previous<ArticleWithTeasers>, article: Article, tagLists: readonly Teaser[][], sectionList: readonly Teaser[]): ArticleWithTeasers {
+function pageAgain(
+  previous: Previous<ArticleWithTeasers>,
+  article: Article,
+  tagLists: readonly Teaser[][],
+  sectionList: readonly Teaser[],
+): ArticleWithTeasers {
   const tagListsBefore = article.tags.map((tag) => previous.input<Teaser[] | null>(`head:${listKey({ tag })}`) ?? []);
   return articlePageAgain({ page: previous.value, tagLists: tagListsBefore }, article, tagLists, sectionList);
 }
@@ -185,14 +190,14 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
           const lists = [...article.tags.map((tag): ArticleList => ({ tag })), { section: article.section }];
           const [sectionList, ...tagLists] = await heads(inputs, lists).then((found) => [found.pop() ?? [], ...found.map((list) => list ?? [])]);
           if (previous === null) return articlePage(article, tagLists, sectionList!);
-          return again(previous, article, tagLists, sectionList!);
+          return pageAgain(previous, article, tagLists, sectionList!);
         },
         // Most pages a push changes find the article and its lists read again already: put
         // together at once from them, unless the article itself changed (its lists may have).
         (previous, now) => {
           const article = now<Article>(articleKey);
           if (article === undefined || article !== previous.input(articleKey)) return undefined;
-          return again(
+          return pageAgain(
             previous,
             article,
             article.tags.map((tag) => now<Teaser[]>(`head:${listKey({ tag })}`) ?? []),
