@@ -4,7 +4,8 @@
 // is loaded, and the reader is told in one sentence what to do. CommonJS, no dependencies and no
 // syntax newer than Node 8's, so that any Node that starts at all can run it. npm ci cannot run
 // it: npm runs none of the project's scripts before its engine check (a root preinstall runs only
-// after the install), so there engine-strict in .npmrc refuses an older Node in npm's own words.
+// after the install), so there engine-strict in .npmrc refuses an older Node, and npm's EBADENGINE
+// error prints package.json's "engines" whole: "engines.kiosk" is the sentence for that reader.
 'use strict';
 const fs = require('fs');
 const path = require('path');

@@ -2,9 +2,10 @@
 // beside that Node (or on PATH), on that Node, in a project made of this one's "engines" and
 // "scripts", .npmrc, .node-version and scripts/check-node.cjs, plus one local dependency
 // (file:dep) so that an install would leave node_modules behind. `npm ci` refuses before it
-// installs anything (engine-strict: npm's EBADENGINE error names the version required and the one
-// found; npm runs none of the project's scripts before that check), and `npm start`, `npm run dev`
-// and `npm test` print scripts/check-node.cjs's one sentence and nothing else. And this
+// installs anything (engine-strict; npm runs none of the project's scripts before that check, so
+// the sentence it shows is the one package.json keeps beside "engines.node", which npm prints in
+// its EBADENGINE error with the version found), and `npm start`, `npm run dev` and `npm test`
+// print scripts/check-node.cjs's one sentence and nothing else. And this
 // repository's .npmrc makes npm warn about nothing, on either Node. The older Node is looked for on
 // PATH and in /usr/bin, /usr/local/bin and /bin; with none there, these tests are skipped.
 import assert from 'node:assert/strict';
@@ -19,7 +20,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   name: string;
   version: string;
-  engines: { node: string };
+  engines: { node: string; kiosk: string };
   scripts: Record<string, string>;
 };
 const required = Number(/^>=\s*(\d+)$/.exec(pkg.engines.node)?.[1]);
@@ -86,7 +87,7 @@ function withProject(run: (dir: string, home: string) => void): void {
   }
 }
 
-test('on an older Node, npm ci refuses before installing anything, naming the Node required and the one found', { skip }, () => {
+test('on an older Node, npm ci refuses before installing anything, with the sentence, the Node required and the one found', { skip }, () => {
   const { node, version } = older!;
   withProject((project, home) => {
     const result = npm(path.dirname(node), project, home, ['ci']);
@@ -95,6 +96,8 @@ test('on an older Node, npm ci refuses before installing anything, naming the No
     assert.match(result.stderr, /EBADENGINE/);
     assert.ok(result.stderr.includes(JSON.stringify(pkg.engines.node)), result.stderr);
     assert.ok(result.stderr.includes(`"node":"v${version}"`), result.stderr);
+    // The sentence names the major "engines.node" requires, so raising one without the other fails here.
+    assert.ok(result.stderr.includes(`Kiosk needs Node.js ${required} or newer: run \`bash scripts/setup-system.sh\``), result.stderr);
   });
 });
 
