@@ -6,7 +6,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { articlePaths, fetchPage, hotSetPaths, seedBenchStore, type PageSample } from './articles';
 import { balanceLayouts, measureBalance } from './balance';
-import { churnToken, measureChurn, type ChurnResult } from './churn';
+import { churnToken, measureChurn, medianRatio, roundRatio, type ChurnResult } from './churn';
 import { IdPasses, passPerS } from './passes';
 import { renderChart } from './chart';
 import { describeEnvironment, ensureBuild } from './environment';
@@ -121,8 +121,20 @@ async function warmEveryId(run: Run, server: ServerUnderTest): Promise<void> {
 /** At capacity without CMS pushes, with one a second, and right after: SQLite's or PostgreSQL's. */
 async function churnSteps(run: Run, server: ServerUnderTest, store: string, capacity: number): Promise<ChurnResult | null> {
   if (run.options.skipChurn) return null;
-  const result = await measureChurn(server, run.paths, capacity, (label, rate) => probe(run, server, `${store} ${label}`, rate, stepTiming(run.options)));
-  const all = [...result.pushes, ...(result.below?.pushes ?? [])];
+  const result = await measureChurn(
+    server,
+    run.paths,
+    capacity,
+    (label, rate, warmupS) => probe(run, server, `${store} ${label}`, rate, { ...stepTiming(run.options), warmupS: warmupS ?? run.options.warmupSeconds }),
+    run.options.churnRounds,
+  );
+  const rounds = result.rounds ?? [];
+  if (rounds.length > 0) {
+    progress(
+      `  rounds at ${perS(rounds[0]!.ratePerS)} req/s: CPU per request ${rounds.map((r) => `${roundRatio(r).toFixed(2)}x`).join(', ')}; median ${medianRatio(rounds).toFixed(2)}x`,
+    );
+  }
+  const all = [...result.pushes, ...rounds.flatMap((r) => r.pushes)];
   const ok = all.filter((p) => p.status === 200 || p.status === 201);
   const visible = ok.map((p) => p.visibleMs).filter((ms): ms is number => ms !== null);
   progress(`  ${ok.length} of ${all.length} pushes taken; visible after at most ${visible.length ? Math.round(Math.max(...visible)) : '–'} ms`);
@@ -483,7 +495,7 @@ async function balance(run: Run, capacity: number): Promise<void> {
 function addNotes(results: BenchResults): void {
   const searches = [results.capacity, results.postgres?.capacity, results.reference.bare, results.reference.shellPath];
   const churns = [results.churn, results.postgres?.churn].flatMap((c) =>
-    c ? [c.steady, c.pushing, c.after, ...(c.below ? [c.below.steady, c.below.pushing] : [])] : [],
+    c ? [c.steady, c.pushing, c.after, ...(c.rounds ?? []).flatMap((r) => [r.steady, r.pushing])] : [],
   );
   const passes = [results.passes, results.postgres?.passes].flatMap((p) => (p ? [p.cold, p.warm] : []));
   const steps = [...results.steps, ...searches.flatMap((s) => s?.probes ?? []), ...churns, ...passes];

@@ -3,6 +3,15 @@
 // as a newsroom sends them during breaking news), and right after the pushes stop. A push that
 // cleared every worker's memory would show here as CPU per request and p99 rising during the
 // pushes and after them; a cache that drops only what a push touches keeps them level.
+//
+// Then, below saturation, the same comparison in rounds: without pushes, with them, again and
+// again, each round's ratio taken and the median of them judged. One pair of 10 s windows moves
+// by ±10% from run to run on a shared 2-core machine, more than the few percent being judged;
+// alternating rounds in one server run share its state and the machine's mood, and the median
+// drops a round a neighbour disturbed. Each window starts one pass over the ids after its phase
+// began (the warm-up), so a window with pushes measures the pages they change being put
+// together again at the rate pushes cause it, and a window without them starts after the last
+// push's pages were read again rather than paying for them.
 import { randomBytes } from 'node:crypto';
 import { generateArticles, type Article } from '@kiosk/surface';
 import type { StepRecord } from './measure';
@@ -31,15 +40,31 @@ export interface ChurnResult {
   after: StepRecord;
   pushes: Push[];
   /**
-   * Without and with pushes at belowCapacityShare of the capacity, measured after the three
-   * steps: below saturation, where CPU per request compares the work a request costs rather
-   * than what a queue adds to it. Absent in results from before it was measured.
+   * Rounds without and with pushes at belowCapacityShare of the capacity, measured after the
+   * three steps: below saturation, where CPU per request compares the work a request costs
+   * rather than what a queue adds to it. Empty or absent: not measured.
    */
-  below?: ChurnPair;
+  rounds?: ChurnPair[];
 }
 
-/** Where the second pair of churn steps runs: "capacity ≥ 90%" with pushes, issue 25's words. */
+/** Where the rounds of churn steps run: "capacity ≥ 90%" with pushes, issue 25's words. */
 export const belowCapacityShare = 0.9;
+
+/** Rounds below saturation unless --churn-rounds says otherwise: enough for a median to drop one disturbed round. */
+export const defaultChurnRounds = 3;
+
+/** The round's CPU per request with pushes over without. */
+export function roundRatio(pair: ChurnPair): number {
+  return cpuMsPerRequest(pair.pushing) / cpuMsPerRequest(pair.steady);
+}
+
+/** The median of the rounds' ratios (the mean of the middle two for an even count); NaN for none. */
+export function medianRatio(rounds: readonly ChurnPair[]): number {
+  const ratios = rounds.map(roundRatio).sort((a, b) => a - b);
+  if (ratios.length === 0) return Number.NaN;
+  const middle = Math.floor(ratios.length / 2);
+  return ratios.length % 2 === 1 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2;
+}
 
 /** The server's CPU per request answered, in ms (percent of one core over the window, per answer). */
 export function cpuMsPerRequest(step: StepRecord): number {
@@ -150,25 +175,39 @@ async function withPushes(server: ServerUnderTest, paths: readonly string[], pus
   }
 }
 
+/** Seconds for one pass over `ids` at `ratePerS`: how long after a push every page it changed has been read again. */
+export function passSeconds(ids: number, ratePerS: number): number {
+  return Math.ceil(ids / Math.max(1, ratePerS));
+}
+
 /**
- * The three steps at `ratePerS` on a warm server started with INGEST_TOKEN=churnToken, then the
- * pair at belowCapacityShare of it (after the third step, so the pages the pushes changed have
- * been put together again and the pair starts as warm as the first step).
+ * The three steps at `ratePerS` on a warm server started with INGEST_TOKEN=churnToken, then
+ * `rounds` pairs at belowCapacityShare of it (after the third step, so the pages the pushes
+ * changed have been put together again and the first round starts as warm as the first step).
+ * `step`'s warm-up is the bench's own unless `warmupS` is given: the rounds' windows, and the
+ * one with pushes at capacity, start a pass over the ids after their phase began.
  */
 export async function measureChurn(
   server: ServerUnderTest,
   paths: readonly string[],
   ratePerS: number,
-  step: (label: string, ratePerS: number) => Promise<StepRecord>,
+  step: (label: string, ratePerS: number, warmupS?: number) => Promise<StepRecord>,
+  rounds = defaultChurnRounds,
 ): Promise<ChurnResult> {
   const steady = await step('churn: no pushes', ratePerS);
   const pushes: Push[] = [];
-  const pushing = await withPushes(server, paths, pushes, () => step('churn: one CMS push a second', ratePerS));
+  const pushing = await withPushes(server, paths, pushes, () => step('churn: one CMS push a second', ratePerS, passSeconds(paths.length, ratePerS)));
   const after = await step('churn: after the pushes', ratePerS);
   const belowRate = Math.round(ratePerS * belowCapacityShare);
   const share = `${Math.round(belowCapacityShare * 100)}% of capacity`;
-  const belowSteady = await step(`churn: no pushes, ${share}`, belowRate);
-  const belowPushes: Push[] = [];
-  const belowPushing = await withPushes(server, paths, belowPushes, () => step(`churn: one CMS push a second, ${share}`, belowRate));
-  return { ratePerS, steady, pushing, after, pushes, below: { ratePerS: belowRate, steady: belowSteady, pushing: belowPushing, pushes: belowPushes } };
+  const pass = passSeconds(paths.length, belowRate);
+  const pairs: ChurnPair[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const of = `round ${round} of ${rounds}, ${share}`;
+    const roundSteady = await step(`churn: no pushes, ${of}`, belowRate, pass);
+    const roundPushes: Push[] = [];
+    const roundPushing = await withPushes(server, paths, roundPushes, () => step(`churn: one CMS push a second, ${of}`, belowRate, pass));
+    pairs.push({ ratePerS: belowRate, steady: roundSteady, pushing: roundPushing, pushes: roundPushes });
+  }
+  return { ratePerS, steady, pushing, after, pushes, rounds: pairs };
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { defaultChurnRounds } from './churn';
 
 export const usage = `Usage: npm run bench -- [options]
 
@@ -37,8 +38,10 @@ Options:
   --skip-hot-set            skip the breaking-news steps
   --skip-balance            skip the measurement of how evenly workers share the load
   --skip-churn              skip the churn steps (at capacity, without CMS pushes, with one push a
-                            second through the ingest API, and after; then without and with pushes
-                            at 90% of capacity), SQLite and PostgreSQL
+                            second through the ingest API, and after; then rounds without and with
+                            pushes at 90% of capacity), SQLite and PostgreSQL
+  --churn-rounds N          rounds without and with pushes at 90% of capacity, the median of their
+                            ratios judged (default 3; 0 skips them)
   --server-env KEY=VALUE    extra environment for every Kiosk server (repeatable)
   --out DIR                 where to write (default bench-results/<timestamp>)
   --no-build                use dist/ as it is even if older than the sources
@@ -62,6 +65,8 @@ export interface BenchOptions {
   skipBalance: boolean;
   /** Skip the steps at capacity with and without one CMS push a second. */
   skipChurn: boolean;
+  /** Rounds without and with pushes below saturation. */
+  churnRounds: number;
   connections: number;
   timeoutMs: number;
   /** Bisect until the first failing rate is within this ratio of the last passing one. */
@@ -82,6 +87,13 @@ function positive(flag: string, raw: string | undefined, fallback: number): numb
   if (raw === undefined) return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) throw new UsageError(`${flag} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+function churnRounds(raw: string | undefined): number {
+  if (raw === undefined) return defaultChurnRounds;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new UsageError(`--churn-rounds must be a whole number, 0 or more, got "${raw}"`);
   return value;
 }
 
@@ -135,6 +147,7 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
       'skip-hot-set': { type: 'boolean', default: false },
       'skip-balance': { type: 'boolean', default: false },
       'skip-churn': { type: 'boolean', default: false },
+      'churn-rounds': { type: 'string' },
       'server-env': { type: 'string', multiple: true },
       out: { type: 'string' },
       'no-build': { type: 'boolean', default: false },
@@ -161,6 +174,7 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
     skipHotSet: values['skip-hot-set'],
     skipBalance: values['skip-balance'],
     skipChurn: values['skip-churn'],
+    churnRounds: churnRounds(values['churn-rounds']),
     connections,
     timeoutMs: positive('--timeout-ms', values['timeout-ms'], 5000),
     searchPrecision: quick ? 1.2 : 1.05,
