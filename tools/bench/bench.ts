@@ -161,6 +161,19 @@ async function withKiosk<T>(run: Run, name: string, env: Record<string, string>,
     return await work(server);
   } finally {
     await server.stop();
+    // What the server said (the tail of it): a lost LISTEN connection, a warning, a crash.
+    const logs = path.join(run.options.outDir, 'logs');
+    fs.mkdirSync(logs, { recursive: true });
+    fs.writeFileSync(
+      path.join(
+        logs,
+        `kiosk-${name
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-|-$/g, '')}.log`,
+      ),
+      server.output(),
+    );
   }
 }
 
