@@ -41,6 +41,12 @@ export interface Site {
   metrics: WorkerMetrics;
   /** Article views counted by this worker; null where the store keeps no counts. */
   views: ViewCounter | null;
+  /**
+   * Settles once the site can tell a published article from anything else (the first read of
+   * the published ids, done or failed within the store's deadline): listen after it, or the
+   * first beacons are dropped unread.
+   */
+  ready: Promise<void>;
   /** Stops the timers; resolves once the last counted views are in the store. */
   close(): Promise<void>;
 }
@@ -102,6 +108,7 @@ export function createSite({
     listener,
     metrics,
     views,
+    ready: published?.firstRead ?? Promise.resolve(),
     async close() {
       eventLoop.close();
       published?.close();

@@ -68,6 +68,9 @@ export async function startWorker(config: Readonly<Config>, deps: { content?: Co
     site.listener(req, res);
   });
 
+  // Views are told apart from made-up ids by the published ids, read once at start: a worker
+  // that listened before that read would drop the first beacons (and answer them 204).
+  await site.ready;
   const target = deps.listen ?? { port: config.port, host: config.host, exclusive: false };
   await listen(server, target, config.listenBacklog);
 

@@ -58,6 +58,7 @@ export async function serveTestApp(dbPath: string, distDir?: string, env: Record
 export async function serveTestSite(content: Content, env: Record<string, string> = {}, options: { distDir?: string } = {}): Promise<TestServer> {
   const config = testConfig(env, options.distDir);
   const site = createSite({ config, content, assets: testAssets });
+  await site.ready;
   const server = http.createServer(site.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -18,13 +18,19 @@ export class PublishedIds {
   private again = false;
   private retry: NodeJS.Timeout | undefined;
   private readonly stop: () => void;
+  /**
+   * Settles when the first read is done or has failed (a store that does not answer fails it
+   * within its own deadline, and the retries go on behind): a worker waits for it before it
+   * listens, so its first beacons are told apart rather than dropped.
+   */
+  readonly firstRead: Promise<void>;
 
   constructor(
     private readonly load: () => Promise<string[]>,
     private readonly changes: ChangeFeed,
   ) {
     this.stop = changes.subscribe((change) => this.apply(change));
-    void this.reload();
+    this.firstRead = this.reload();
   }
 
   /** False until the first list has been read. */
