@@ -121,7 +121,10 @@ export function listenForChanges(options: ListenerOptions): ContentListener {
   const heartbeat = setInterval(() => {
     const instance = sql;
     if (!listening || connecting || instance === null) return;
-    withDeadline(instance.unsafe('SELECT 1'), options.timeoutMs).catch((error: unknown) => {
+    // The ping asks whether the connection is alive, not whether this worker is busy: a worker
+    // at full load must not take its own delay for a lost connection (and, while it listens
+    // again, treat everything as changed).
+    withDeadline(instance.unsafe('SELECT 1'), options.timeoutMs, { readFirst: true }).catch((error: unknown) => {
       if (sql === instance) lost(error);
     });
   }, options.heartbeatMs ?? defaultHeartbeatMs);
@@ -184,18 +187,27 @@ export class DatabaseTimeout extends Error {
  * a running statement over a new connection and drops the promise of that attempt, whose
  * failure (the database unreachable) would be an unhandled rejection, which ends the worker.
  */
-export function withDeadline<T>(query: Promise<T> & { cancel?: () => unknown; state?: unknown }, ms: number): Promise<T> {
+export function withDeadline<T>(query: Promise<T> & { cancel?: () => unknown; state?: unknown }, ms: number, options: { readFirst?: boolean } = {}): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
+    let settled = false;
+    const expire = () => {
+      if (settled) return;
       if (!query.state) query.cancel?.();
       reject(new DatabaseTimeout(`no answer from the database within ${ms} ms`));
-    }, ms);
+    };
+    // readFirst: the deadline counts the database's time, not this worker's. Timers run before
+    // the loop reads its sockets, so after the loop was held (a long render, a backlog of
+    // requests) an answer that came in time would be found late; setImmediate runs after that
+    // read, once the answer, if it is there, has been taken.
+    const timer = setTimeout(() => (options.readFirst ? setImmediate(expire) : expire()), ms);
     query.then(
       (value) => {
+        settled = true;
         clearTimeout(timer);
         resolve(value);
       },
       (error: unknown) => {
+        settled = true;
         clearTimeout(timer);
         reject(error instanceof Error ? error : new Error(String(error)));
       },
