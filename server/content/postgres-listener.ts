@@ -187,7 +187,11 @@ export class DatabaseTimeout extends Error {
  * a running statement over a new connection and drops the promise of that attempt, whose
  * failure (the database unreachable) would be an unhandled rejection, which ends the worker.
  */
-export function withDeadline<T>(query: Promise<T> & { cancel?: () => unknown; state?: unknown }, ms: number, options: { readFirst?: boolean } = {}): Promise<T> {
+export function withDeadline<T>(
+  query: Promise<T> & { cancel?: () => unknown; state?: unknown },
+  ms: number,
+  options: { readFirst?: boolean } = {},
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false;
     const expire = () => {
