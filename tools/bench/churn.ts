@@ -53,9 +53,20 @@ export const belowCapacityShare = 0.9;
 /** Rounds below saturation unless --churn-rounds says otherwise: enough for a median to drop one disturbed round. */
 export const defaultChurnRounds = 3;
 
+/** The server's CPU per request answered, in ms (percent of one core over the window, per answer). */
+export function cpuMsPerRequest(step: StepRecord): number {
+  return step.achievedPerS > 0 ? (step.serverCpuPct * 10) / step.achievedPerS : Number.NaN;
+}
+
+/** `step`'s CPU per request over `of`'s; NaN when `of` cost nothing measurable. */
+export function cpuRatio(step: StepRecord, of: StepRecord): number {
+  const base = cpuMsPerRequest(of);
+  return base > 0 ? cpuMsPerRequest(step) / base : Number.NaN;
+}
+
 /** The round's CPU per request with pushes over without. */
 export function roundRatio(pair: ChurnPair): number {
-  return cpuMsPerRequest(pair.pushing) / cpuMsPerRequest(pair.steady);
+  return cpuRatio(pair.pushing, pair.steady);
 }
 
 /** The median of the rounds' ratios (the mean of the middle two for an even count); NaN for none. */
@@ -64,11 +75,6 @@ export function medianRatio(rounds: readonly ChurnPair[]): number {
   if (ratios.length === 0) return Number.NaN;
   const middle = Math.floor(ratios.length / 2);
   return ratios.length % 2 === 1 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2;
-}
-
-/** The server's CPU per request answered, in ms (percent of one core over the window, per answer). */
-export function cpuMsPerRequest(step: StepRecord): number {
-  return step.achievedPerS > 0 ? (step.serverCpuPct * 10) / step.achievedPerS : Number.NaN;
 }
 
 /** A token for this run's servers only: the pushes need ingestion on. */

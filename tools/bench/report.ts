@@ -1,4 +1,4 @@
-import { belowCapacityShare, cpuMsPerRequest, medianRatio, roundRatio, type ChurnResult, type Push } from './churn';
+import { belowCapacityShare, cpuMsPerRequest, cpuRatio, medianRatio, roundRatio, type ChurnResult, type Push } from './churn';
 import { connectionsExhausted, generatorFellShort, passes, type StepRecord } from './measure';
 import type { BenchResults, PassesRecord, SearchOutcome, Target } from './results';
 
@@ -206,10 +206,6 @@ function churns(r: BenchResults): { store: string; churn: ChurnResult }[] {
     { store: 'SQLite', churn: r.churn },
     { store: 'PostgreSQL', churn: r.postgres?.churn },
   ].flatMap(({ store, churn }) => (churn ? [{ store, churn }] : []));
-}
-
-function cpuRatio(step: StepRecord, of: StepRecord): number {
-  return ratio(cpuMsPerRequest(step), cpuMsPerRequest(of));
 }
 
 /** p99 under 100 ms and every request answered with a 2xx in time. */
