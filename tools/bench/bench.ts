@@ -6,7 +6,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { articlePaths, fetchPage, hotSetPaths, seedBenchStore, type PageSample } from './articles';
 import { balanceLayouts, measureBalance } from './balance';
-import { churnToken, measureChurn, medianRatio, roundRatio, type ChurnResult } from './churn';
+import { churnToken, measureChurn, medianRatio, roundRatio, steadySpread, type ChurnResult } from './churn';
 import { IdPasses, passPerS } from './passes';
 import { renderChart } from './chart';
 import { describeEnvironment, ensureBuild } from './environment';
@@ -31,6 +31,7 @@ import { postgresBinDir, repositoryRoot as root, seedPostgres, startCluster, typ
 import { evaluateTargets, flagText, ms, pct, perS, renderMarkdown } from './report';
 import type { BenchResults, FallbackMode, PageFigures, PassesRecord, PostgresRun, RenderReference, SearchOutcome } from './results';
 import { searchMaxRate } from './search';
+import { chunkRange, measureSteadiness, steadinessSeconds } from './steadiness';
 
 const startedAt = new Date();
 const startedMs = performance.now();
@@ -121,17 +122,22 @@ async function warmEveryId(run: Run, server: ServerUnderTest): Promise<void> {
 /** At capacity without CMS pushes, with one a second, and right after: SQLite's or PostgreSQL's. */
 async function churnSteps(run: Run, server: ServerUnderTest, store: string, capacity: number): Promise<ChurnResult | null> {
   if (run.options.skipChurn) return null;
-  const result = await measureChurn(
+  const steadiness = await measureSteadiness(root, steadinessSeconds(run.options.quick));
+  progress(
+    `  host steadiness on core ${serverCore} over ${steadiness.seconds} s: the same chunk of memory-bound work took ${chunkRange(steadiness.memory)}, of arithmetic ${chunkRange(steadiness.arithmetic)}`,
+  );
+  const measured = await measureChurn(
     server,
     run.paths,
     capacity,
     (label, rate, warmupS) => probe(run, server, `${store} ${label}`, rate, { ...stepTiming(run.options), warmupS: warmupS ?? run.options.warmupSeconds }),
     run.options.churnRounds,
   );
+  const result: ChurnResult = { ...measured, steadiness };
   const rounds = result.rounds ?? [];
   if (rounds.length > 0) {
     progress(
-      `  rounds at ${perS(rounds[0]!.ratePerS)} req/s: CPU per request ${rounds.map((r) => `${roundRatio(r).toFixed(2)}x`).join(', ')}; median ${medianRatio(rounds).toFixed(2)}x`,
+      `  rounds at ${perS(rounds[0]!.ratePerS)} req/s: CPU per request ${rounds.map((r) => `${roundRatio(r).toFixed(2)}x`).join(', ')}; median ${medianRatio(rounds).toFixed(2)}x; windows without pushes ${Math.round(steadySpread(rounds) * 100)}% apart`,
     );
   }
   const all = [...result.pushes, ...rounds.flatMap((r) => r.pushes)];

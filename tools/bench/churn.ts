@@ -6,9 +6,12 @@
 //
 // Then, below saturation, the same comparison in rounds: without pushes, with them, again and
 // again, each round's ratio taken and the median of them judged. One pair of 10 s windows moves
-// by ±10% from run to run on a shared 2-core machine, more than the few percent being judged;
-// alternating rounds in one server run share its state and the machine's mood, and the median
-// drops a round a neighbour disturbed. Each window starts one pass over the ids after its phase
+// by ±10% from run to run on a shared 2-core machine, more than the few percent being judged:
+// memory-bound work on this host costs up to twice as much CPU time from one second to the
+// next (steadiness.ts measures it before the steps). Alternating rounds in one server run share
+// its state and the machine's mood, the order within a round alternates too (without pushes
+// first in odd rounds, with them first in even ones) so a drift over the rounds favours
+// neither, and the median drops a round a neighbour disturbed. Each window starts one pass over the ids after its phase
 // began (the warm-up), so a window with pushes measures the pages they change being put
 // together again at the rate pushes cause it, and a window without them starts after the last
 // push's pages were read again rather than paying for them.
@@ -16,6 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { generateArticles, type Article } from '@kiosk/surface';
 import type { StepRecord } from './measure';
 import type { ServerUnderTest } from './processes';
+import type { Steadiness } from './steadiness';
 
 export interface Push {
   kind: 'new' | 'recent' | 'old';
@@ -45,13 +49,15 @@ export interface ChurnResult {
    * rather than what a queue adds to it. Empty or absent: not measured.
    */
   rounds?: ChurnPair[];
+  /** The host's steadiness on the server's core right before these steps; absent: not measured. */
+  steadiness?: Steadiness;
 }
 
 /** Where the rounds of churn steps run: "capacity ≥ 90%" with pushes, issue 25's words. */
 export const belowCapacityShare = 0.9;
 
-/** Rounds below saturation unless --churn-rounds says otherwise: enough for a median to drop one disturbed round. */
-export const defaultChurnRounds = 3;
+/** Rounds below saturation unless --churn-rounds says otherwise: enough for a median to drop two disturbed rounds. */
+export const defaultChurnRounds = 5;
 
 /** The server's CPU per request answered, in ms (percent of one core over the window, per answer). */
 export function cpuMsPerRequest(step: StepRecord): number {
@@ -75,6 +81,16 @@ export function medianRatio(rounds: readonly ChurnPair[]): number {
   if (ratios.length === 0) return Number.NaN;
   const middle = Math.floor(ratios.length / 2);
   return ratios.length % 2 === 1 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2;
+}
+
+/**
+ * How far apart the rounds' windows *without* pushes are in CPU per request (the largest over
+ * the smallest, minus one): what the same work at the same rate moved by in this run with no
+ * push at all, the noise any ratio of the rounds stands in. NaN with fewer than two.
+ */
+export function steadySpread(rounds: readonly ChurnPair[]): number {
+  const costs = rounds.map((r) => cpuMsPerRequest(r.steady)).filter((c) => Number.isFinite(c) && c > 0);
+  return costs.length < 2 ? Number.NaN : Math.max(...costs) / Math.min(...costs) - 1;
 }
 
 /** A token for this run's servers only: the pushes need ingestion on. */
@@ -210,9 +226,19 @@ export async function measureChurn(
   const pairs: ChurnPair[] = [];
   for (let round = 1; round <= rounds; round++) {
     const of = `round ${round} of ${rounds}, ${share}`;
-    const roundSteady = await step(`churn: no pushes, ${of}`, belowRate, pass);
     const roundPushes: Push[] = [];
-    const roundPushing = await withPushes(server, paths, roundPushes, () => step(`churn: one CMS push a second, ${of}`, belowRate, pass));
+    const withoutPushes = () => step(`churn: no pushes, ${of}`, belowRate, pass);
+    const withThem = () => withPushes(server, paths, roundPushes, () => step(`churn: one CMS push a second, ${of}`, belowRate, pass));
+    // Odd rounds measure without pushes first, even rounds with them first.
+    let roundSteady: StepRecord;
+    let roundPushing: StepRecord;
+    if (round % 2 === 1) {
+      roundSteady = await withoutPushes();
+      roundPushing = await withThem();
+    } else {
+      roundPushing = await withThem();
+      roundSteady = await withoutPushes();
+    }
     pairs.push({ ratePerS: belowRate, steady: roundSteady, pushing: roundPushing, pushes: roundPushes });
   }
   return { ratePerS, steady, pushing, after, pushes, rounds: pairs };

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { readOptions } from './options';
+import { steadySpread } from './churn';
 import { evaluateTargets, renderMarkdown } from './report';
+import { chunkRange, chunkSpread, parseSteadiness } from './steadiness';
 import type { BenchResults, SearchOutcome } from './results';
 
 const search = (ratePerS: number, confirmed: boolean | null = true): SearchOutcome => ({
@@ -72,9 +74,9 @@ test('--skip-postgres is an option; PostgreSQL runs by default', () => {
   assert.equal(readOptions(['--skip-postgres'], '/tmp')!.skipPostgres, true);
 });
 
-test('--churn-rounds: 3 by default, 0 skips the rounds, anything but a whole number is refused', () => {
-  assert.equal(readOptions([], '/tmp')!.churnRounds, 3);
-  assert.equal(readOptions(['--churn-rounds', '5'], '/tmp')!.churnRounds, 5);
+test('--churn-rounds: 5 by default, 0 skips the rounds, anything but a whole number is refused', () => {
+  assert.equal(readOptions([], '/tmp')!.churnRounds, 5);
+  assert.equal(readOptions(['--churn-rounds', '3'], '/tmp')!.churnRounds, 3);
   assert.equal(readOptions(['--churn-rounds', '0'], '/tmp')!.churnRounds, 0);
   for (const bad of ['--churn-rounds=-1', '--churn-rounds=1.5', '--churn-rounds=three'])
     assert.throws(() => readOptions([bad], '/tmp'), /--churn-rounds must be a whole number/);
@@ -177,7 +179,7 @@ test('the churn targets: CPU per request with pushes and after them within 1.10x
   assert.equal(below(three(45, 54, 50)).met, false, 'median 1.11x');
   assert.match(
     below(three(45, 54, 49.5)).figures,
-    /^3 rounds at 900 req\/s: 1\.00x, 1\.20x, 1\.10x; median 1\.10x; p99 with pushes 60 \/ 60 \/ 60 ms \(without 20 \/ 20 \/ 20 ms\); errors 0, timeouts 0, non-2xx 0$/,
+    /^3 rounds at 900 req\/s: 1\.00x, 1\.20x, 1\.10x; median 1\.10x \(the windows without pushes alone 0% apart\); p99 with pushes 60 \/ 60 \/ 60 ms \(without 20 \/ 20 \/ 20 ms\); errors 0, timeouts 0, non-2xx 0$/,
   );
   // An even count: the mean of the middle two.
   assert.match(below([...three(45, 49.5, 50), { pushing: 54, p99: 60 }]).figures, /median 1\.11x/);
@@ -209,4 +211,52 @@ test('the churn targets: CPU per request with pushes and after them within 1.10x
   const markdown = renderMarkdown(withChurn(66, 62, 80, [40, 900]));
   assert.match(markdown, /## Content churn at the SSR capacity/);
   assert.match(markdown, /\| SQLite \| one push a second \| 1,000 \| 1,000 \| 5\.0 \| 80 \| 80 \| 0 \| 66% \| 0\.66 \| 1\.10x \| 2 of 2, 900 \/ 900 \|/);
+});
+
+test('the churn noise: the host steadiness measured before the steps and how far apart the windows without pushes came out, per store', () => {
+  const step = (cpuPct: number) =>
+    ({
+      achievedPerS: 1000,
+      offeredPerS: 1000,
+      serverCpuPct: cpuPct,
+      latencyMs: { p50: 5, p90: 10, p99: 20, max: 20 },
+      errors: 0,
+      timeouts: 0,
+      non2xx: 0,
+      flags: [],
+    }) as never;
+  const pair = (steady: number) => ({ ratePerS: 900, steady: step(steady), pushing: step(steady), pushes: [] });
+  const churn = {
+    ratePerS: 1000,
+    steady: step(60),
+    pushing: step(60),
+    after: step(60),
+    pushes: [],
+    // 0.50, 0.60 and 0.55 ms per request without pushes: 20% apart.
+    rounds: [pair(50), pair(60), pair(55)],
+    steadiness: parseSteadiness(JSON.stringify({ arithmetic: [6, 6, 6.3, 6, 6.1, 6, 6, 6, 6.2, 6], memory: [7, 14, 10, 9, 8, 12, 11, 7.5, 13, 10] }), 8),
+  };
+  const markdown = renderMarkdown({ ...results(1000, null), churn });
+  assert.match(
+    markdown,
+    /- SQLite: the same fixed work on the server's core, over 8 s just before these steps, took 7\.0–13\.0 ms \(p10–p90, 1\.86x\) per memory-bound chunk and 6\.0–6\.2 ms \(p10–p90, 1\.03x\) per arithmetic chunk; the rounds' windows without pushes are 20% apart in CPU per request\./,
+  );
+  assert.match(markdown, /Odd rounds ran without pushes first, even rounds with them first/);
+  assert.match(
+    evaluateTargets({ ...results(1000, null), churn }).find((t) => t.name.startsWith('SQLite, one CMS push a second at 90%'))!.figures,
+    /\(the windows without pushes alone 20% apart\)/,
+  );
+  assert.equal(steadySpread([pair(50)]), Number.NaN, 'one window: no spread');
+  // Without the steadiness or the rounds, nothing is said.
+  assert.doesNotMatch(renderMarkdown({ ...results(1000, null), churn: { ...churn, rounds: [], steadiness: undefined } }), /How much the same work moved/);
+});
+
+test('steadiness: nearest-rank p10, p50, p90 of the chunk times and p90 over p10; anything but two lists of times is refused', () => {
+  assert.deepEqual(chunkSpread([5, 1, 4, 2, 3, 6, 7, 8, 9, 10]), { chunks: 10, p10: 1, p50: 5, p90: 9, ratio: 9 });
+  assert.deepEqual(chunkSpread([3]), { chunks: 1, p10: 3, p50: 3, p90: 3, ratio: 1 });
+  assert.ok(Number.isNaN(chunkSpread([]).p50));
+  assert.equal(chunkRange(chunkSpread([])), '––– ms (p10–p90, –x)');
+  for (const bad of ['{}', '{"arithmetic":[1],"memory":[]}', '{"arithmetic":[1],"memory":["x"]}', '{"arithmetic":[-1],"memory":[1]}'])
+    assert.throws(() => parseSteadiness(bad, 1), /steadiness printed no (arithmetic|memory) chunk times/, bad);
+  assert.throws(() => parseSteadiness('not json', 1));
 });

@@ -1,4 +1,5 @@
-import { belowCapacityShare, cpuMsPerRequest, cpuRatio, medianRatio, roundRatio, type ChurnResult, type Push } from './churn';
+import { belowCapacityShare, cpuMsPerRequest, cpuRatio, medianRatio, roundRatio, steadySpread, type ChurnResult, type Push } from './churn';
+import { chunkRange } from './steadiness';
 import { connectionsExhausted, generatorFellShort, passes, type StepRecord } from './measure';
 import type { BenchResults, PassesRecord, SearchOutcome, Target } from './results';
 
@@ -255,7 +256,8 @@ function churnTargets(r: BenchResults): Target[] {
             name: names[4]!,
             met: Number.isFinite(belowRatio) ? belowRatio <= churnCpuRatio && rounds.every((r) => quiet(r.pushing)) : null,
             figures:
-              `${rounds.length} rounds at ${perS(rounds[0]!.ratePerS)} req/s: ${rounds.map((r) => `${roundRatio(r).toFixed(2)}x`).join(', ')}; median ${belowRatio.toFixed(2)}x; ` +
+              `${rounds.length} rounds at ${perS(rounds[0]!.ratePerS)} req/s: ${rounds.map((r) => `${roundRatio(r).toFixed(2)}x`).join(', ')}; median ${belowRatio.toFixed(2)}x ` +
+              `(the windows without pushes alone ${Number.isFinite(steadySpread(rounds)) ? `${Math.round(steadySpread(rounds) * 100)}%` : '–'} apart); ` +
               `p99 with pushes ${rounds.map((r) => ms(r.pushing.latencyMs.p99)).join(' / ')} ms (without ${rounds.map((r) => ms(r.steady.latencyMs.p99)).join(' / ')} ms); ` +
               failures({
                 errors: rounds.reduce((n, r) => n + r.pushing.errors, 0),
@@ -495,6 +497,25 @@ function churnTable(r: BenchResults): string[] {
   ];
 }
 
+/** Per store: how steady the host was before its churn steps, and how far apart its windows without pushes came out. */
+function churnNoise(r: BenchResults): string[] {
+  return churns(r)
+    .map(({ store, churn }) => {
+      const parts: string[] = [];
+      if (churn.steadiness) {
+        const { seconds, memory, arithmetic } = churn.steadiness;
+        parts.push(
+          `the same fixed work on the server's core, over ${seconds} s just before these steps, took ${chunkRange(memory)} per memory-bound chunk and ${chunkRange(arithmetic)} per arithmetic chunk`,
+        );
+      }
+      const rounds = churn.rounds ?? [];
+      const spread = steadySpread(rounds);
+      if (Number.isFinite(spread)) parts.push(`the rounds' windows without pushes are ${Math.round(spread * 100)}% apart in CPU per request`);
+      return parts.length > 0 ? `- ${store}: ${parts.join('; ')}.` : '';
+    })
+    .filter((line) => line !== '');
+}
+
 function targetsTable(targets: Target[]): string[] {
   const verdict = (met: boolean | null) => (met === null ? 'not measured' : met ? '**met**' : '**not met**');
   return ['| target | result | figures |', '| --- | --- | --- |', ...targets.map((t) => `| ${t.name} | ${verdict(t.met)} | ${t.figures} |`)];
@@ -525,6 +546,15 @@ export function renderMarkdown(r: BenchResults): string {
       '',
       ...churnRows,
     );
+    const noise = churnNoise(r);
+    if (noise.length > 0) {
+      lines.push(
+        '',
+        'Odd rounds ran without pushes first, even rounds with them first. How much the same work moved with no push at all, in this run:',
+        '',
+        ...noise,
+      );
+    }
   }
   const variants = variantsTable(r);
   if (variants.length > 0) lines.push('', '## Server-rendering optimisations, each on and off (in process, core 0)', '', ...variants);
