@@ -137,7 +137,7 @@ async function churnSteps(run: Run, server: ServerUnderTest, store: string, capa
   const rounds = result.rounds ?? [];
   if (rounds.length > 0) {
     progress(
-      `  rounds at ${perS(rounds[0]!.ratePerS)} req/s: CPU per request ${rounds.map((r) => `${roundRatio(r).toFixed(2)}x`).join(', ')}; median ${medianRatio(rounds).toFixed(2)}x; windows without pushes ${Math.round(steadySpread(rounds) * 100)}% apart`,
+      `  rounds at ${perS(rounds[0]!.ratePerS)} req/s: CPU per request ${rounds.map((r) => `${roundRatio(r).toFixed(2)}x`).join(', ')}; median ${medianRatio(rounds).toFixed(2)}x; windows without pushes ${Number.isFinite(steadySpread(rounds)) ? `${Math.round(steadySpread(rounds) * 100)}%` : '–'} apart`,
     );
   }
   const all = [...result.pushes, ...rounds.flatMap((r) => r.pushes)];

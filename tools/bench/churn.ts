@@ -11,10 +11,10 @@
 // next (steadiness.ts measures it before the steps). Alternating rounds in one server run share
 // its state and the machine's mood, the order within a round alternates too (without pushes
 // first in odd rounds, with them first in even ones) so a drift over the rounds favours
-// neither, and the median drops a round a neighbour disturbed. Each window starts one pass over the ids after its phase
-// began (the warm-up), so a window with pushes measures the pages they change being put
-// together again at the rate pushes cause it, and a window without them starts after the last
-// push's pages were read again rather than paying for them.
+// neither, and the median drops a round a neighbour disturbed. Each window starts one pass
+// over the ids after its phase began (the warm-up), so a window with pushes measures the pages
+// they change being put together again at the rate pushes cause it, and a window without them
+// starts after the last push's pages were read again rather than paying for them.
 import { randomBytes } from 'node:crypto';
 import { generateArticles, type Article } from '@kiosk/surface';
 import type { StepRecord } from './measure';
