@@ -18,11 +18,26 @@ if (!match) {
   process.exit(1);
 }
 const required = Number(match[1]);
+
+// The Node scripts/setup-system.sh links (KIOSK_LINKED_NODE names another, for the tests): when
+// it is there and new enough, running setup again would change nothing, and what is wrong is
+// the PATH, which finds an older node first.
+const linked = process.env.KIOSK_LINKED_NODE || '/usr/local/bin/node';
+function linkedVersion() {
+  if (!fs.existsSync(linked)) return null;
+  const run = require('child_process').spawnSync(linked, ['-p', 'process.versions.node'], { encoding: 'utf8' });
+  const version = run.status === 0 ? String(run.stdout).trim() : '';
+  return Number(version.split('.')[0]) >= required ? version : null;
+}
+
 if (Number(process.versions.node.split('.')[0]) < required) {
   const release = fs.readFileSync(path.join(root, '.node-version'), 'utf8').trim();
+  const ready = linkedVersion();
   console.error(
     `Kiosk needs Node.js ${required} or newer but this is Node.js ${process.versions.node} (${process.execPath}): ` +
-      `run \`bash scripts/setup-system.sh\`, which installs Node.js ${release} as /usr/local/bin/node, then try again.`,
+      (ready
+        ? `Node.js ${ready} is already installed as ${linked}: put ${path.dirname(linked)} before ${path.dirname(process.execPath)} in PATH, then try again.`
+        : `run \`bash scripts/setup-system.sh\`, which installs Node.js ${release} as /usr/local/bin/node, then try again.`),
   );
   process.exit(1);
 }

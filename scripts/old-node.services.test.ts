@@ -45,10 +45,12 @@ const skip = !older && `no Node older than ${required} on PATH or in /usr/bin, /
  * the npm running the tests, and a home of the test's own whose .npmrc only turns off npm's check
  * for a newer npm (a registry request, and lines on stderr that are not the project's).
  */
-function npm(nodeDir: string, cwd: string, home: string, args: string[]) {
+function npm(nodeDir: string, cwd: string, home: string, args: string[], linkedNode = path.join(home, 'no-node-linked-here')) {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== 'NODE_OPTIONS'));
   env.PATH = [nodeDir, process.env.PATH].join(path.delimiter);
   env.HOME = home;
+  // Where check-node.cjs looks for setup-system.sh's Node (/usr/local/bin/node unless told).
+  env.KIOSK_LINKED_NODE = linkedNode;
   return spawnSync('npm', args, { cwd, env, encoding: 'utf8' });
 }
 
@@ -115,6 +117,20 @@ for (const command of [['start'], ['run', 'dev'], ['test']]) {
     });
   });
 }
+
+test('on an older Node, with a new enough Node already where setup-system.sh links it, the sentence says to fix the PATH instead', { skip }, () => {
+  const { node, version } = older!;
+  withProject((project, home) => {
+    // This test's own Node stands in for /usr/local/bin/node.
+    const result = npm(path.dirname(node), project, home, ['start'], process.execPath);
+    assert.equal(result.status, 1, result.stdout + result.stderr);
+    assert.equal(
+      result.stderr.trimEnd(),
+      `Kiosk needs Node.js ${required} or newer but this is Node.js ${version} (${node}): ` +
+        `Node.js ${process.versions.node} is already installed as ${process.execPath}: put ${path.dirname(process.execPath)} before ${path.dirname(node)} in PATH, then try again.`,
+    );
+  });
+});
 
 test("this repository's .npmrc makes npm warn about nothing, on this Node and on an older one", () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-npmrc-'));
