@@ -1,8 +1,8 @@
 /*
  * How steady the host is: the same fixed work, in chunks, timed in this thread's CPU time.
  * Two kinds alternate: arithmetic that stays in registers, and memory-bound work (random
- * updates over 8 MB, beyond a core's own caches), which a neighbour on the host's shared
- * cache and memory slows down. On a steady machine every chunk of a kind costs the same CPU
+ * updates over 8 MB, beyond a core's own caches), which whatever else shares the host's cache
+ * and memory slows down. On a steady machine every chunk of a kind costs the same CPU
  * time; their spread is how much CPU per request can move with no change in the server.
  *
  *   steadiness SECONDS   prints {"arithmetic":[ms,...],"memory":[ms,...]} on stdout
@@ -27,7 +27,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: steadiness SECONDS (0 < SECONDS <= 600)\n");
     return 2;
   }
-  size_t cap = (size_t)(total * 200) + 16, n = 0;
+  /* Room for a pair of chunks every 0.5 ms: far more than any machine runs, so time ends the loop. */
+  size_t cap = (size_t)(total * 2000) + 16, n = 0;
   double *arithmetic = malloc(cap * sizeof(double)), *memory = malloc(cap * sizeof(double));
   if (!arithmetic || !memory) return 1;
   volatile uint64_t x = 1;

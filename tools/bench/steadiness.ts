@@ -1,8 +1,8 @@
 // How steady the host was, measured on the server's core right before the churn steps:
 // steadiness.c times the same fixed work in chunks, arithmetic and memory-bound alternately.
 // On this machine (a 2-vCPU VM) arithmetic chunks stay within a few percent of each other while
-// memory-bound chunks of identical work vary two- to fourfold over seconds: a neighbour on the
-// host's shared cache and memory slows them. A server that renders pages from a heap of
+// memory-bound chunks of identical work vary two- to fourfold over seconds: most likely
+// something else on the host sharing its cache and memory. A server that renders pages from a heap of
 // hundreds of megabytes is memory-bound enough to feel it, so CPU per request moves between
 // windows with nothing changed in the server. The spread printed beside the churn figures is
 // that noise, measured, rather than assumed.
