@@ -336,7 +336,7 @@ async function fallbackOff(run: Run): Promise<number> {
     run.results.page.sampleElementsShown = await elementsAsShownInFull(`http://127.0.0.1:${server.port}${sample.path}`);
     await settle(server);
     progress(
-      `page ${sample.path}: ${sample.elements} elements as served, ${run.results.page.sampleElementsShown ?? 'not measured'} as finally shown, ` +
+      `page ${sample.path}: ${sample.elements} elements as served, ${run.results.page.sampleElementsShown ?? 'not measured'} as finally shown before any view (no most-read box), ` +
         `${perS(sample.bytes)} bytes, X-Render-Mode ${sample.renderMode}`,
     );
     run.results.passes = await coldAndWarmPasses(run, server, 'SQLite');

@@ -260,3 +260,16 @@ test('steadiness: nearest-rank p10, p50, p90 of the chunk times and p90 over p10
     assert.throws(() => parseSteadiness(bad, 1), /steadiness printed no (arithmetic|memory) chunk times/, bad);
   assert.throws(() => parseSteadiness('not json', 1));
 });
+
+test("the header's count of elements shown says it was taken before any view, so without the most-read box", () => {
+  const sample = { path: '/news/1', status: 200, elements: 324, bytes: 34_292, renderMode: 'ssr' };
+  const markdown = renderMarkdown({ ...results(1000, null), page: { articles: 10, sample, shell: null, sampleElementsShown: 495 } } as BenchResults);
+  assert.match(
+    markdown,
+    /`\/news\/1`: \*\*324 elements, 34,292 bytes\*\* as served \(X-Render-Mode: ssr\), 495 elements as finally shown in Chromium before any view was counted \(no most-read box yet/,
+  );
+  assert.match(
+    renderMarkdown({ ...results(1000, null), page: { articles: 10, sample, shell: null } } as BenchResults),
+    /elements as finally shown: not measured/,
+  );
+});

@@ -310,7 +310,9 @@ function header(r: BenchResults): string[] {
     `- **Page**: article pages rotating over ${perS(r.page.articles)} ids` +
       (sample
         ? `; e.g. \`${sample.path}\`: **${sample.elements} elements, ${perS(sample.bytes)} bytes** as served (X-Render-Mode: ${sample.renderMode}), ` +
-          (r.page.sampleElementsShown ? `${r.page.sampleElementsShown} elements as finally shown in Chromium` : 'elements as finally shown: not measured')
+          (r.page.sampleElementsShown
+            ? `${r.page.sampleElementsShown} elements as finally shown in Chromium before any view was counted (no most-read box yet; the DOM budget's figures below are with its ten)`
+            : 'elements as finally shown: not measured')
         : '') +
       (shell ? `; the shell: ${shell.elements} elements, ${perS(shell.bytes)} bytes.` : '.'),
   ];
