@@ -41,9 +41,9 @@ Options:
                             second through the ingest API, and after; then rounds without and with
                             pushes at 90% of capacity), SQLite and PostgreSQL
   --churn-rounds N          rounds without and with pushes at 90% of capacity, the median of their
-                            ratios judged, the order alternating from round to round (default
-                            ${defaultChurnRounds}; 0 skips them); the host's steadiness is measured on
-                            the server's core before each store's churn steps
+                            ratios judged, the order alternating from round to round (default ${defaultChurnRounds};
+                            0 skips them); before each store's churn steps the host's steadiness
+                            is measured on the server's core
   --server-env KEY=VALUE    extra environment for every Kiosk server (repeatable)
   --out DIR                 where to write (default bench-results/<timestamp>)
   --no-build                use dist/ as it is even if older than the sources
