@@ -58,12 +58,13 @@ export function createSite({
   assets,
 }: {
   config: SiteConfig;
-  content: Pick<Content, 'reader' | 'writer' | 'views' | 'signups' | 'publishedIds' | 'changes'>;
+  content: Pick<Content, 'reader' | 'writer' | 'views' | 'signups' | 'publishedIds' | 'changes' | 'cache'>;
   assets: Assets;
 }): Site {
   const { reader, writer } = content;
   const eventLoop = new EventLoopDelaySampler();
   const metrics = new WorkerMetrics(eventLoop);
+  content.cache.countInto(metrics.count);
   const render: RenderDeps = {
     content: reader,
     assets,

@@ -263,3 +263,30 @@ test('put together again without reading: when every input is kept and fresh, `a
   assert.equal(againSaw.length, 2);
   assert.equal(computed, 3);
 });
+
+test("the worker's counters: one store read per statement, one rebuild per answer put together again, and what was counted before the metrics existed", async () => {
+  const c = cache();
+  await c.read('article:1', () => Promise.resolve('one'), onArticle('1'));
+  await c.readMany(
+    ['article:2', 'article:3'],
+    (keys) => Promise.resolve(keys.map((key) => `value of ${key}`)),
+    (_, key) => ({ article: key.slice('article:'.length) }),
+  );
+  const page = () => c.derive('page:1', async (inputs) => `page of ${await inputs.get('article:1', () => Promise.resolve('one, corrected'), onArticle('1'))}`);
+  assert.equal(await page(), 'page of one');
+  assert.equal(await page(), 'page of one', 'kept: not put together again');
+  const counts = { contentStoreReads: 5, contentRebuilt: 7 };
+  c.countInto(counts);
+  assert.deepEqual(
+    counts,
+    { contentStoreReads: 7, contentRebuilt: 7 },
+    'two statements so far (three keys), nothing put together again, added to what was there',
+  );
+  c.apply(changeOf('1'));
+  assert.equal(await page(), 'page of one, corrected');
+  assert.deepEqual(counts, { contentStoreReads: 8, contentRebuilt: 8 }, 'the change cost one read and one page put together again');
+  c.apply(changeOf('2'));
+  assert.equal(await page(), 'page of one, corrected');
+  assert.deepEqual(counts, { contentStoreReads: 8, contentRebuilt: 8 }, 'a change the page does not show costs it nothing');
+  assert.equal(c.stats().loads, 8);
+});

@@ -98,6 +98,16 @@ export interface Previous<T> {
  */
 export type Again<T> = (previous: Previous<T>, now: <I>(key: string) => I | undefined) => T | null | undefined;
 
+/**
+ * What the cache counts, as the worker's metrics name them (server/metrics/catalog.ts): reads
+ * it sent to the store (one statement each, however many keys), and answers put together again
+ * after an input changed. Both only rise.
+ */
+export interface ContentCounts {
+  contentStoreReads: number;
+  contentRebuilt: number;
+}
+
 interface Pending<T> {
   readonly epoch: number;
   readonly promise: Promise<T>;
@@ -147,8 +157,7 @@ export class ContentCache {
   #outageUntil = -Infinity;
   #failuresUnlogged = 0;
   #loggedAt = -Infinity;
-  /** Reads from the store (not answered from memory) since the cache was made. */
-  loads = 0;
+  #counts: ContentCounts = { contentStoreReads: 0, contentRebuilt: 0 };
 
   constructor(private readonly options: ContentCacheOptions) {
     this.#now = options.now ?? (() => performance.now());
@@ -302,8 +311,20 @@ export class ContentCache {
     return { fresh: fresh.sort(), stale: stale.sort(), derived: derived.sort(), changed: changed.sort() };
   }
 
-  stats(): { entries: number; bytes: number; derived: number; loads: number } {
-    return { entries: this.#entries.size, bytes: this.#entries.calculatedSize, derived: this.#derived.size, loads: this.loads };
+  /** `loads`: reads sent to the store since the cache was made; `rebuilt`: answers put together again. */
+  stats(): { entries: number; bytes: number; derived: number; loads: number; rebuilt: number } {
+    const { contentStoreReads, contentRebuilt } = this.#counts;
+    return { entries: this.#entries.size, bytes: this.#entries.calculatedSize, derived: this.#derived.size, loads: contentStoreReads, rebuilt: contentRebuilt };
+  }
+
+  /**
+   * Counts into `counts` from now on (the worker's metrics), adding what was counted so far:
+   * the metrics exist only once the site is put together, after the content is opened.
+   */
+  countInto(counts: ContentCounts): void {
+    counts.contentStoreReads += this.#counts.contentStoreReads;
+    counts.contentRebuilt += this.#counts.contentRebuilt;
+    this.#counts = counts;
   }
 
   clear(): void {
@@ -314,7 +335,7 @@ export class ContentCache {
 
   async #load<T>(key: string, load: (previous: T | null) => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<Kept<T> | null> {
     const epoch = this.#epoch;
-    this.loads += 1;
+    this.#counts.contentStoreReads += 1;
     let value: T | null;
     try {
       value = await load((this.#entries.peek(key)?.value as T | undefined) ?? null);
@@ -332,7 +353,7 @@ export class ContentCache {
     depends: (value: T, key: string) => Dependency | null,
   ): Promise<Settled<T>[]> {
     const epoch = this.#epoch;
-    this.loads += 1;
+    this.#counts.contentStoreReads += 1;
     let values: (T | null)[];
     try {
       values = await load(
@@ -389,6 +410,7 @@ export class ContentCache {
     const { inputs } = kept;
     const value = again(previousOf<T>(kept), <I>(inputKey: string) => values[inputs.indexOf(inputKey)] as I | undefined);
     if (value === undefined) return undefined;
+    this.#counts.contentRebuilt += 1;
     if (value === null) {
       this.#forget(key, kept);
       return null;
@@ -406,6 +428,7 @@ export class ContentCache {
 
   async #derive<T>(key: string, compute: (inputs: Inputs, previous: Previous<T> | null) => Promise<T | null>, before: Derived | null): Promise<T | null> {
     const epoch = this.#epoch;
+    if (before !== null) this.#counts.contentRebuilt += 1;
     const inputs: string[] = [];
     const values: unknown[] = [];
     let trusted = true;

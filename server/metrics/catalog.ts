@@ -25,6 +25,8 @@ export const metricNames = {
   hostCpu: 'HostCPUUtilization',
   hostMemory: 'HostMemoryUtilization',
   metricsDropped: 'MetricsDropped',
+  contentStoreReads: 'ContentStoreReads',
+  contentRebuilt: 'ContentRebuilt',
 } as const;
 
 interface Exported {
@@ -43,6 +45,17 @@ export const workerCounters = {
   shed: { cloudwatch: metricNames.shed, prometheus: 'kiosk_shed_total', help: 'Requests answered 503 because the worker was over SHED_QUEUE_LIMIT' },
   status4xx: { cloudwatch: metricNames.status4xx, prometheus: 'kiosk_responses_4xx_total', help: 'Responses with a 4xx status' },
   status5xx: { cloudwatch: metricNames.status5xx, prometheus: 'kiosk_responses_5xx_total', help: 'Responses with a 5xx status' },
+  // Counted by the content cache (server/content/cache.ts), into the worker's counters.
+  contentStoreReads: {
+    cloudwatch: metricNames.contentStoreReads,
+    prometheus: 'kiosk_content_store_reads_total',
+    help: 'Reads the content cache sent to the store: first reads, what a change dropped, what was evicted',
+  },
+  contentRebuilt: {
+    cloudwatch: metricNames.contentRebuilt,
+    prometheus: 'kiosk_content_rebuilt_total',
+    help: 'Pages and lists the content cache put together again because something they show changed',
+  },
 } as const satisfies Record<string, Exported>;
 
 /** Latency distributions (fixed-bucket histograms that only fill up); readers take differences. */

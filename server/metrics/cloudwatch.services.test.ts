@@ -136,6 +136,7 @@ test('real traffic to the cluster reaches CloudWatch with the right names, dimen
       const memory = (await stat(metricNames.hostMemory, dims, 'Maximum'))!;
       assert.ok(cpu >= 0 && cpu <= 100 && memory > 0 && memory < 100, `host CPU ${cpu}%, memory ${memory}%`);
       assert.equal(await stat(metricNames.metricsDropped, dims, 'Sum'), 0);
+      assert.ok((await stat(metricNames.contentStoreReads, dims, 'Sum'))! > 0, 'the content cache counts its store reads');
     }
 
     // GetMetricData as a dashboard reads it (Sum and SampleCount: moto cannot compute p99).
@@ -178,6 +179,8 @@ test('real traffic to the cluster reaches CloudWatch with the right names, dimen
     assert.equal(metricsValue(text, 'kiosk_response_seconds_count'), sent);
     assert.equal(metricsValue(text, 'kiosk_response_seconds_bucket{le="+Inf"}'), sent);
     assert.equal(metricsValue(text, 'kiosk_worker_restarts_total'), 0);
+    // The pages were read from the store once, into each worker's content cache.
+    assert.ok(metricsValue(text, 'kiosk_content_store_reads_total') > 0, 'the content cache counts its store reads');
     assert.ok(metricsValue(text, 'kiosk_cloudwatch_sent_datums_total') > 0);
 
     // A worker dies: the primary counts the restart, in CloudWatch and in /metrics.

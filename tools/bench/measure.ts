@@ -1,3 +1,4 @@
+import { workerCounters } from '@kiosk/surface';
 import type { NativeGenerator, PoolStats, StepCounts } from './native-generator';
 import { coreTimes, corePercents, CpuMeter, rssBytes } from './proc';
 import { serverCore, type ServerUnderTest } from './processes';
@@ -24,6 +25,33 @@ export interface StepRecord extends StepCounts {
   serverCoreKernelPct: number;
   stealPct: number;
   flags: StepFlag[];
+  /** What the worker's content cache did over the measured window; absent where the server serves no /metrics. */
+  content?: ContentWork | null;
+}
+
+/** The content cache's counters over a window (server/metrics/catalog.ts's contentStoreReads and contentRebuilt). */
+export interface ContentWork {
+  /** Reads sent to the store: what a change dropped, a first read, an eviction. */
+  storeReads: number;
+  /** Pages and lists put together again because something they show changed. */
+  rebuilt: number;
+}
+
+/** The content cache's counters as the cluster's /metrics gives them now; null when it does not answer. */
+export async function contentCounters(metricsPort: number): Promise<ContentWork | null> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.timeout(5_000) });
+    if (!response.ok) return null;
+    const text = await response.text();
+    const value = (series: string) => {
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? Number.NaN : Number(line.slice(series.length + 1));
+    };
+    const counts = { storeReads: value(workerCounters.contentStoreReads.prometheus), rebuilt: value(workerCounters.contentRebuilt.prometheus) };
+    return Number.isFinite(counts.storeReads) && Number.isFinite(counts.rebuilt) ? counts : null;
+  } catch {
+    return null;
+  }
 }
 
 const rssEveryMs = 200;
@@ -55,7 +83,10 @@ export async function measureStep(
     serverCoreKernelPct: Number.NaN,
     stealPct: Number.NaN,
   };
+  // Read as the window opens and closes (the primary answers; the worker's share is a few fields).
+  const counted: Promise<ContentWork | null>[] = [];
   const onWindow = (phase: 'measuring' | 'measured') => {
+    if (server.metricsPort !== undefined) counted.push(contentCounters(server.metricsPort));
     if (phase === 'measuring') {
       meters = { server: new CpuMeter(server.pids), generator: new CpuMeter(() => [generator.pid]), cores: coreTimes() };
     } else if (meters) {
@@ -90,6 +121,10 @@ export async function measureStep(
       peakRssMb: peakRss / 1_048_576,
       flags: [],
     };
+    if (server.metricsPort !== undefined) {
+      const [opened, closed] = await Promise.all(counted);
+      record.content = opened && closed ? { storeReads: closed.storeReads - opened.storeReads, rebuilt: closed.rebuilt - opened.rebuilt } : null;
+    }
     record.flags = stepFlags(record, timing.maxConnections);
     return record;
   } finally {

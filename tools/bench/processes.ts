@@ -47,6 +47,8 @@ export interface ServerUnderTest {
   workerPids(): number[];
   /** Nginx's access log, when Nginx is in front. */
   accessLog?(): string;
+  /** The cluster's /metrics port (METRICS_PORT, on 127.0.0.1), where Kiosk serves it. */
+  metricsPort?: number;
   stop(): Promise<void>;
 }
 
@@ -157,7 +159,10 @@ export async function startKiosk(
   options: { core?: number | null; port?: number } = {},
 ): Promise<ServerUnderTest> {
   const port = options.port ?? (await freePort());
-  return startServer({
+  // The primary answers /metrics, off the workers' request path: the bench reads the content cache's counters there.
+  let metricsPort = env.METRICS_PORT === undefined ? await freePort() : Number(env.METRICS_PORT);
+  while (metricsPort === port) metricsPort = await freePort();
+  const server = await startServer({
     root,
     name,
     port,
@@ -171,10 +176,12 @@ export async function startKiosk(
       DIST_DIR: path.join(root, 'dist'),
       SHUTDOWN_GRACE_MS: '1000',
       ...env,
+      METRICS_PORT: String(metricsPort),
     },
     ready: workerListening,
     listeners: Number(env.WEB_CONCURRENCY ?? '1'),
   });
+  return { ...server, metricsPort };
 }
 
 /**

@@ -214,6 +214,17 @@ function quiet(step: StepRecord): boolean {
   return step.latencyMs.p99 < 100 && step.errors === 0 && step.timeouts === 0 && step.non2xx === 0;
 }
 
+/**
+ * A push drops what depends on the article it names and nothing else, so the pass right after
+ * the pushes reads the store only for what they changed: a few reads per push, where a push
+ * that emptied the cache would read again every article the pass shows.
+ */
+const warmReadShare = 0.01;
+
+function stayedWarm(step: StepRecord): boolean {
+  return step.content !== undefined && step.content !== null && step.content.storeReads < warmReadShare * step.answered;
+}
+
 /** Issue 25's targets: a push a second costs little CPU, keeps p99, is seen within a second, and leaves the rest warm. */
 function churnTargets(r: BenchResults): Target[] {
   const stores = ['SQLite', 'PostgreSQL'];
@@ -222,7 +233,7 @@ function churnTargets(r: BenchResults): Target[] {
     const names = [
       `${store}, one CMS push a second at capacity: server CPU per request ≤ ${churnCpuRatio.toFixed(2)}x without pushes`,
       `${store}, one CMS push a second at capacity: p99 < 100 ms, no errors or timeouts`,
-      `${store}, after the pushes: CPU per request ≤ ${churnCpuRatio.toFixed(2)}x without pushes (the other ids stayed warm)`,
+      `${store}, after the pushes: the other ids stayed warm (the store read for fewer than ${pct(warmReadShare)} of the answers) and CPU per request ≤ ${churnCpuRatio.toFixed(2)}x without pushes`,
       `${store}: every push visible on the worker within 1 s`,
       `${store}, one CMS push a second at ${Math.round(belowCapacityShare * 100)}% of capacity (below saturation), rounds without and with pushes: the median round's CPU per request ≤ ${churnCpuRatio.toFixed(2)}x without pushes; in every round with pushes p99 < 100 ms, no errors or timeouts`,
     ];
@@ -245,7 +256,13 @@ function churnTargets(r: BenchResults): Target[] {
         met: quiet(pushing),
         figures: `p99 ${ms(pushing.latencyMs.p99)} ms (${ms(steady.latencyMs.p99)} ms without pushes); ${failures(pushing)}; ${taken.length} pushes`,
       },
-      { name: names[2]!, met: Number.isFinite(afterRatio) ? afterRatio <= churnCpuRatio : null, figures: cpuFigures(after, afterRatio) },
+      {
+        name: names[2]!,
+        met: Number.isFinite(afterRatio) && after.content ? afterRatio <= churnCpuRatio && stayedWarm(after) : null,
+        figures:
+          `${after.content ? `${perS(after.content.storeReads)} store reads for ${perS(after.answered)} answers, ${perS(after.content.rebuilt)} pages and lists put together again (what the last pushes changed); ` : 'store reads not counted; '}` +
+          cpuFigures(after, afterRatio),
+      },
       {
         name: names[3]!,
         met: pushes.length > 0 && taken.length === pushes.length && slowest <= 1_000,
@@ -457,15 +474,20 @@ function passesTable(r: BenchResults): string[] {
   if (stores.length === 0) return [];
   const row = (store: string, pass: string, ids: number, step: StepRecord, warm: StepRecord) =>
     `| ${store} | ${pass} | ${perS(ids)} | ${perS(step.offeredPerS)} | ${perS(step.achievedPerS)} | ${ms(step.latencyMs.p50)} | ${ms(step.latencyMs.p99)} | ${ms(step.latencyMs.max)} | ` +
-    `${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, warm).toFixed(2)}x | ${flagText(step)} |`;
+    `${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, warm).toFixed(2)}x | ${contentWork(step)} | ${flagText(step)} |`;
   return [
-    '| store | pass | ids | offered | achieved | p50 ms | p99 ms | max ms | server CPU | CPU ms per request | ÷ warm | notes |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| store | pass | ids | offered | achieved | p50 ms | p99 ms | max ms | server CPU | CPU ms per request | ÷ warm | store reads / put together again | notes |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
     ...stores.flatMap(({ store, p }: { store: string; p: PassesRecord }) => [
       row(store, 'first, cold', p.coldIds, p.cold, p.warm),
       row(store, 'second, warm', p.allIds, p.warm, p.warm),
     ]),
   ];
+}
+
+/** "store reads / put together again" over the measured window, as the worker's counters tell; – where not read. */
+function contentWork(step: StepRecord): string {
+  return step.content ? `${perS(step.content.storeReads)} / ${perS(step.content.rebuilt)}` : '–';
 }
 
 /** "taken of sent, seen after p50 / max ms". */
@@ -481,10 +503,10 @@ function churnTable(r: BenchResults): string[] {
   const share = `${Math.round(belowCapacityShare * 100)}% of capacity`;
   const row = (store: string, phase: string, step: StepRecord, steady: StepRecord, pushes: string) =>
     `| ${store} | ${phase} | ${perS(step.offeredPerS)} | ${perS(step.achievedPerS)} | ${ms(step.latencyMs.p50)} | ${ms(step.latencyMs.p99)} | ${ms(step.latencyMs.max)} | ` +
-    `${step.errors + step.timeouts + step.non2xx} | ${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, steady).toFixed(2)}x | ${pushes} | ${flagText(step)} |`;
+    `${step.errors + step.timeouts + step.non2xx} | ${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, steady).toFixed(2)}x | ${contentWork(step)} | ${pushes} | ${flagText(step)} |`;
   return [
-    '| store | phase | offered | achieved | p50 ms | p99 ms | max ms | failed | server CPU | CPU ms per request | ÷ no pushes | pushes (taken, seen after p50 / max ms) | notes |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+    '| store | phase | offered | achieved | p50 ms | p99 ms | max ms | failed | server CPU | CPU ms per request | ÷ no pushes | store reads / put together again | pushes (taken, seen after p50 / max ms) | notes |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
     ...measured.flatMap(({ store, churn }) => {
       return [
         row(store, 'no pushes', churn.steady, churn.steady, '–'),

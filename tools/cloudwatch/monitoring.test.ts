@@ -59,6 +59,7 @@ test('the dashboard charts only metrics the servers send, in the right region', 
     '4xx, 5xx',
     'Worker restarts',
     'Instances',
+    'Content cache',
   ]) {
     assert.ok(
       titles.some((t) => t.startsWith(wanted)),

@@ -236,6 +236,12 @@ export function dashboardBody(o: MonitoringOptions): Record<string, unknown> {
       ],
       { annotations: line('event-loop alarm (p90)', o.maxEventLoopDelayMs) },
     ),
+    // A CMS push should cost the lists and pages it touches, not the caches: store reads that
+    // climb with the pushes, not with the readers, mean the caches are being emptied.
+    widget('Content cache: store reads and pages put together again (per minute, all workers)', [
+      metric(metricNames.contentStoreReads, { stat: 'Sum', label: 'reads sent to the store' }),
+      metric(metricNames.contentRebuilt, { stat: 'Sum', label: 'put together again after a change' }),
+    ]),
     widget(
       'Worker memory (largest worker)',
       [metric(metricNames.rss, { stat: 'Maximum', label: 'RSS' }), metric(metricNames.heapUsed, { stat: 'Maximum', label: 'heap used' })],
