@@ -221,11 +221,17 @@ async function findRate(run: Run, server: ServerUnderTest, name: string, startPe
 }
 
 async function renderReference(run: Run): Promise<RenderReference> {
-  progress(`raw renderToString and renderPage, in process on core ${serverCore}, ${run.options.renderSeconds} s each`);
+  progress(`raw renderToString, renderPage and a push's cost, in process on core ${serverCore}, ${run.options.renderSeconds} s each`);
   const script = path.join(root, 'tools/bench/render-reference.tsx');
   const args = ['--import', 'tsx', script, run.dbPath, path.join(root, 'dist'), String(run.options.renderSeconds), run.pathsFile];
   const render = JSON.parse(await runPinned(root, serverCore, args, { NODE_ENV: 'production' })) as RenderReference;
   progress(`  renderToString ${perS(render.rawRenderPerS)}/s, renderPage ${perS(render.renderPagePerS)}/s`);
+  if (render.pushCost) {
+    const { storeReads, rebuilt, extraMs } = render.pushCost;
+    progress(
+      `  a new story pushed: ${storeReads} store reads, ${perS(rebuilt)} pages and lists put together again, ${Math.round(extraMs)} ms of work (in process)`,
+    );
+  }
   return render;
 }
 

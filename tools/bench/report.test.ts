@@ -293,3 +293,33 @@ test("the header's count of elements shown says it was taken before any view, so
     /elements as finally shown: not measured/,
   );
 });
+
+test('the push cost counted in process, and the CPU ratio it implies beside the window without pushes at capacity', () => {
+  const render = { rawRenderPerS: 2000, renderPagePerS: 3000, variants: [], pages: 200, appHtmlBytes: 30_000, nodeEnv: 'production' };
+  const pushCost = { pushes: 7, storeReads: 3, rebuilt: 1591, extraMs: 64, usPerRebuilt: 25.3, passMs: 28, ids: 10_000 };
+  const step = (serverCpuPct: number) =>
+    ({
+      achievedPerS: 1000,
+      offeredPerS: 1000,
+      serverCpuPct,
+      latencyMs: { p50: 5, p90: 10, p99: 20, max: 20 },
+      errors: 0,
+      timeouts: 0,
+      non2xx: 0,
+      flags: [],
+    }) as never;
+  const withCost = (steadyCpuPct: number | null): BenchResults => {
+    const r = results(1000, null);
+    return {
+      ...r,
+      reference: { ...r.reference, render: { ...render, pushCost } },
+      ...(steadyCpuPct === null ? {} : { churn: { ratePerS: 1000, steady: step(steadyCpuPct), pushing: step(90), after: step(80), pushes: [] } }),
+    };
+  };
+  assert.match(
+    renderMarkdown(withCost(80)),
+    /after each of 7 new stories pushed, every one of the 10,000 article pages' content read again took 3 store reads and put 1,591 pages and lists together again \(medians\), 64 ms more than a pass with nothing changed \(28 ms\), 25 µs each\. At one push a second that is 6% of a core: beside the 80% SQLite's window without pushes used at capacity, 1\.08x its CPU per request\./,
+  );
+  assert.match(renderMarkdown(withCost(null)), /25 µs each\. At one push a second that is 6% of a core\.$/m, 'no churn steps: the share of a core alone');
+  assert.doesNotMatch(renderMarkdown(results(1000, null)), /push-cost\.ts/, 'not measured: no line');
+});

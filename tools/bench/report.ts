@@ -521,6 +521,25 @@ function churnTable(r: BenchResults): string[] {
   ];
 }
 
+/**
+ * What a push costs counted in process, where the host's drift does not blur it, and the ratio
+ * that work implies at one push a second beside SQLite's window without pushes at capacity.
+ */
+function pushCostLine(r: BenchResults): string | null {
+  const cost = r.reference.render?.pushCost;
+  if (!cost) return null;
+  const steady = r.churn?.steady;
+  const implied =
+    steady && steady.serverCpuPct > 0
+      ? ` At one push a second that is ${pct(cost.extraMs / 1000)} of a core: beside the ${cpu(steady.serverCpuPct)} SQLite's window without pushes used at capacity, ${(1 + cost.extraMs / (steady.serverCpuPct * 10)).toFixed(2)}x its CPU per request.`
+      : ` At one push a second that is ${pct(cost.extraMs / 1000)} of a core.`;
+  return (
+    `In process (tools/bench/push-cost.ts, core 0, no HTTP): after each of ${cost.pushes} new stories pushed, every one of the ${perS(cost.ids)} article pages' content read again took ` +
+    `${cost.storeReads} store reads and put ${perS(cost.rebuilt)} pages and lists together again (medians), ${ms(cost.extraMs)} ms more than a pass with nothing changed (${ms(cost.passMs)} ms), ` +
+    `${Number.isFinite(cost.usPerRebuilt) ? Math.round(cost.usPerRebuilt) : '–'} µs each.${implied}`
+  );
+}
+
 /** Per store: how steady the host was before its churn steps, and how far apart its windows without pushes came out. */
 function churnNoise(r: BenchResults): string[] {
   return churns(r)
@@ -580,6 +599,8 @@ export function renderMarkdown(r: BenchResults): string {
       );
     }
   }
+  const pushCost = pushCostLine(r);
+  if (pushCost !== null) lines.push('', pushCost);
   const variants = variantsTable(r);
   if (variants.length > 0) lines.push('', '## Server-rendering optimisations, each on and off (in process, core 0)', '', ...variants);
   if (r.hotSet.length > 0) {

@@ -5,6 +5,7 @@ import type { DomBudgetResult } from './dom-budget';
 import type { Environment } from './environment';
 import type { StepRecord } from './measure';
 import type { BenchOptions } from './options';
+import type { PushCost } from './push-cost';
 
 /**
  * `nginx`: the fallback on, with the production Nginx config in front (pinned on the same core),
@@ -71,6 +72,8 @@ export interface RenderReference {
   referencePerS?: number;
   /** Each server-rendering optimisation on and off, in process. */
   variants: RenderVariant[];
+  /** What a new story pushed costs the content layer, in process (tools/bench/push-cost.ts). */
+  pushCost?: PushCost;
   pages: number;
   appHtmlBytes: number;
   nodeEnv: string | null;

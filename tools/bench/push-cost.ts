@@ -1,0 +1,93 @@
+// What one CMS push costs the content layer, in process and without HTTP: every article page's
+// content is read once (warm), then for each new story pushed, every page's content is read again.
+// The worker's own counters say how many reads went to the store and how many pages and lists
+// were put together again; the time of that pass over a pass with nothing changed (the mean of
+// the ones before and after) is the push's extra work. A store of its own (a copy of the run's),
+// so the pushes leave the run's articles as they were. This is the figure the churn windows
+// cannot resolve on a host whose speed moves more than the few percent a push costs.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { generateArticles, loadConfig, openContent, type Article } from '@kiosk/surface';
+
+export interface PushCost {
+  pushes: number;
+  /** Medians over the pushes. */
+  storeReads: number;
+  rebuilt: number;
+  /** The pass after a push took this much longer than one with nothing changed. */
+  extraMs: number;
+  usPerRebuilt: number;
+  /** One pass with nothing changed: the reads of a warm cache, for scale. */
+  passMs: number;
+  ids: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** A new story as the ingest API takes it, published now, with an id above any the seed uses. */
+function newStory(template: Article, serial: number, now: Date): Article {
+  const minute = now.toISOString().replace(/\D/g, '').slice(0, 12);
+  const stamp = now.toISOString();
+  return {
+    ...template,
+    id: `${minute}${String(990_000 + serial).padStart(6, '0')}`,
+    title: `${template.title} (${serial})`,
+    publishedAt: stamp,
+    updatedAt: stamp,
+  };
+}
+
+export async function measurePushCost(dbPath: string, ids: readonly string[], pushes = 7): Promise<PushCost> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-push-cost-'));
+  const copy = path.join(dir, 'store.sqlite');
+  fs.copyFileSync(dbPath, copy);
+  if (fs.existsSync(`${dbPath}-wal`)) fs.copyFileSync(`${dbPath}-wal`, `${copy}-wal`);
+  const opened = openContent({ store: 'sqlite', path: copy }, loadConfig({ NODE_ENV: 'production' }));
+  try {
+    const { reader, writer, cache } = opened;
+    const pass = async () => {
+      // The change feed looks at the store once per turn of the event loop, as between requests.
+      await new Promise((resolve) => setImmediate(resolve));
+      const start = performance.now();
+      for (const id of ids) await reader.articleWithTeasers(id);
+      return performance.now() - start;
+    };
+    await pass();
+    let before = await pass();
+    const templates = [...generateArticles({ published: pushes, drafts: 0, seed: 4242 })];
+    const figures: { storeReads: number; rebuilt: number; extraMs: number; passMs: number }[] = [];
+    for (let serial = 0; serial < pushes; serial++) {
+      const counted = cache.stats();
+      await writer!.upsert(newStory(templates[serial]!, serial, new Date()));
+      const pushed = await pass();
+      const { loads, rebuilt } = cache.stats();
+      const after = await pass();
+      figures.push({
+        storeReads: loads - counted.loads,
+        rebuilt: rebuilt - counted.rebuilt,
+        extraMs: pushed - (before + after) / 2,
+        passMs: (before + after) / 2,
+      });
+      before = after;
+    }
+    const rebuilt = median(figures.map((f) => f.rebuilt));
+    const extraMs = median(figures.map((f) => f.extraMs));
+    return {
+      pushes,
+      storeReads: median(figures.map((f) => f.storeReads)),
+      rebuilt,
+      extraMs,
+      usPerRebuilt: rebuilt > 0 ? median(figures.map((f) => (f.extraMs * 1000) / f.rebuilt)) : Number.NaN,
+      passMs: median(figures.map((f) => f.passMs)),
+      ids: ids.length,
+    };
+  } finally {
+    await opened.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
