@@ -233,18 +233,22 @@ test('the churn targets: CPU per request with pushes and after them within 1.10x
   );
 });
 
+/** A step of 1,000 answers a second, p99 20 ms, nothing failed, at `cpuPct` of the core. */
+function quietStep(cpuPct: number): never {
+  return {
+    achievedPerS: 1000,
+    offeredPerS: 1000,
+    serverCpuPct: cpuPct,
+    latencyMs: { p50: 5, p90: 10, p99: 20, max: 20 },
+    errors: 0,
+    timeouts: 0,
+    non2xx: 0,
+    flags: [],
+  } as never;
+}
+
 test('the churn noise: the host steadiness measured before the steps and how far apart the windows without pushes came out, per store', () => {
-  const step = (cpuPct: number) =>
-    ({
-      achievedPerS: 1000,
-      offeredPerS: 1000,
-      serverCpuPct: cpuPct,
-      latencyMs: { p50: 5, p90: 10, p99: 20, max: 20 },
-      errors: 0,
-      timeouts: 0,
-      non2xx: 0,
-      flags: [],
-    }) as never;
+  const step = quietStep;
   const pair = (steady: number) => ({ ratePerS: 900, steady: step(steady), pushing: step(steady), pushes: [] });
   const churn = {
     ratePerS: 1000,
@@ -297,17 +301,7 @@ test("the header's count of elements shown says it was taken before any view, so
 test('the push cost counted in process, and the CPU ratio it implies beside the window without pushes at capacity', () => {
   const render = { rawRenderPerS: 2000, renderPagePerS: 3000, variants: [], pages: 200, appHtmlBytes: 30_000, nodeEnv: 'production' };
   const pushCost = { pushes: 7, storeReads: 3, rebuilt: 1591, extraMs: 64, usPerRebuilt: 25.3, passMs: 28, ids: 10_000 };
-  const step = (serverCpuPct: number) =>
-    ({
-      achievedPerS: 1000,
-      offeredPerS: 1000,
-      serverCpuPct,
-      latencyMs: { p50: 5, p90: 10, p99: 20, max: 20 },
-      errors: 0,
-      timeouts: 0,
-      non2xx: 0,
-      flags: [],
-    }) as never;
+  const step = quietStep;
   const withCost = (steadyCpuPct: number | null): BenchResults => {
     const r = results(1000, null);
     return {
