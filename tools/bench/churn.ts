@@ -75,12 +75,17 @@ export function roundRatio(pair: ChurnPair): number {
   return cpuRatio(pair.pushing, pair.steady);
 }
 
-/** The median of the rounds' ratios (the mean of the middle two for an even count); NaN for none. */
+/** The median (the mean of the middle two for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** The median of the rounds' ratios; NaN for none. */
 export function medianRatio(rounds: readonly ChurnPair[]): number {
-  const ratios = rounds.map(roundRatio).sort((a, b) => a - b);
-  if (ratios.length === 0) return Number.NaN;
-  const middle = Math.floor(ratios.length / 2);
-  return ratios.length % 2 === 1 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2;
+  return median(rounds.map(roundRatio));
 }
 
 /**
@@ -111,7 +116,7 @@ function sent(article: Article): Omit<Article, 'id' | 'updatedAt'> {
 let serials = 0;
 
 /** Newsroom ids: the publish minute and a serial; these serials are above any the seed uses. */
-function newId(now: Date, serial: number): string {
+export function newId(now: Date, serial: number): string {
   const minute = now.toISOString().replace(/\D/g, '').slice(0, 12);
   return `${minute}${String(900_000 + (serial % 100_000)).padStart(6, '0')}`;
 }

@@ -84,9 +84,9 @@ export async function measureStep(
     stealPct: Number.NaN,
   };
   // Read as the window opens and closes (the primary answers; the worker's share is a few fields).
-  const counted: Promise<ContentWork | null>[] = [];
+  const counted: Partial<Record<'measuring' | 'measured', Promise<ContentWork | null>>> = {};
   const onWindow = (phase: 'measuring' | 'measured') => {
-    if (server.metricsPort !== undefined) counted.push(contentCounters(server.metricsPort));
+    if (server.metricsPort !== undefined) counted[phase] = contentCounters(server.metricsPort);
     if (phase === 'measuring') {
       meters = { server: new CpuMeter(server.pids), generator: new CpuMeter(() => [generator.pid]), cores: coreTimes() };
     } else if (meters) {
@@ -122,7 +122,7 @@ export async function measureStep(
       flags: [],
     };
     if (server.metricsPort !== undefined) {
-      const [opened, closed] = await Promise.all(counted);
+      const [opened, closed] = await Promise.all([counted.measuring ?? null, counted.measured ?? null]);
       record.content = opened && closed ? { storeReads: closed.storeReads - opened.storeReads, rebuilt: closed.rebuilt - opened.rebuilt } : null;
     }
     record.flags = stepFlags(record, timing.maxConnections);

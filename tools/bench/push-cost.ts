@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateArticles, loadConfig, openContent, type Article } from '@kiosk/surface';
+import { median, newId } from './churn';
 
 export interface PushCost {
   pushes: number;
@@ -23,23 +24,10 @@ export interface PushCost {
   ids: number;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-/** A new story as the ingest API takes it, published now, with an id above any the seed uses. */
+/** A new story as the ingest API takes it, published now, with a newsroom id as the churn steps make them. */
 function newStory(template: Article, serial: number, now: Date): Article {
-  const minute = now.toISOString().replace(/\D/g, '').slice(0, 12);
   const stamp = now.toISOString();
-  return {
-    ...template,
-    id: `${minute}${String(990_000 + serial).padStart(6, '0')}`,
-    title: `${template.title} (${serial})`,
-    publishedAt: stamp,
-    updatedAt: stamp,
-  };
+  return { ...template, id: newId(now, serial), title: `${template.title} (${serial})`, publishedAt: stamp, updatedAt: stamp };
 }
 
 export async function measurePushCost(dbPath: string, ids: readonly string[], pushes = 7): Promise<PushCost> {

@@ -222,7 +222,7 @@ function quiet(step: StepRecord): boolean {
 const warmReadShare = 0.01;
 
 function stayedWarm(step: StepRecord): boolean {
-  return step.content !== undefined && step.content !== null && step.content.storeReads < warmReadShare * step.answered;
+  return step.content ? step.content.storeReads < warmReadShare * step.answered : false;
 }
 
 /** Issue 25's targets: a push a second costs little CPU, keeps p99, is seen within a second, and leaves the rest warm. */
