@@ -11,10 +11,9 @@
 //
 // Two files run at once (--concurrency), not node's default of one fewer than the cores (one
 // here): most services files wait on a child process, a socket or a database, so the second
-// file fills the wait. Measured 2026-11-25 on 2 cores: the services tier in 260 s instead of
-// 403 s, the browser tier in 63 s instead of 72 s, with no test changed. Every test must hold on
-// a busy machine anyway (CI passes with another whole suite beside it), so this asks nothing new
-// of them.
+// file fills the wait (on 2 cores the services tier takes about two thirds of the time it takes
+// one file at a time). Every test must hold on a busy machine anyway (CI passes with another
+// whole suite beside it), so this asks nothing new of them.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -53,7 +53,7 @@ export interface ChurnResult {
   steadiness?: Steadiness;
 }
 
-/** Where the rounds of churn steps run: "capacity ≥ 90%" with pushes, issue 25's words. */
+/** Where the rounds of churn steps run: 90% of capacity, below saturation, where CPU per request is the work a request costs. */
 export const belowCapacityShare = 0.9;
 
 /** Rounds below saturation unless --churn-rounds says otherwise: enough for a median to drop two disturbed rounds. */

@@ -225,7 +225,7 @@ function stayedWarm(step: StepRecord): boolean {
   return step.content ? step.content.storeReads < warmReadShare * step.answered : false;
 }
 
-/** Issue 25's targets: a push a second costs little CPU, keeps p99, is seen within a second, and leaves the rest warm. */
+/** The churn targets: a push a second costs little CPU, keeps p99, is seen within a second, and leaves the rest warm. */
 function churnTargets(r: BenchResults): Target[] {
   const stores = ['SQLite', 'PostgreSQL'];
   const measured = churns(r);
