@@ -2,6 +2,7 @@ import { legacy_createStore } from '@reduxjs/toolkit';
 import { mostReadSize, type Article, type ContentClient, type FrontPage, type Headline, type SectionPage, type TagPage } from '../src/content';
 import type { SectionSlug } from '../src/sections';
 import { rootReducer, type AppStore, type RootState } from '../src/store';
+import { withEntry } from '../src/store/keyed';
 import type { PageData } from '../src/store/page-data';
 
 // The server's side of a route's data (src/store/page-data.ts): read straight from the content
@@ -42,21 +43,21 @@ export class PageState implements PageData {
   async section(slug: SectionSlug): Promise<SectionPage | null> {
     const page = await this.content.section(slug);
     if (page)
-      this.state.sections = { ...this.state.sections, [slug]: { items: page.items, nextCursor: page.nextCursor, loadingMore: false, moreFailed: false } };
+      this.state.sections = withEntry(this.state.sections, slug, { items: page.items, nextCursor: page.nextCursor, loadingMore: false, moreFailed: false });
     return page;
   }
 
   async tag(slug: string): Promise<TagPage | null> {
     const page = await this.content.tag(slug);
-    if (page) this.state.tags = { ...this.state.tags, [slug]: { items: page.items, nextCursor: page.nextCursor, loadingMore: false, moreFailed: false } };
+    if (page) this.state.tags = withEntry(this.state.tags, slug, { items: page.items, nextCursor: page.nextCursor, loadingMore: false, moreFailed: false });
     return page;
   }
 
   async article(id: string): Promise<Article | null> {
     const page = await this.content.articleWithTeasers(id);
     if (!page) return null;
-    this.state.articles = { ...this.state.articles, [id]: page.article };
-    this.state.articleTeasers = { ...this.state.articleTeasers, [id]: { related: page.related, moreFromSection: page.moreFromSection } };
+    this.state.articles = withEntry(this.state.articles, id, page.article);
+    this.state.articleTeasers = withEntry(this.state.articleTeasers, id, { related: page.related, moreFromSection: page.moreFromSection });
     return page.article;
   }
 

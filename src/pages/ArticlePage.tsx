@@ -6,13 +6,14 @@ import { Timestamp } from '../components/Timestamp';
 import { articlePath } from '../content';
 import { findSection } from '../sections';
 import { useAppSelector } from '../store/hooks';
+import { entryOf } from '../store/keyed';
 
 /** The hero spans the main column: the whole viewport on a phone, about two thirds on a desktop. */
 const heroSizes = '(min-width: 64rem) 44rem, 100vw';
 
 export function ArticlePage({ id }: { id: string }) {
-  const article = useAppSelector((state) => state.articles[id]);
-  const teasers = useAppSelector((state) => state.articleTeasers[id]);
+  const article = useAppSelector((state) => entryOf(state.articles, id));
+  const teasers = useAppSelector((state) => entryOf(state.articleTeasers, id));
   if (!article) return null;
   const section = findSection(article.section);
   const updated = article.updatedAt !== article.publishedAt;

@@ -1,9 +1,10 @@
 import { TeaserListing } from '../components/TeaserListing';
 import { findSection, type SectionSlug } from '../sections';
 import { useAppSelector } from '../store/hooks';
+import { entryOf } from '../store/keyed';
 
 export function SectionPage({ slug }: { slug: SectionSlug }) {
-  const listing = useAppSelector((state) => state.sections[slug]);
+  const listing = useAppSelector((state) => entryOf(state.sections, slug));
   const name = findSection(slug)?.name ?? slug;
   if (!listing) return null;
   return (

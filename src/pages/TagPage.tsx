@@ -1,9 +1,10 @@
 import { TeaserListing } from '../components/TeaserListing';
 import { useAppSelector } from '../store/hooks';
+import { entryOf } from '../store/keyed';
 import { tagName } from '../tags';
 
 export function TagPage({ slug }: { slug: string }) {
-  const listing = useAppSelector((state) => state.tags[slug]);
+  const listing = useAppSelector((state) => entryOf(state.tags, slug));
   if (!listing) return null;
   const name = tagName(slug);
   return (

@@ -1,5 +1,6 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 import type { Article, ArticleWithTeasers, FrontPage, Headline, SectionPage, TagPage, Teaser } from '../content';
+import { emptyKeyed, entryOf, setEntry, type Keyed } from './keyed';
 
 export interface FrontPageState {
   page: FrontPage | null;
@@ -23,7 +24,7 @@ export interface Listing {
   moreFailed: boolean;
 }
 
-export type ListingsState = Partial<Record<string, Listing>>;
+export type ListingsState = Keyed<Listing>;
 
 interface ListingPage {
   key: string;
@@ -35,21 +36,21 @@ interface ListingPage {
 function listingSlice<N extends string>(name: N) {
   return createSlice({
     name,
-    initialState: {} as ListingsState,
+    initialState: emptyKeyed<Listing>() as ListingsState,
     reducers: {
       listingLoaded(state, action: PayloadAction<ListingPage>) {
         const { key, items, nextCursor } = action.payload;
-        state[key] = { items, nextCursor, loadingMore: false, moreFailed: false };
+        setEntry(state, key, { items, nextCursor, loadingMore: false, moreFailed: false });
       },
       moreRequested(state, action: PayloadAction<string>) {
-        const listing = state[action.payload];
+        const listing = entryOf(state, action.payload);
         if (listing) {
           listing.loadingMore = true;
           listing.moreFailed = false;
         }
       },
       moreLoaded(state, action: PayloadAction<ListingPage>) {
-        const listing = state[action.payload.key];
+        const listing = entryOf(state, action.payload.key);
         if (!listing) return;
         const seen = new Set(listing.items.map((t) => t.id));
         listing.items.push(...action.payload.items.filter((t) => !seen.has(t.id)));
@@ -57,7 +58,7 @@ function listingSlice<N extends string>(name: N) {
         listing.loadingMore = false;
       },
       moreFailed(state, action: PayloadAction<string>) {
-        const listing = state[action.payload];
+        const listing = entryOf(state, action.payload);
         if (listing) {
           listing.loadingMore = false;
           listing.moreFailed = true;
@@ -78,28 +79,30 @@ export function tagListingPage(page: TagPage): ListingPage {
   return { key: page.tag, items: page.items, nextCursor: page.nextCursor };
 }
 
-export type ArticlesState = Partial<Record<string, Article>>;
+export type ArticlesState = Keyed<Article>;
 
 export const articlesSlice = createSlice({
   name: 'articles',
-  initialState: {} as ArticlesState,
+  initialState: emptyKeyed<Article>() as ArticlesState,
   reducers: {
     articleLoaded(state, action: PayloadAction<Article>) {
-      state[action.payload.id] = action.payload;
+      setEntry(state, action.payload.id, action.payload);
     },
   },
 });
 
 /** The teasers an article page shows besides the article, by article id. */
-export type ArticleTeasersState = Partial<Record<string, Pick<ArticleWithTeasers, 'related' | 'moreFromSection'>>>;
+export type ArticleTeasers = Pick<ArticleWithTeasers, 'related' | 'moreFromSection'>;
+
+export type ArticleTeasersState = Keyed<ArticleTeasers>;
 
 export const articleTeasersSlice = createSlice({
   name: 'articleTeasers',
-  initialState: {} as ArticleTeasersState,
+  initialState: emptyKeyed<ArticleTeasers>() as ArticleTeasersState,
   reducers: {
     articleTeasersLoaded(state, action: PayloadAction<ArticleWithTeasers>) {
       const { article, related, moreFromSection } = action.payload;
-      state[article.id] = { related, moreFromSection };
+      setEntry(state, article.id, { related, moreFromSection });
     },
   },
 });

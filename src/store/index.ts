@@ -1,5 +1,6 @@
 import { combineReducers, configureStore, type ThunkAction, type UnknownAction } from '@reduxjs/toolkit';
 import { latestListSize, type ContentClient } from '../content';
+import { keyedFrom } from './keyed';
 import { articlesSlice, articleTeasersSlice, frontPageSlice, latestSlice, mostReadSlice, renderSlice, sectionsSlice, tagsSlice } from './content-slices';
 
 export const rootReducer = combineReducers({
@@ -27,6 +28,20 @@ export interface ThunkExtra {
 }
 
 /**
+ * The keyed records of a state from elsewhere (the server's, parsed from the page) as the slices
+ * keep theirs: without a prototype, so that no slug or id reads or writes through one.
+ */
+function withKeyedRecords(state: Partial<RootState> | undefined): Partial<RootState> | undefined {
+  if (!state) return state;
+  const copy = { ...state };
+  if (state.sections) copy.sections = keyedFrom(state.sections);
+  if (state.tags) copy.tags = keyedFrom(state.tags);
+  if (state.articles) copy.articles = keyedFrom(state.articles);
+  if (state.articleTeasers) copy.articleTeasers = keyedFrom(state.articleTeasers);
+  return copy;
+}
+
+/**
  * One store per request on the server and one per page load in the browser; never a
  * module-level store, or one reader's data would leak into another's page.
  */
@@ -37,9 +52,10 @@ export function createStore(
 ) {
   // On the server, say in the state whether the blocks below the fold were left to the browser.
   const render = options.belowFold === undefined ? undefined : { belowFoldDeferred: options.belowFold === 'browser', siteUrl: options.siteUrl ?? '' };
+  const preloaded = withKeyedRecords(preloadedState);
   return configureStore({
     reducer: rootReducer,
-    preloadedState: render ? { ...preloadedState, render } : preloadedState,
+    preloadedState: render ? { ...preloaded, render } : preloaded,
     middleware: (getDefault) =>
       getDefault({
         thunk: {

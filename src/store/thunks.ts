@@ -13,6 +13,7 @@ import {
   tagsSlice,
 } from './content-slices';
 import type { AppThunk } from './index';
+import { entryOf } from './keyed';
 
 // Each loader returns what it loaded, from the store when it is already there, so a route
 // can decide its status (404) from the result. The store already holding the data is what
@@ -31,7 +32,7 @@ export const loadFrontPage =
 export const loadSection =
   (slug: SectionSlug): AppThunk<Promise<SectionPage | null>> =>
   async (dispatch, getState, { content }) => {
-    const cached = getState().sections[slug];
+    const cached = entryOf(getState().sections, slug);
     if (cached) return { section: slug, items: cached.items, nextCursor: cached.nextCursor };
     const page = await content.section(slug);
     if (page) dispatch(sectionsSlice.actions.listingLoaded(sectionListingPage(page)));
@@ -41,7 +42,7 @@ export const loadSection =
 export const loadTag =
   (slug: string): AppThunk<Promise<TagPage | null>> =>
   async (dispatch, getState, { content }) => {
-    const cached = getState().tags[slug];
+    const cached = entryOf(getState().tags, slug);
     if (cached) return { tag: slug, items: cached.items, nextCursor: cached.nextCursor };
     const page = await content.tag(slug);
     if (page) dispatch(tagsSlice.actions.listingLoaded(tagListingPage(page)));
@@ -53,7 +54,7 @@ export const loadMoreOf =
   (kind: 'section' | 'tag', slug: string): AppThunk<Promise<void>> =>
   async (dispatch, getState, { content }) => {
     const slice = kind === 'section' ? sectionsSlice : tagsSlice;
-    const listing = (kind === 'section' ? getState().sections : getState().tags)[slug];
+    const listing = entryOf(kind === 'section' ? getState().sections : getState().tags, slug);
     if (!listing || !listing.nextCursor || listing.loadingMore) return;
     dispatch(slice.actions.moreRequested(slug));
     try {
@@ -73,8 +74,8 @@ export const loadMoreOf =
 export const loadArticle =
   (id: string): AppThunk<Promise<Article | null>> =>
   async (dispatch, getState, { content }) => {
-    const cached = getState().articles[id];
-    if (cached && getState().articleTeasers[id]) return cached;
+    const cached = entryOf(getState().articles, id);
+    if (cached && entryOf(getState().articleTeasers, id)) return cached;
     const page = await content.articleWithTeasers(id);
     if (!page) return null;
     dispatch(articleLoaded(page.article));
