@@ -47,6 +47,11 @@ export interface AppDeps {
  */
 export function createApp({ config, content, signups = null, assets, writer, render, views = null }: AppDeps): express.Express {
   const app = express();
+  // Paths are exact, as src/request-kinds.ts and Nginx's locations read them: a mount that
+  // ignored case let /api/INGEST/... reach ingestion through Nginx's /api/ location, under the
+  // API's limits instead of ingestion's. Before any route: Express builds its router on the first.
+  app.enable('case sensitive routing');
+  app.enable('strict routing');
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   // Exactly the local proxy (Nginx on loopback): a client elsewhere cannot pose as another address.
