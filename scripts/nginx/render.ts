@@ -250,6 +250,7 @@ function values(params: NginxParams): Record<string, string> {
     shell_headers: shellHeaders(admission),
     shed_retry_after_s: String(admission.shedRetryAfterS),
     api_busy_body: quoted(JSON.stringify({ error: { code: errors.unavailable.code, message: errors.unavailable.message } })),
+    api_too_large_body: quoted(JSON.stringify({ error: { code: errors.payloadTooLarge.code, message: errors.payloadTooLarge.message } })),
     listen_backlog: String(params.listenBacklog),
     fallback_log: params.fallbackLog,
     upstream_keepalive_timeout: `${params.upstreamKeepaliveTimeoutS}s`,
