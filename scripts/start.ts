@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { readCommandLine } from './cli';
 import { loadConfig, sqliteContentPath } from '../server/config';
+import { listenPorts, takenPortSentence } from '../server/port-owner';
 import { askForDemoContent, prepareToServe, root, serverBundle } from './prepare';
 
 const usage = `Usage: npm start [-- --no-build] [-- --no-seed]
@@ -27,7 +28,14 @@ function main() {
   askForDemoContent(env, values['no-seed'] ?? false, 'start');
   const config = loadConfig(env);
 
-  const preparing = prepareToServe({ build: !values['no-build'], seed: config.seedDemoContent, contentDbPath: sqliteContentPath(env), name: 'start' });
+  // Before the build and the seed, which take a while: the server refuses a taken port anyway.
+  const preparing = takenPortSentence(listenPorts(config), config.host).then((taken) => {
+    if (taken !== null) {
+      console.error(`start: ${taken}`);
+      process.exit(1);
+    }
+    return prepareToServe({ build: !values['no-build'], seed: config.seedDemoContent, contentDbPath: sqliteContentPath(env), name: 'start' });
+  });
   void preparing.then(() => {
     const server = spawn(process.execPath, ['--enable-source-maps', serverBundle], {
       cwd: root,

@@ -6,6 +6,7 @@ import { loadConfig } from './config';
 import { contentStoreProblem } from './content/store-check';
 import { describeError, log } from './log';
 import { startPrimaryMetrics } from './metrics/primary';
+import { claimPorts, findPortOwner, isAddressInUse, listenPorts, portTakenExitCode, portTakenSentence } from './port-owner';
 import { requestSlot, serveSlots } from './worker-slots';
 import { startWorker, type ListenTarget } from './worker';
 
@@ -28,7 +29,15 @@ async function worker(id: number) {
     config.listenMode === 'per-worker'
       ? { port: config.port + (await requestSlot()), host: config.host, exclusive: true, reusePort: false }
       : { port: config.port, host: config.host, exclusive: config.listenMode === 'reuse-port', reusePort: config.listenMode === 'reuse-port' };
-  const running = await startWorker(config, { listen });
+  let running;
+  try {
+    running = await startWorker(config, { listen });
+  } catch (error) {
+    // Something took the port after the primary's claim: say who, in the primary's words.
+    if (!isAddressInUse(error)) throw error;
+    log.error(portTakenSentence(listen.port, findPortOwner(listen.port)), { worker: id, port: listen.port });
+    process.exit(portTakenExitCode);
+  }
   log.info('worker listening', { worker: id, port: listen.port, host: listen.host || '*', listenMode: config.listenMode });
 
   // A deploy signals every process of the group at once (systemd's control-group kill) and
@@ -57,6 +66,12 @@ async function worker(id: number) {
 async function primary() {
   // Must be set before the first fork; see Config.clusterScheduling.
   cluster.schedulingPolicy = config.clusterScheduling === 'none' ? cluster.SCHED_NONE : cluster.SCHED_RR;
+  // Before any worker binds: a second Kiosk's reuse-port workers would join the first's port.
+  const claim = await claimPorts(listenPorts(config), config.host);
+  if (!claim.ok) {
+    log.error(claim.sentence, { port: claim.port, ownerPid: claim.owner?.pid ?? null, ownerCommand: claim.owner?.command ?? null });
+    process.exit(1);
+  }
   // Fail here, once, rather than in every worker that throng would then revive in a loop.
   loadAssets(config.distDir);
   const storeProblem = contentStoreProblem(config);
@@ -80,12 +95,19 @@ async function primary() {
   });
   cluster.on('exit', (w, code, signal) => {
     if (code !== 0 || signal) log.warn('worker exited', { pid: w.process.pid, code, signal });
+    // A first worker that cannot bind means the port went to someone else as this Kiosk started;
+    // a replacement that cannot (one per-worker port taken) is revived as before, the rest serving.
+    if (code === portTakenExitCode && w.id <= config.webConcurrency) process.exit(1);
   });
   // Worker restarts, host CPU and memory to CloudWatch; the cluster's /metrics on 127.0.0.1.
   const metrics = await startPrimaryMetrics(config);
   // throng passes these signals on to the workers; the primary sends its last numbers meanwhile.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => void metrics.close(config.shutdownGraceMs));
+    process.once(signal, () => {
+      // The workers stop listening as they start draining: a successor may claim the port now.
+      claim.claim.release();
+      void metrics.close(config.shutdownGraceMs);
+    });
   }
 }
 
