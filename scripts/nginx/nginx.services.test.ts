@@ -208,6 +208,8 @@ test('with ORIGIN_SECRET set, Nginx answers 403 to anything without the CloudFro
       assert.equal((await ask(pathname, { 'x-kiosk-origin-secret': secret.toUpperCase() })).status, 403, `${pathname}: the comparison is exact`);
       assert.equal((await ask(pathname, { 'x-kiosk-origin-secret': `${secret}x` })).status, 403, `${pathname}: the whole value`);
     }
+    // Refused for one request's missing header: no cache may keep it for the path.
+    assert.equal((await ask('/')).headers['cache-control'], 'private, no-store');
     // The load balancer's health check carries no secret and must pass.
     const health = await ask('/healthz');
     assert.equal(health.status, 200);
