@@ -7,6 +7,7 @@ import type { ArticleWriter } from './content/source';
 import { KioskError } from './errors';
 import { ingestMaxBodyBytes, parseIngestedArticle } from './ingest-schema';
 import { log } from './log';
+import { strictJsonBody } from './strict-json';
 
 // The CMS pushes articles here: PUT creates or replaces one (draft or published), DELETE takes
 // it off the site. Authorised by one bearer token; the body is parsed only after that.
@@ -56,7 +57,8 @@ export function ingestRouter(token: string | null, writer: () => ArticleWriter):
     }
     next();
   });
-  router.use(express.json({ limit: ingestMaxBodyBytes, strict: true, type: 'application/json' }));
+  // UTF-8 only, each key once (server/strict-json.ts); the same byte limit and 413 as express.json.
+  router.use(strictJsonBody(ingestMaxBodyBytes));
 
   router.put('/articles/:id', async (req, res) => {
     const id = articleId(req);
