@@ -32,7 +32,7 @@ before(async () => {
   const [template] = generateArticles({ published: 1, drafts: 0, seed: 3 });
   const now = new Date();
   const id = `${now.toISOString().slice(0, 16).replace(/\D/g, '')}999999`;
-  writer.upsert({ ...template!, id, title: longTitle, publishedAt: now.toISOString(), updatedAt: now.toISOString() });
+  writer.upsert({ ...template!, id, title: longTitle, publishedAt: now.toISOString(), updatedAt: now.toISOString() }, { modifiedAt: now.toISOString() });
   writer.close();
   let quietDb: string;
   ({ dir: quietDir, dbPath: quietDb } = await seedTempStore(300, 5));

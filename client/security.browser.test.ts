@@ -29,6 +29,7 @@ before(async () => {
       author: 'Mallory',
       image: { src: `/media/${id}.svg`, alt: '" onerror="window.__pwned=4', width: 1200, height: 675 },
       publishedAt: '2026-11-22T12:00:00Z',
+      modifiedAt: '2026-11-22T12:00:00Z',
       body: [{ type: 'paragraph', text: 'javascript:window.__pwned=5 </p><iframe src="javascript:alert(1)">' }],
     }),
   });

@@ -3,16 +3,20 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { articleIdPattern } from '../src/sections';
 
-const usage = `Usage: npm run ingest -- <file.json> [--url http://localhost:3000]
-       npm run ingest -- --unpublish <article id> [--url ...]
+const usage = `Usage: npm run ingest -- <file.json> [--url http://localhost:3000] [--if-match ETAG]
+       npm run ingest -- --unpublish <article id> --modified-at <time> [--url ...] [--if-match ETAG]
 
 Sends the article in <file.json> to PUT /api/ingest/articles/<id> (created or updated, draft or
 published), or takes one off the site with DELETE. The file is one JSON object: "id" (18
 digits) and the article's fields (section, status, title, lead, author, image, publishedAt,
-body). The token is read from INGEST_TOKEN, never from the command line.
+body, modifiedAt: the story's last-modified time in the CMS). A version older than the one
+stored is refused (409) and changes nothing. The token is read from INGEST_TOKEN, never from
+the command line.
 
   --url URL            the Kiosk to send to (default KIOSK_URL, else http://localhost:3000)
-  --unpublish ID       take the article off the site (it stays as a draft)
+  --unpublish ID       take the article off the site (it stays as a draft; its preview links stop working)
+  --modified-at TIME   with --unpublish: the story's last-modified time in the CMS (ISO 8601 with a zone)
+  --if-match ETAG      only if the stored version is this one (the ETag an earlier answer printed)
   -h, --help           show this help`;
 
 interface Answer {
@@ -20,10 +24,20 @@ interface Answer {
   body: Record<string, unknown>;
 }
 
-async function send(url: string, method: 'PUT' | 'DELETE', token: string, body?: unknown): Promise<Answer> {
+async function send(
+  url: string,
+  method: 'PUT' | 'DELETE',
+  token: string,
+  ifMatch: string | undefined,
+  body?: unknown,
+): Promise<Answer & { etag: string | null }> {
   const response = await fetch(url, {
     method,
-    headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...(ifMatch === undefined ? {} : { 'If-Match': ifMatch }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
     signal: AbortSignal.timeout(15_000),
   });
@@ -34,7 +48,7 @@ async function send(url: string, method: 'PUT' | 'DELETE', token: string, body?:
   } catch {
     parsed = { error: { message: text.slice(0, 200) } };
   }
-  return { status: response.status, body: parsed };
+  return { status: response.status, body: parsed, etag: response.headers.get('etag') };
 }
 
 async function main(): Promise<number> {
@@ -42,7 +56,13 @@ async function main(): Promise<number> {
   try {
     parsed = parseArgs({
       allowPositionals: true,
-      options: { url: { type: 'string' }, unpublish: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        url: { type: 'string' },
+        unpublish: { type: 'string' },
+        'modified-at': { type: 'string' },
+        'if-match': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (error) {
     console.error(`${(error as Error).message}\n\n${usage}`);
@@ -63,14 +83,24 @@ async function main(): Promise<number> {
   let id: string;
   let method: 'PUT' | 'DELETE';
   let body: Record<string, unknown> | undefined;
+  let query = '';
   if (values.unpublish !== undefined) {
     if (positionals.length > 0) {
       console.error(`ingest: --unpublish takes no file\n\n${usage}`);
       return 2;
     }
+    if (values['modified-at'] === undefined) {
+      console.error(`ingest: --unpublish needs --modified-at, the story's last-modified time in the CMS\n\n${usage}`);
+      return 2;
+    }
     id = values.unpublish;
     method = 'DELETE';
+    query = `?${new URLSearchParams({ modifiedAt: values['modified-at'] }).toString()}`;
   } else {
+    if (values['modified-at'] !== undefined) {
+      console.error(`ingest: an article's modifiedAt is in its file\n\n${usage}`);
+      return 2;
+    }
     if (positionals.length !== 1) {
       console.error(`ingest: give one JSON file\n\n${usage}`);
       return 2;
@@ -97,9 +127,9 @@ async function main(): Promise<number> {
     return 2;
   }
 
-  let answer: Answer;
+  let answer: Answer & { etag: string | null };
   try {
-    answer = await send(`${base}/api/ingest/articles/${id}`, method, token, body);
+    answer = await send(`${base}/api/ingest/articles/${id}${query}`, method, token, values['if-match'], body);
   } catch (error) {
     console.error(`ingest: could not reach ${base}: ${(error as Error).message}`);
     return 1;
@@ -107,11 +137,12 @@ async function main(): Promise<number> {
   if (answer.status >= 400) {
     const error = answer.body.error as { code?: string; message?: string } | undefined;
     console.error(`ingest: ${method} ${id} refused: ${answer.status} ${error?.code ?? ''} ${error?.message ?? ''}`.trimEnd());
+    if (answer.etag !== null) console.error(`ingest: the stored version's ETag is ${answer.etag}`);
     return 1;
   }
   const b = answer.body;
   console.log(
-    `ingest: ${id} ${String(b.outcome)} (${String(b.status)}), updated ${String(b.updatedAt)}${b.path ? `; public address ${base}${String(b.path)}` : ''}`,
+    `ingest: ${id} ${String(b.outcome)} (${String(b.status)}), updated ${String(b.updatedAt)}, ETag ${answer.etag ?? 'none'}${b.path ? `; public address ${base}${String(b.path)}` : ''}`,
   );
   return 0;
 }

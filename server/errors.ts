@@ -11,6 +11,10 @@ export const errors = {
   crossSite: { status: 403, code: 'cross_site', message: 'This can only be sent from a page of this site.' },
   notFound: { status: 404, code: 'not_found', message: 'There is nothing at this address.' },
   methodNotAllowed: { status: 405, code: 'method_not_allowed', message: 'This address only answers GET and HEAD.' },
+  // A write older than what is stored (the CMS's modifiedAt): nothing was changed; the message says what is stored.
+  conflict: { status: 409, code: 'conflict', message: 'A newer version is stored; nothing was changed.' },
+  // If-Match named a version other than the stored one: nothing was changed.
+  preconditionFailed: { status: 412, code: 'precondition_failed', message: 'The stored version is not the one If-Match names; nothing was changed.' },
   payloadTooLarge: { status: 413, code: 'payload_too_large', message: 'The request body is too large.' },
   unsupportedMediaType: { status: 415, code: 'unsupported_media_type', message: 'Send the body as application/json.' },
   // One client's share of a write path is used up; the answer's Retry-After says when it is back.

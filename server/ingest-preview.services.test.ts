@@ -1,5 +1,6 @@
 // The CMS's ingestion and editors' preview, over a real socket against a real SQLite file.
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from './config';
@@ -31,8 +32,19 @@ function newId(): string {
   return `202611220800${String(serial).padStart(6, '0')}`;
 }
 
+/**
+ * The CMS's clock: every article() is a later version than the one before, as a CMS stamps each
+ * save. It starts a day back, so it never runs ahead of the server's.
+ */
+let modified = Date.now() - 86_400_000;
+function nextModifiedAt(): string {
+  modified += 1_000;
+  return new Date(modified).toISOString();
+}
+
 function article(overrides: Record<string, unknown> = {}) {
   return {
+    modifiedAt: nextModifiedAt(),
     section: 'world',
     status: 'published',
     title: 'Harbour reopens after the storm',
@@ -54,6 +66,11 @@ function put(id: string, body: unknown, headers: Record<string, string> = {}) {
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
+}
+
+function del(id: string, modifiedAt: string | null, headers: Record<string, string> = {}) {
+  const query = modifiedAt === null ? '' : `?modifiedAt=${encodeURIComponent(modifiedAt)}`;
+  return fetch(`${server.baseUrl}/api/ingest/articles/${id}${query}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}`, ...headers } });
 }
 
 function get(path: string) {
@@ -149,11 +166,11 @@ describe('ingestion', () => {
     assert.equal(api.article.title, 'Bridge opens to traffic, two lanes only');
     assert.equal(api.article.updatedAt, second.updatedAt);
 
-    const removed = await fetch(`${server.baseUrl}/api/ingest/articles/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+    const removed = await del(id, nextModifiedAt());
     assert.equal(removed.status, 200);
     assert.equal((await get(`/world/${id}`)).status, 404);
     assert.equal((await get(`/api/articles/${id}`)).status, 404);
-    const unknown = await fetch(`${server.baseUrl}/api/ingest/articles/${newId()}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+    const unknown = await del(newId(), nextModifiedAt());
     assert.equal(unknown.status, 404);
   });
 
@@ -186,6 +203,112 @@ describe('ingestion', () => {
     } finally {
       await off.close();
     }
+  });
+});
+
+describe('ordered pushes', () => {
+  async function titleOf(id: string): Promise<string> {
+    return ((await (await get(`/api/articles/${id}`)).json()) as { article: { title: string } }).article.title;
+  }
+
+  test('a late replay of an older version is refused with 409 naming what is stored, and changes nothing', async () => {
+    const id = newId();
+    const v1 = article({ title: 'Minister resigns (wrong name)' });
+    const v2 = article({ title: 'Minister resigns' });
+    assert.equal((await put(id, v1)).status, 201);
+    const corrected = await put(id, v2);
+    assert.equal(corrected.status, 200);
+    assert.equal(corrected.headers.get('etag'), `"${v2.modifiedAt}"`);
+
+    const replay = await put(id, v1);
+    assert.equal(replay.status, 409);
+    assert.equal(replay.headers.get('etag'), `"${v2.modifiedAt}"`, 'the answer says which version is stored');
+    const error = await errorOf(replay);
+    assert.equal(error.code, 'conflict');
+    assert.ok(error.message.includes(v2.modifiedAt) && error.message.includes(v1.modifiedAt), error.message);
+    assert.equal(await titleOf(id), 'Minister resigns');
+    assert.match(textOf(await (await get(`/world/${id}`)).text()), /Minister resigns(?! \(wrong)/);
+  });
+
+  test('the same push twice is answered 200 "unchanged" with the same ETag; other content at the same time is 409', async () => {
+    const id = newId();
+    const v1 = article({ title: 'Storm closes the coast road' });
+    const first = await put(id, v1);
+    assert.equal(first.status, 201);
+    const receipt = (await first.json()) as { updatedAt: string };
+    const again = await put(id, v1);
+    assert.equal(again.status, 200);
+    assert.equal(again.headers.get('etag'), first.headers.get('etag'));
+    const repeated = (await again.json()) as { outcome: string; updatedAt: string };
+    assert.equal(repeated.outcome, 'unchanged');
+    assert.equal(repeated.updatedAt, receipt.updatedAt, 'nothing was written again');
+
+    const sameTime = await put(id, { ...v1, title: 'Storm closes the coast road and the bridge' });
+    assert.equal(sameTime.status, 409);
+    assert.match((await errorOf(sameTime)).message, /same time/);
+    assert.equal(await titleOf(id), 'Storm closes the coast road');
+  });
+
+  test('modifiedAt is required, as an ISO 8601 time with a zone', async () => {
+    const id = newId();
+    const { modifiedAt: _dropped, ...without } = article(); // eslint-disable-line @typescript-eslint/no-unused-vars -- left out on purpose
+    const missing = await put(id, without);
+    assert.equal(missing.status, 400);
+    assert.match((await errorOf(missing)).message, /modifiedAt is required/);
+    const unzoned = await put(id, article({ modifiedAt: '2026-11-22T08:00:00' }));
+    assert.equal(unzoned.status, 400);
+    assert.match((await errorOf(unzoned)).message, /modifiedAt/);
+    assert.equal((await get(`/api/articles/${id}`)).status, 404);
+  });
+
+  test('If-Match: another version than the stored one is 412 and changes nothing; the stored ETag or "*" goes through', async () => {
+    const id = newId();
+    const created = await put(id, article({ title: 'Council votes on the tram' }));
+    const etag = created.headers.get('etag')!;
+    const stale = await put(id, article({ title: 'Council approves the tram' }), { 'If-Match': '"2020-01-01T00:00:00.000Z"' });
+    assert.equal(stale.status, 412);
+    assert.equal((await errorOf(stale)).code, 'precondition_failed');
+    assert.equal(stale.headers.get('etag'), etag, 'the answer names the stored version');
+    assert.equal(await titleOf(id), 'Council votes on the tram');
+    assert.equal((await put(id, article({ title: 'x' }), { 'If-Match': `W/${etag}` })).status, 412, 'If-Match compares strongly');
+    assert.equal((await put(id, article({ title: 'x' }), { 'If-Match': 'not-an-etag' })).status, 400);
+
+    const matched = await put(id, article({ title: 'Council approves the tram' }), { 'If-Match': `"elsewhere", ${etag}` });
+    assert.equal(matched.status, 200);
+    assert.equal(await titleOf(id), 'Council approves the tram');
+    const any = await put(id, article({ title: 'Council approves the tram, in part' }), { 'If-Match': '*' });
+    assert.equal(any.status, 200);
+    assert.equal((await del(id, nextModifiedAt(), { 'If-Match': etag })).status, 412, 'the ETag of a replaced version no longer matches');
+    assert.equal((await get(`/api/articles/${id}`)).status, 200);
+    assert.equal((await put(newId(), article(), { 'If-Match': etag })).status, 412, 'no stored version matches any ETag');
+  });
+
+  test('DELETE names its modifiedAt: older than the stored version is 409 and the story stays; again is "unchanged"', async () => {
+    const id = newId();
+    const before = nextModifiedAt();
+    assert.equal((await put(id, article({ title: 'Ferry strike called off' }))).status, 201);
+    const missing = await del(id, null);
+    assert.equal(missing.status, 400);
+    assert.match((await errorOf(missing)).message, /modifiedAt is required/);
+    assert.equal((await del(id, 'yesterday')).status, 400);
+
+    const late = await del(id, before);
+    assert.equal(late.status, 409);
+    assert.equal((await errorOf(late)).code, 'conflict');
+    assert.equal((await get(`/world/${id}`)).status, 200, 'still published');
+
+    const at = nextModifiedAt();
+    const removed = await del(id, at);
+    assert.equal(removed.status, 200);
+    assert.equal(removed.headers.get('etag'), `"${at}"`);
+    assert.equal(((await removed.json()) as { outcome: string }).outcome, 'unpublished');
+    assert.equal((await get(`/world/${id}`)).status, 404);
+    const again = await del(id, at);
+    assert.equal(again.status, 200);
+    assert.equal(((await again.json()) as { outcome: string }).outcome, 'unchanged');
+    // The version unpublished is the one a late replay of the published story would have to beat.
+    assert.equal((await put(id, article({ title: 'Ferry strike called off', modifiedAt: before }))).status, 409);
+    assert.equal((await get(`/world/${id}`)).status, 404);
   });
 });
 
@@ -237,6 +360,76 @@ describe('preview', () => {
     }
     const expired = await get(previewPath(draftId, 60, secret, Date.now() - 3_600_000));
     assert.match(textOf(await expired.text()), /expired/);
+  });
+
+  /** A link signed as the server signs them, with any issue time and expiry: what a leaked secret could make. */
+  function signedLink(id: string, issuedMs: number, expiresS: number): string {
+    const sig = createHmac('sha256', secret).update(`kiosk-preview-issued:${id}:${issuedMs}:${expiresS}`).digest('base64url');
+    return `/preview/${id}?issued=${issuedMs}&expires=${expiresS}&sig=${sig}`;
+  }
+
+  /** A link of the kind issued before links carried their issue time: signed over the id and the expiry only. */
+  function linkWithoutIssueTime(id: string, expiresS: number): string {
+    const sig = createHmac('sha256', secret).update(`kiosk-preview:${id}:${expiresS}`).digest('base64url');
+    return `/preview/${id}?expires=${expiresS}&sig=${sig}`;
+  }
+
+  async function assertRefused(path: string, title: string, message: RegExp): Promise<void> {
+    const res = await get(path);
+    assert.equal(res.status, 403, path);
+    assert.equal(res.headers.get('cache-control'), 'private, no-store', path);
+    const text = await res.text();
+    assert.ok(!(JSON.stringify([...res.headers]) + text).includes(title), `${path} leaks the draft`);
+    assert.match(textOf(text), message);
+  }
+
+  test('unpublishing takes back every link issued before it; a link issued after works', async () => {
+    const id = newId();
+    const title = 'Spiked: the mayor steps down';
+    assert.equal((await put(id, article({ title, section: 'domestic' }))).status, 201);
+    const sent = previewPath(id, 3600, secret);
+    assert.equal((await get(sent)).status, 200);
+
+    const removed = await del(id, nextModifiedAt());
+    assert.equal(removed.status, 200);
+    const { previewsRevokedBefore } = (await removed.json()) as { previewsRevokedBefore: string };
+    await assertRefused(sent, title, /taken back/);
+
+    // A link made after the unpublish carries a later issue time.
+    while (Date.now() <= Date.parse(previewsRevokedBefore)) await new Promise((resolve) => setImmediate(resolve));
+    const fresh = await get(previewPath(id, 3600, secret));
+    assert.equal(fresh.status, 200);
+    assert.match(textOf(await fresh.text()), new RegExp(title));
+  });
+
+  test('a push that takes a published story back to draft takes its links back too; saving a draft does not', async () => {
+    const id = newId();
+    const title = 'Embargo broken: the budget leaks';
+    assert.equal((await put(id, article({ title }))).status, 201);
+    const sent = previewPath(id, 3600, secret);
+    assert.equal((await put(id, article({ title, status: 'draft' }))).status, 200);
+    await assertRefused(sent, title, /taken back/);
+
+    const issued = Date.now();
+    while (Date.now() <= issued) await new Promise((resolve) => setImmediate(resolve));
+    const later = previewPath(id, 3600, secret);
+    assert.equal((await put(id, article({ title, status: 'draft', lead: 'Edited while in draft.' }))).status, 200);
+    assert.equal((await get(later)).status, 200, 'a draft saved again revokes nothing');
+  });
+
+  test('a correctly signed link living longer than 7 days, or issued ahead of the clock, is refused', async () => {
+    const nowS = Math.floor(Date.now() / 1000);
+    const day = 86_400;
+    await assertRefused(signedLink(draftId, Date.now(), nowS + 365 * day), draftTitle, /7 days/);
+    await assertRefused(signedLink(draftId, Date.now() - 8 * day * 1000, nowS + day), draftTitle, /7 days/);
+    await assertRefused(signedLink(draftId, Date.now() + 3 * day * 1000, nowS + 4 * day), draftTitle, /not valid/);
+    assert.equal((await get(signedLink(draftId, Date.now() - 6 * day * 1000, nowS + day - 60))).status, 200, 'within 7 days of both: served');
+  });
+
+  test('a link without an issue time cannot be taken back, so it is refused, however long it lives', async () => {
+    const nowS = Math.floor(Date.now() / 1000);
+    await assertRefused(linkWithoutIssueTime(draftId, nowS + 3600), draftTitle, /old kind/);
+    await assertRefused(linkWithoutIssueTime(draftId, nowS + 10 * 365 * 86_400), draftTitle, /old kind/);
   });
 
   test('a preview is server-rendered even with the overload limit at 0', async () => {

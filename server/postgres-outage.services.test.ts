@@ -117,7 +117,7 @@ test('PostgreSQL stopped for 4 s under requests: pages or the short 503, never a
   try {
     const [template] = generateArticles({ published: 1, drafts: 0, seed: 5 });
     const article = { ...template!, id: '202611222200000001', publishedAt: '2026-11-22T22:00:00.000Z', updatedAt: '2026-11-22T22:00:00.000Z' };
-    await writer.upsert(article);
+    await writer.upsert(article, { modifiedAt: article.updatedAt });
     const written = performance.now();
     await waitFor('the change on both workers', async () => {
       const answers = await Promise.all(

@@ -66,11 +66,18 @@ const pushed = {
   body: [{ type: 'paragraph', text: 'The harbour reopened at six.' }],
 };
 
-function put(site: Site, body: unknown) {
+/** The CMS's clock: each write of the story a minute after the last, as the pushes are ordered by it. */
+let modified = Date.parse(pushed.publishedAt);
+function nextModifiedAt(): string {
+  modified += 60_000;
+  return new Date(modified).toISOString();
+}
+
+function put(site: Site, body: object) {
   return fetch(`${site.baseUrl}/api/ingest/articles/${id}`, {
     method: 'PUT',
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
+    body: JSON.stringify({ ...body, modifiedAt: nextModifiedAt() }),
   });
 }
 
@@ -87,7 +94,10 @@ describe('the site on PostgreSQL, two workers', () => {
     assert.equal((await put(a, { ...pushed, title: 'Harbour reopens: first ferry in' })).status, 200);
     const updated = await until(async () => textOf(await (await fetch(`${b.baseUrl}/world/${id}`)).text()).includes('first ferry in'), 10_000);
 
-    const removed = await fetch(`${b.baseUrl}/api/ingest/articles/${id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+    const removed = await fetch(`${b.baseUrl}/api/ingest/articles/${id}?modifiedAt=${nextModifiedAt()}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${token}` },
+    });
     assert.equal(removed.status, 200);
     const unpublished = await until(async () => (await fetch(`${a.baseUrl}/world/${id}`)).status === 404, 10_000);
     t.diagnostic(`seen on the other worker after ${[published, updated, unpublished].map((ms) => Math.round(ms)).join(', ')} ms (push, update, unpublish)`);

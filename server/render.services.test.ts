@@ -166,6 +166,8 @@ test('over a socket: cached pages get a fresh nonce, errors are never cached, an
         image: current.image,
         publishedAt: current.publishedAt,
         body: current.body,
+        // Later than the seeded version, which the correction replaces.
+        modifiedAt: new Date().toISOString(),
       }),
     });
     assert.equal(update.status, 200);

@@ -35,6 +35,7 @@ before(async () => {
       author: 'Mallory',
       image: { src: `/media/${id}.svg`, alt: hostile.lead, width: 1200, height: 675 },
       publishedAt: '2026-11-22T09:00:00Z',
+      modifiedAt: '2026-11-22T09:00:00Z',
       body: [
         { type: 'paragraph', text: hostile.paragraph },
         { type: 'quote', text: hostile.quote, attribution: '<b>bold</b>' },

@@ -151,8 +151,10 @@ function schemasFor(profile: Profile) {
     teaser,
     block,
     article: object(articleEntries),
-    /** The article without its id (from the URL) and updated time (the server's). */
-    ingestedArticle: object(sentByTheCms),
+    /** The article without its id (from the URL) and updated time (the server's), with the CMS's own last-modified time of it. */
+    ingestedArticle: object({ ...sentByTheCms, modifiedAt: time }),
+    /** `DELETE /api/ingest/articles/:id`'s query: the CMS's last-modified time of the story it takes off the site. */
+    unpublishQuery: object({ modifiedAt: time }),
     /** `GET {api}/front` */
     frontPage: object({
       lead: teaser,

@@ -171,7 +171,7 @@ function invalidationTests(subject: () => ContractSubject, seeded: GenerateOptio
     const changesOf = () => heard.filter((c) => c.kind === 'everything' || c.id === article.id);
     const latest = () => changesOf().at(-1);
     try {
-      assert.equal(await writes.writer().upsert(article), 'created');
+      assert.equal((await writes.writer().upsert(article, { modifiedAt: article.updatedAt })).outcome, 'created');
       await until(reader.changes, () => changesOf().length >= 1, 'the new article');
       assert.deepEqual(latest(), {
         kind: 'article',
@@ -180,7 +180,7 @@ function invalidationTests(subject: () => ContractSubject, seeded: GenerateOptio
         was: null,
       });
       const moved = { ...article, section: 'sport' as const, tags: ['football', 'analysis'], updatedAt: '2099-01-02T12:05:00.000Z' };
-      assert.equal(await writes.writer().upsert(moved), 'updated');
+      assert.equal((await writes.writer().upsert(moved, { modifiedAt: moved.updatedAt })).outcome, 'updated');
       await until(reader.changes, () => changesOf().length >= 2, 'the update');
       assert.deepEqual(latest(), {
         kind: 'article',
@@ -188,7 +188,7 @@ function invalidationTests(subject: () => ContractSubject, seeded: GenerateOptio
         now: { section: 'sport', tags: ['football', 'analysis'], status: 'published' },
         was: { section: template.section, tags: template.tags, status: 'published' },
       });
-      assert.equal(await writes.writer().unpublish(article.id, '2099-01-02T12:10:00.000Z'), true);
+      assert.equal((await writes.writer().unpublish(article.id, '2099-01-02T12:10:00.000Z', { modifiedAt: '2099-01-02T12:10:00.000Z' })).outcome, 'updated');
       await until(reader.changes, () => changesOf().length >= 3, 'the unpublishing');
       assert.deepEqual(latest(), {
         kind: 'article',
@@ -222,7 +222,13 @@ function invalidationTests(subject: () => ContractSubject, seeded: GenerateOptio
     cache.clear();
     await warm();
     const shown = new Map(await Promise.all(sample.map(async (a) => [a.id, (await reader.articleWithTeasers(a.id))!] as const)));
-    const { stale, dropped } = await expectDrops(() => Promise.resolve(writes.writer().upsert(pushed)), pushed.id, null, pushed, published);
+    const { stale, dropped } = await expectDrops(
+      () => Promise.resolve(writes.writer().upsert(pushed, { modifiedAt: pushed.updatedAt })),
+      pushed.id,
+      null,
+      pushed,
+      published,
+    );
     assert.ok(stale.includes('head:all') && stale.includes('head:section:sport') && stale.includes('head:tag:football'), stale.join());
     assert.ok(cache.snapshot().fresh.includes(`older:section:sport:${sportCursor}:5`), 'a page of sport behind a cursor is older than the push: it stays');
     assert.ok(dropped.includes('front') && dropped.some((key) => key.startsWith('page:')), dropped.join());
@@ -270,7 +276,10 @@ function invalidationTests(subject: () => ContractSubject, seeded: GenerateOptio
     cache.clear();
     await warm();
     assert.ok(published.filter((a) => a.section === 'news' && a.id > old.id).length >= headSize, 'the seed has enough news');
-    const { stale } = await expectDrops(() => Promise.resolve(writes.writer().upsert(corrected)), old.id, old, corrected, [...published, pushed]);
+    const { stale } = await expectDrops(() => Promise.resolve(writes.writer().upsert(corrected, { modifiedAt: corrected.updatedAt })), old.id, old, corrected, [
+      ...published,
+      pushed,
+    ]);
     assert.ok(stale.includes(`article:${old.id}`));
     assert.ok(!stale.includes('head:all') && !stale.includes('trending'), 'the newest lists do not reach that far back');
     assert.ok(cache.snapshot().derived.includes('front'), 'the front page is still put together');
@@ -284,7 +293,10 @@ function invalidationTests(subject: () => ContractSubject, seeded: GenerateOptio
     const { reader, cache } = subject();
     cache.clear();
     await warm();
-    const { stale } = await expectDrops(() => Promise.resolve(writes.writer().upsert(moved)), pushed.id, pushed, moved, [...afterCorrection, pushed]);
+    const { stale } = await expectDrops(() => Promise.resolve(writes.writer().upsert(moved, { modifiedAt: moved.updatedAt })), pushed.id, pushed, moved, [
+      ...afterCorrection,
+      pushed,
+    ]);
     for (const key of ['head:section:sport', 'head:tag:football', 'head:section:travel', 'head:tag:rail']) assert.ok(stale.includes(key), key);
     assert.equal(
       (await reader.section('sport'))!.items.some((t) => t.id === pushed.id),
@@ -296,7 +308,8 @@ function invalidationTests(subject: () => ContractSubject, seeded: GenerateOptio
   // Whatever these tests got to, the store is as seeded again for the tests that follow.
   after(async () => {
     for (const id of [pushed.id, draftId]) await writes.remove(id);
-    await writes.writer().upsert(old);
+    // Later than the correction, which it takes back: an older modifiedAt would be refused.
+    await writes.writer().upsert(old, { modifiedAt: '2099-01-04T00:00:00.000Z' });
   });
 
   test('an editor saving a draft drops nothing; unpublishing drops what showed the article', async () => {
@@ -305,15 +318,21 @@ function invalidationTests(subject: () => ContractSubject, seeded: GenerateOptio
     await warm();
     const version = reader.version();
     const draft = { ...pushed, id: draftId, status: 'draft' as const, title: 'Embargoed until noon' };
-    await expectDrops(() => Promise.resolve(writes.writer().upsert(draft)), draft.id, null, draft, [...afterCorrection, moved]);
+    await expectDrops(() => Promise.resolve(writes.writer().upsert(draft, { modifiedAt: draft.updatedAt })), draft.id, null, draft, [
+      ...afterCorrection,
+      moved,
+    ]);
     assert.equal(reader.version(), version, 'pages rendered before are still good');
     cache.clear();
     await warm();
     const unpublished = { ...moved, status: 'draft' as const };
-    await expectDrops(() => Promise.resolve(writes.writer().unpublish(pushed.id, '2099-01-03T16:00:00.000Z')), pushed.id, moved, unpublished, [
-      ...afterCorrection,
+    await expectDrops(
+      () => Promise.resolve(writes.writer().unpublish(pushed.id, '2099-01-03T16:00:00.000Z', { modifiedAt: '2099-01-03T16:00:00.000Z' })),
+      pushed.id,
       moved,
-    ]);
+      unpublished,
+      [...afterCorrection, moved],
+    );
     assert.equal(await reader.articleWithTeasers(pushed.id), null);
     assert.notEqual((await reader.frontPage()).lead.id, pushed.id);
     assert.equal(

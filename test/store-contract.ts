@@ -2,16 +2,18 @@
 // the front page, section pages and their cursors, page sizes, drafts, the latest list. The
 // SQLite and PostgreSQL tests both run it, so the two stores cannot drift apart.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import type { Article, Teaser } from '../src/content';
 import { maxSectionPageSize, moreFromSectionSize, relatedSize, sectionPageSize, trendingTagsSize } from '../src/content';
 import { sections, type SectionSlug } from '../src/sections';
 import { rankByTags, relatedCandidatesPerTag, trendingWindowArticles } from '../server/content/article-teasers';
 import { generateArticles, type GenerateOptions } from '../server/content/seed';
 import type { ContentCache } from '../server/content/cache';
-import type { ContentReader, ViewsStore } from '../server/content/source';
+import type { ChangeFeed, ContentChange } from '../server/content/changes';
+import type { ContentReader, ViewsStore, WriteResult } from '../server/content/source';
 import type { ArticleStore } from '../server/content/store';
 import { minuteOf, mostReadWindowMinutes } from '../server/content/views-window';
+import type { ContractWrites } from './invalidation-contract';
 
 /** A store as a worker reads it: the reader over the content cache, and the store underneath. */
 export interface ContractSubject {
@@ -36,8 +38,12 @@ function assertNewestFirst(ids: string[]): void {
   for (let i = 1; i < ids.length; i += 1) assert.ok(ids[i - 1]! > ids[i]!, `${ids[i - 1]} before ${ids[i]}`);
 }
 
-/** Registers the contract's tests for a store seeded with `seeded` (at most 1000 articles, so sport fits a page). */
-export function describeStoreContract(subject: () => ContractSubject, seeded: GenerateOptions): void {
+/**
+ * Registers the contract's tests for a store seeded with `seeded` (at most 1000 articles, so sport
+ * fits a page); with `writes`, also the ordering of the CMS's writes and the revocation of previews.
+ */
+export function describeStoreContract(subject: () => ContractSubject, seeded: GenerateOptions, writes?: ContractWrites): void {
+  if (writes !== undefined) describe('ordered writes and preview revocation', () => orderedWriteTests(subject, seeded, writes));
   const store = () => subject().reader;
   const generated = [...generateArticles(seeded)];
   const published = generated.filter((a) => a.status === 'published');
@@ -295,5 +301,164 @@ export function describeStoreContract(subject: () => ContractSubject, seeded: Ge
     assert.equal((await store().latest(3)).length, 3);
     assert.equal((await store().latest(0)).length, 1);
     assert.equal((await store().latest(10_000)).length, maxSectionPageSize);
+  });
+}
+
+/** Waits for `check`, polling the feed as a read would; the ceiling is generous: the machine is shared. */
+async function until(feed: ChangeFeed, check: () => boolean, what: string, withinMs = 15_000): Promise<void> {
+  const deadline = performance.now() + withinMs;
+  for (;;) {
+    feed.poll();
+    if (check()) return;
+    if (performance.now() > deadline) assert.fail(`${what}: not within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * The CMS's writes are ordered by its own modifiedAt, decided in the write's transaction: an older
+ * version never replaces a newer one, a refused or repeated write commits nothing (no feed hears
+ * of it), If-Match is checked against the stored version, and unpublishing revokes the article's
+ * preview links. The articles are new ones, removed afterwards, so the store is left as seeded.
+ */
+function orderedWriteTests(subject: () => ContractSubject, seeded: GenerateOptions, writes: ContractWrites): void {
+  const template = [...generateArticles(seeded)].find((a) => a.status === 'published' && a.section !== 'sport')!;
+  const ids: string[] = [];
+  let serial = 0;
+  const at = (minute: number) => new Date(Date.UTC(2099, 0, 5, 12, minute)).toISOString();
+
+  function story(minute: number, fields: Partial<Article> = {}): Article {
+    return {
+      ...template,
+      id: `2099010512${String(minute).padStart(2, '0')}${String(900_000 + serial).padStart(6, '0')}`,
+      publishedAt: at(minute),
+      updatedAt: at(minute),
+      ...fields,
+    };
+  }
+  function newStory(fields: Partial<Article> = {}): Article {
+    serial += 1;
+    const article = story(0, fields);
+    ids.push(article.id);
+    return article;
+  }
+  const upsert = (article: Article, modifiedAt: string, ifMatch?: string[]) =>
+    Promise.resolve(writes.writer().upsert(article, ifMatch === undefined ? { modifiedAt } : { modifiedAt, ifMatch }));
+  const unpublish = (id: string, updatedAt: string, modifiedAt: string, ifMatch?: string[]) =>
+    Promise.resolve(writes.writer().unpublish(id, updatedAt, ifMatch === undefined ? { modifiedAt } : { modifiedAt, ifMatch }));
+  const stored = async (id: string) => (await subject().store.articleAnyStatus(id))!;
+
+  /** Every change the subject's feed hears of the article from now on (what other workers would hear). */
+  function listen(id: string) {
+    const feed = subject().store.changes;
+    const heard: ContentChange[] = [];
+    const stop = feed.subscribe((change) => heard.push(change));
+    return { feed, stop, of: () => heard.filter((c) => c.kind === 'article' && c.id === id) };
+  }
+
+  /**
+   * Writes the article moved to sport, then checks the feed heard that and the `committed` writes
+   * before it, and nothing else: a refused write that committed would be one more.
+   */
+  async function heardOnly(listener: ReturnType<typeof listen>, article: Article, committed: number, markerModifiedAt: string): Promise<void> {
+    try {
+      assert.equal((await upsert({ ...article, section: 'sport' }, markerModifiedAt)).outcome, 'updated');
+      await until(listener.feed, () => listener.of().some((c) => c.kind === 'article' && c.now?.section === 'sport'), 'the marker write');
+      assert.equal(listener.of().length, committed + 1, `the committed writes and the marker alone were heard: ${JSON.stringify(listener.of())}`);
+    } finally {
+      listener.stop();
+    }
+  }
+
+  after(async () => {
+    for (const id of ids) await writes.remove(id);
+  });
+
+  test('a late replay of an older version is refused and changes nothing; the same write again is unchanged; no feed hears either', async () => {
+    const wrong = newStory({ title: 'Minister resigns (wrong name)' });
+    const right = { ...wrong, title: 'Minister resigns', updatedAt: at(2) };
+    const listener = listen(wrong.id);
+    assert.deepEqual(await upsert(wrong, at(1)), { outcome: 'created', modifiedAt: at(1), updatedAt: wrong.updatedAt, previewsRevokedBefore: null });
+    assert.equal((await upsert(right, at(2))).outcome, 'updated');
+    assert.deepEqual(await upsert({ ...wrong, updatedAt: at(3) }, at(1)), { outcome: 'stale', modifiedAt: at(2) } satisfies WriteResult);
+    assert.equal((await stored(wrong.id)).title, 'Minister resigns');
+    assert.deepEqual(await upsert({ ...right, updatedAt: at(4) }, at(2)), {
+      outcome: 'unchanged',
+      modifiedAt: at(2),
+      updatedAt: at(2),
+      previewsRevokedBefore: null,
+    } satisfies WriteResult);
+    assert.deepEqual(await upsert({ ...right, title: 'Minister resigns, then stays' }, at(2)), { outcome: 'stale', modifiedAt: at(2) } satisfies WriteResult);
+    assert.deepEqual(await stored(wrong.id), right);
+    await heardOnly(listener, right, 2, at(5));
+  });
+
+  test('If-Match: only the stored version lets a write through; none stored matches no list', async () => {
+    const article = newStory({ title: 'Council votes on the tram' });
+    const listener = listen(article.id);
+    assert.deepEqual(await upsert(article, at(1), [at(1)]), { outcome: 'preconditionFailed', modifiedAt: null } satisfies WriteResult);
+    assert.equal(await subject().store.articleAnyStatus(article.id), null);
+    assert.equal((await upsert(article, at(1))).outcome, 'created');
+    const approved = { ...article, title: 'Council approves the tram' };
+    assert.deepEqual(await upsert(approved, at(2), [at(0)]), { outcome: 'preconditionFailed', modifiedAt: at(1) } satisfies WriteResult);
+    assert.deepEqual(await unpublish(article.id, at(2), at(2), [at(0)]), { outcome: 'preconditionFailed', modifiedAt: at(1) } satisfies WriteResult);
+    assert.equal((await stored(article.id)).title, 'Council votes on the tram');
+    assert.equal((await stored(article.id)).status, 'published');
+    assert.equal((await upsert(approved, at(4), [at(0), at(1)])).outcome, 'updated');
+    assert.equal((await stored(article.id)).title, 'Council approves the tram');
+    await heardOnly(listener, approved, 2, at(5));
+  });
+
+  test('unpublishing: older than the stored version is refused; at its time it takes the article off and revokes its previews; again is unchanged', async () => {
+    const article = newStory({ title: 'Ferry strike called off' });
+    assert.equal((await upsert(article, at(2))).outcome, 'created');
+    assert.equal(await subject().store.previewsRevokedBefore(article.id), null);
+    assert.deepEqual(await unpublish(article.id, at(10), at(1)), { outcome: 'stale', modifiedAt: at(2) } satisfies WriteResult);
+    assert.equal((await stored(article.id)).status, 'published');
+    assert.equal(await subject().store.previewsRevokedBefore(article.id), null);
+
+    const taken = await unpublish(article.id, at(11), at(2));
+    assert.deepEqual(taken, { outcome: 'updated', modifiedAt: at(2), updatedAt: at(11), previewsRevokedBefore: at(11) } satisfies WriteResult);
+    assert.deepEqual(await stored(article.id), { ...article, status: 'draft', updatedAt: at(11) });
+    assert.equal(await subject().store.previewsRevokedBefore(article.id), at(11));
+    assert.deepEqual(await unpublish(article.id, at(12), at(2)), {
+      outcome: 'unchanged',
+      modifiedAt: at(2),
+      updatedAt: at(11),
+      previewsRevokedBefore: at(11),
+    } satisfies WriteResult);
+    assert.equal(await subject().store.previewsRevokedBefore(article.id), at(11), 'the same unpublish again revokes nothing more');
+    // The published version it took off cannot come back by a replay.
+    assert.equal((await upsert(article, at(2))).outcome, 'stale');
+    assert.equal((await stored(article.id)).status, 'draft');
+    assert.deepEqual(await unpublish('209901051259999999', at(12), at(12)), { outcome: 'notFound' } satisfies WriteResult);
+    assert.equal(await subject().store.previewsRevokedBefore('209901051259999999'), null);
+  });
+
+  test('a push back to draft revokes previews; publishing again keeps the revocation; saving a draft moves nothing', async () => {
+    const article = newStory({ title: 'Embargo broken: the budget leaks' });
+    assert.equal((await upsert(article, at(1))).outcome, 'created');
+    const drafted = await upsert({ ...article, status: 'draft', updatedAt: at(20) }, at(2));
+    assert.equal(drafted.outcome === 'updated' && drafted.previewsRevokedBefore, at(20));
+    assert.equal((await upsert({ ...article, status: 'draft', lead: 'Edited in draft.', updatedAt: at(21) }, at(3))).outcome, 'updated');
+    assert.equal(await subject().store.previewsRevokedBefore(article.id), at(20));
+    assert.equal((await upsert({ ...article, updatedAt: at(22) }, at(4))).outcome, 'updated');
+    assert.equal(await subject().store.previewsRevokedBefore(article.id), at(20));
+  });
+
+  test('writes racing each other, a new article and then an existing one: the newest version is stored, whatever order they commit in', async () => {
+    const article = newStory({ title: 'Race: version 0' });
+    const minutes = [7, 3, 9, 1, 8, 2, 6, 4, 5];
+    const race = (round: number) =>
+      Promise.all(minutes.map((m) => upsert({ ...article, title: `Race ${round}: version ${m}`, updatedAt: at(m + round * 10) }, at(m + round * 10))));
+    const first = await race(0);
+    assert.equal(first.filter((r) => r.outcome === 'created').length, 1, JSON.stringify(first));
+    assert.equal((await stored(article.id)).title, 'Race 0: version 9');
+    const second = await race(1);
+    assert.ok(
+      second.every((r) => r.outcome === 'updated' || r.outcome === 'stale'),
+      JSON.stringify(second),
+    );
+    assert.equal((await stored(article.id)).title, 'Race 1: version 9');
   });
 }

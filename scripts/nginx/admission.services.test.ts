@@ -150,7 +150,10 @@ test('every worker at its limit: pages get the shell from Nginx, the API a JSON 
     const crawler = get(articles[10]!.path, { headers: { 'User-Agent': 'Mozilla/5.0 (compatible; Googlebot/2.1)' } });
     const health = get('/healthz');
     const preview = get(previewPath(articles[2]!.id, 600, secret));
-    const ingest = get(`/api/ingest/articles/${articles[3]!.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } });
+    const ingest = get(`/api/ingest/articles/${articles[3]!.id}?modifiedAt=${new Date().toISOString()}`, {
+      method: 'DELETE',
+      headers: { Authorization: `Bearer ${token}` },
+    });
     // A reader's sign-up must reach Node, never become the shell (or the 405 a POST to a file gets).
     const signup = get('/newsletter', {
       method: 'POST',

@@ -113,8 +113,8 @@ export function contentOver(
     reader,
     writer: writer
       ? {
-          upsert: (article) => cache.direct('upsert', async () => writer.upsert(article)),
-          unpublish: (id, updatedAt) => cache.direct('unpublish', async () => writer.unpublish(id, updatedAt)),
+          upsert: (article, order) => cache.direct('upsert', async () => writer.upsert(article, order)),
+          unpublish: (id, updatedAt, order) => cache.direct('unpublish', async () => writer.unpublish(id, updatedAt, order)),
         }
       : null,
     views: parts.views ?? null,

@@ -68,10 +68,9 @@ after(async () => {
 
 describe('postgres store', () => {
   const contractSubject = () => ({ reader: subject.reader, cache: subject.cache, store: listening });
-  describeStoreContract(contractSubject, small);
-  describeInvalidationContract(contractSubject, small, {
+  const writes = {
     writer: () => store,
-    async remove(id) {
+    async remove(id: string) {
       const sql = postgres(cluster.url, { max: 1, onnotice: () => undefined });
       try {
         await sql`DELETE FROM articles WHERE id = ${id}`;
@@ -79,7 +78,9 @@ describe('postgres store', () => {
         await sql.end();
       }
     },
-  });
+  };
+  describeStoreContract(contractSubject, small, writes);
+  describeInvalidationContract(contractSubject, small, writes);
 
   test('migrating again applies nothing; seeding a store with articles is refused', async () => {
     assert.deepEqual(await migrate(cluster.url), []);
@@ -162,15 +163,15 @@ describe('postgres store', () => {
     const article = { ...template!, id: '202611222000999999', publishedAt: '2026-11-22T20:00:00.000Z', updatedAt: '2026-11-22T20:00:00.000Z' };
     assert.equal((await reader.frontPage()).lead.id !== article.id, true);
     const before = reader.version()!;
-    assert.equal(await writer.upsert(article), 'created');
+    assert.equal((await writer.upsert(article, { modifiedAt: '2026-11-22T20:00:00.000Z' })).outcome, 'created');
     assert.ok(reader.version()! > before, 'the write reached the cache before upsert returned');
     assert.equal((await reader.frontPage()).lead.id, article.id);
-    assert.equal(await writer.upsert({ ...article, title: `${article.title} (updated)` }), 'updated');
+    assert.equal((await writer.upsert({ ...article, title: `${article.title} (updated)` }, { modifiedAt: '2026-11-22T20:01:00.000Z' })).outcome, 'updated');
     assert.equal((await reader.article(article.id))?.title, `${article.title} (updated)`);
-    assert.equal(await writer.unpublish(article.id, '2026-11-22T20:05:00.000Z'), true);
+    assert.equal((await writer.unpublish(article.id, '2026-11-22T20:05:00.000Z', { modifiedAt: '2026-11-22T20:05:00.000Z' })).outcome, 'updated');
     assert.equal(await reader.article(article.id), null);
     assert.equal((await reader.articleAnyStatus(article.id))?.status, 'draft');
-    assert.equal(await writer.unpublish('202611222000999998', '2026-11-22T20:05:00.000Z'), false);
+    assert.equal((await writer.unpublish('202611222000999998', '2026-11-22T20:05:00.000Z', { modifiedAt: '2026-11-22T20:05:00.000Z' })).outcome, 'notFound');
     assert.notEqual((await reader.frontPage()).lead.id, article.id);
   });
 
@@ -193,10 +194,10 @@ describe('postgres store', () => {
       await reader.latest();
     }
     assert.equal(listener.stats().queries, queriesBefore, 'kept answers are not read again');
-    await writer.upsert(article);
+    await writer.upsert(article, { modifiedAt: article.updatedAt });
     await eventually(async () => (await reader.frontPage()).lead.id === article.id, 10_000);
     assert.ok((await reader.latest()).some((h) => h.id === article.id));
-    await writer.unpublish(article.id, '2026-11-22T21:01:00.000Z');
+    await writer.unpublish(article.id, '2026-11-22T21:01:00.000Z', { modifiedAt: '2026-11-22T21:01:00.000Z' });
     await eventually(async () => (await reader.frontPage()).lead.id !== article.id, 10_000);
   });
 
@@ -220,9 +221,9 @@ describe('postgres store', () => {
       // A change made while it was away is seen too.
       const [template] = generateArticles({ published: 1, drafts: 0, seed: 11 });
       const article = { ...template!, id: '202611222300999999', publishedAt: '2026-11-22T23:00:00.000Z', updatedAt: '2026-11-22T23:00:00.000Z' };
-      await open({ listen: false }).upsert(article);
+      await open({ listen: false }).upsert(article, { modifiedAt: article.updatedAt });
       await eventually(async () => (await reader.frontPage()).lead.id === article.id, 10_000);
-      await open({ listen: false }).unpublish(article.id, '2026-11-22T23:01:00.000Z');
+      await open({ listen: false }).unpublish(article.id, '2026-11-22T23:01:00.000Z', { modifiedAt: '2026-11-22T23:01:00.000Z' });
     } finally {
       await sql.end();
     }

@@ -4,10 +4,22 @@ import { articleIdPattern } from '../../src/sections';
 import { log, describeError } from '../log';
 import { ChangeHub, everythingChanged, stateOf, type ArticleChange, type ChangeFeed, type ContentChange } from './changes';
 import { listenForChanges, withDeadline } from './postgres-listener';
-import { byList, toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
+import {
+  byList,
+  decideUnpublish,
+  decideUpsert,
+  storedRow,
+  toArticle,
+  toHeadline,
+  toTeaser,
+  type ArticleRow,
+  type HeadlineRow,
+  type StoredRow,
+  type TeaserRow,
+} from './rows';
 import { deepFreeze } from './freeze';
 import { postgresSignups, postgresViews } from './postgres-views';
-import type { ArticleWriter, SignupStore, ViewsStore } from './source';
+import type { ArticleWriter, SignupStore, ViewsStore, WriteOrder, WriteResult } from './source';
 import type { ArticleStore } from './store';
 import { KeptRanking, rankedOrNone } from './views-window';
 
@@ -40,8 +52,8 @@ export interface PostgresStats {
 }
 
 export interface PostgresStore extends ArticleStore, ArticleWriter {
-  upsert(article: Article): Promise<'created' | 'updated'>;
-  unpublish(id: string, updatedAt: string): Promise<boolean>;
+  upsert(article: Article, order: WriteOrder): Promise<WriteResult>;
+  unpublish(id: string, updatedAt: string, order: WriteOrder): Promise<WriteResult>;
   /** Writes all of them in one transaction (the seed); returns how many rows went in. */
   insertMany(articles: readonly Article[]): Promise<number>;
   countAll(): Promise<number>;
@@ -98,15 +110,23 @@ export const queries = {
   publishedIds: `SELECT id FROM articles WHERE status = 'published'`,
 } as const;
 
-const upsertSql = `INSERT INTO articles (${articleColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-  ON CONFLICT (id) DO UPDATE SET section = excluded.section, title = excluded.title, lead = excluded.lead,
-    image = excluded.image, published_at = excluded.published_at, author = excluded.author,
-    updated_at = excluded.updated_at, tags = excluded.tags, body = excluded.body, status = excluded.status
-  RETURNING (xmax = 0) AS created`;
-const unpublishSql = "UPDATE articles SET status = 'draft', updated_at = $1 WHERE id = $2";
-// Read in the writer's transaction, locked, so the change it reports says what the article was.
-const stateBeforeSql = 'SELECT section, tags::text AS tags, status FROM articles WHERE id = $1 FOR UPDATE';
+const insertSql = `INSERT INTO articles (${articleColumns}, modified_at, previews_revoked_before)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING`;
+const replaceSql = `UPDATE articles SET section = $2, title = $3, lead = $4, image = $5, published_at = $6, author = $7,
+    updated_at = $8, tags = $9, body = $10, status = $11, modified_at = $12, previews_revoked_before = $13
+  WHERE id = $1`;
+const unpublishSql = "UPDATE articles SET status = 'draft', updated_at = $1, modified_at = $2, previews_revoked_before = $3 WHERE id = $4";
+// Read in the writer's transaction, locked (FOR UPDATE), so the write is decided on what is
+// stored and a second writer of the same article waits for the first to commit, then decides on
+// what it wrote; the change it reports says what the article was. Rows written before ordered
+// pushes have no modified_at: their updated_at stands in. An insert racing another of a new id
+// finds the other's row instead (ON CONFLICT DO NOTHING) and decides again on it.
+const storedRowSql = `SELECT ${teaserColumns}, author, updated_at, tags::text AS tags, body, status,
+    coalesce(modified_at, updated_at) AS modified_at, previews_revoked_before
+  FROM articles WHERE id = $1 FOR UPDATE`;
+const revokedBeforeSql = 'SELECT previews_revoked_before FROM articles WHERE id = $1';
 const rowColumns = ['id', 'section', 'title', 'lead', 'image', 'published_at', 'author', 'updated_at', 'tags', 'body', 'status'] as const;
+const storedColumns = [...rowColumns, 'modified_at', 'previews_revoked_before'] as const;
 const dropTagsSql = 'DELETE FROM article_tags WHERE article_id = $1';
 const addTagsSql = `INSERT INTO article_tags (tag, article_id) SELECT tag, $2 FROM unnest(string_to_array($1, ',')) AS tag WHERE $1 <> ''`;
 /** A sign-up waits at most this long for the database (a lock held, the pool busy): then the reader is asked to try again. */
@@ -193,10 +213,18 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
 
   const ranking = new KeptRanking<Headline[]>();
 
-  async function stateBefore(tx: postgres.TransactionSql, id: string) {
+  async function storedBefore(tx: postgres.TransactionSql, id: string): Promise<StoredRow | null> {
     queryCount += 1;
-    const [row] = await tx.unsafe<{ section: string; tags: string; status: string }[]>(stateBeforeSql, [id]);
-    return row ? stateOf(row.section, row.tags, row.status) : null;
+    const [row] = await tx.unsafe<StoredRow[]>(storedRowSql, [id]);
+    return row ?? null;
+  }
+
+  async function replace(tx: postgres.TransactionSql, row: StoredRow) {
+    queryCount += 1;
+    await tx.unsafe(
+      replaceSql,
+      storedColumns.map((c) => row[c]),
+    );
   }
 
   async function writeTags(tx: postgres.TransactionSql, article: Article) {
@@ -233,6 +261,12 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
       return row ? toArticle(row) : null;
     },
 
+    async previewsRevokedBefore(id): Promise<string | null> {
+      if (!articleIdPattern.test(id)) return null;
+      const [row] = await run<{ previews_revoked_before: string | null }[]>(revokedBeforeSql, [id]);
+      return row?.previews_revoked_before ?? null;
+    },
+
     async trendingTags(window, size) {
       const [tags, oldest] = await Promise.all([
         run<{ tag: string }[]>(queries.trendingTags, [window, size]),
@@ -262,43 +296,62 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
       return row?.n ?? 0;
     },
 
-    async upsert(article) {
-      const row = toRow(article);
-      const { was, created } = await sql.begin(async (tx) => {
-        const before = await stateBefore(tx, article.id);
-        queryCount += 1;
-        const [answer] = await tx.unsafe<{ created: boolean }[]>(
-          upsertSql,
-          rowColumns.map((c) => row[c]),
-        );
-        await writeTags(tx, article);
-        return { was: before, created: answer?.created === true };
+    async upsert(article, order) {
+      const { before, decision } = await sql.begin(async (tx) => {
+        let stored = await storedBefore(tx, article.id);
+        let decided = decideUpsert(stored, article, order);
+        if (decided.write !== null && stored === null) {
+          queryCount += 1;
+          const row = decided.write;
+          const inserted = await tx.unsafe(
+            insertSql,
+            storedColumns.map((c) => row[c]),
+          );
+          // Another writer inserted the same new id first (nothing was there to lock): decide
+          // again on what it committed, as if this push had come second.
+          if (inserted.count === 0) {
+            stored = await storedBefore(tx, article.id);
+            decided = decideUpsert(stored, article, order);
+            if (decided.write !== null) await replace(tx, decided.write);
+          }
+        } else if (decided.write !== null) await replace(tx, decided.write);
+        if (decided.write !== null) await writeTags(tx, article);
+        return { before: stored, decision: decided };
       });
       // This worker sees its own write at once; the others on the NOTIFY the trigger sends.
-      changed({ kind: 'article', id: article.id, now: { section: article.section, tags: article.tags, status: article.status }, was });
-      return created ? 'created' : 'updated';
+      if (decision.write !== null) {
+        const was = before === null ? null : stateOf(before.section, before.tags, before.status);
+        changed({ kind: 'article', id: article.id, now: { section: article.section, tags: article.tags, status: article.status }, was });
+      }
+      return decision.result;
     },
 
-    async unpublish(id, updatedAt) {
-      const was = await sql.begin(async (tx) => {
-        const before = await stateBefore(tx, id);
-        queryCount += 1;
-        if (before !== null) await tx.unsafe(unpublishSql, [updatedAt, id]);
-        return before;
+    async unpublish(id, updatedAt, order) {
+      const { before, decision } = await sql.begin(async (tx) => {
+        const stored = await storedBefore(tx, id);
+        const decided = decideUnpublish(stored, updatedAt, order);
+        if (decided.write !== null) {
+          queryCount += 1;
+          await tx.unsafe(unpublishSql, [updatedAt, order.modifiedAt, decided.write.previewsRevokedBefore, id]);
+        }
+        return { before: stored, decision: decided };
       });
-      if (was === null) return false;
-      const change: ArticleChange = { kind: 'article', id, now: { ...was, status: 'draft' }, was };
-      changed(change);
-      return true;
+      if (decision.write !== null && before !== null) {
+        const was = stateOf(before.section, before.tags, before.status);
+        const change: ArticleChange = { kind: 'article', id, now: was === null ? null : { ...was, status: 'draft' }, was };
+        changed(change);
+      }
+      return decision.result;
     },
 
     async insertMany(articles) {
       if (articles.length === 0) return 0;
-      const rows = articles.map(toRow);
+      // Seeded rows are ordered by their updated time, as if the CMS had pushed them then.
+      const rows = articles.map((a) => storedRow(a, a.updatedAt, null));
       const tagRows = articles.flatMap((a) => a.tags.map((tag) => ({ tag, article_id: a.id })));
       await sql.begin(async (tx) => {
         queryCount += 2;
-        await tx`INSERT INTO articles ${tx(rows, ...rowColumns)}`;
+        await tx`INSERT INTO articles ${tx(rows, ...storedColumns)}`;
         if (tagRows.length > 0) await tx`INSERT INTO article_tags ${tx(tagRows, 'tag', 'article_id')}`;
       });
       changed(everythingChanged);

@@ -217,6 +217,11 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
       return cache.direct('draft', () => store.articleAnyStatus(id));
     },
 
+    async previewsRevokedBefore(id): Promise<string | null> {
+      if (!articleIdPattern.test(id)) return null;
+      return cache.direct('preview revocation', () => store.previewsRevokedBefore(id));
+    },
+
     version() {
       // The page cache asks before any content is read: the feed must be up to date first.
       store.changes.poll();
@@ -274,6 +279,10 @@ export function readPages(store: PageStore, cache: ContentCache): ContentReader 
     },
 
     async articleAnyStatus(): Promise<Article | null> {
+      throw new Error('drafts are not available from the newsroom API: previews are off with CONTENT_API_URL');
+    },
+
+    async previewsRevokedBefore(): Promise<string | null> {
       throw new Error('drafts are not available from the newsroom API: previews are off with CONTENT_API_URL');
     },
 

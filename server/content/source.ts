@@ -7,18 +7,56 @@ import type { Article, ContentClient } from '../../src/content';
 export interface ContentReader extends ContentClient {
   /** Any status, drafts included: for an editor's preview, never for public pages. */
   articleAnyStatus(id: string): Promise<Article | null>;
+  /** Preview links to the article issued at or before this time (ISO 8601) are revoked; null when none are. */
+  previewsRevokedBefore(id: string): Promise<string | null>;
   /** Moves whenever content readers see changes; null where only time tells (the newsroom API). */
   version(): number | null;
 }
 
 /**
+ * What orders the CMS's writes of one article: its own last-modified time of the story, so a
+ * late replay (a retry queue, a duplicated webhook) can never undo a newer version; and, from
+ * If-Match, the stored versions the writer expects to replace.
+ */
+export interface WriteOrder {
+  /** The CMS's last-modified time of the story, ISO 8601 in UTC as `Date.toISOString` writes it. */
+  modifiedAt: string;
+  /** The stored modifiedAt values this write may replace (If-Match's ETags); left out, any or none. */
+  ifMatch?: readonly string[];
+}
+
+/**
+ * What a write did, decided in the write's own transaction. `stale`: the stored version is newer
+ * (or as new with other content), nothing changed; `preconditionFailed`: the stored version is not
+ * one `ifMatch` names (null: there is none), nothing changed; `unchanged`: the same version again.
+ */
+export type WriteResult =
+  | { outcome: 'created' | 'updated' | 'unchanged'; modifiedAt: string; updatedAt: string; previewsRevokedBefore: string | null }
+  | { outcome: 'stale'; modifiedAt: string }
+  | { outcome: 'preconditionFailed'; modifiedAt: string | null }
+  | { outcome: 'notFound' };
+
+/**
  * The CMS's writes. Each commit reaches every worker's change feed (SQLite's change log,
- * PostgreSQL's NOTIFY), so every worker lets go of what the article changes.
+ * PostgreSQL's NOTIFY), so every worker lets go of what the article changes. A write that takes a
+ * published article back to draft also revokes every preview link issued until then (`updatedAt`
+ * is that moment); a write refused or unchanged commits nothing and tells no feed.
  */
 export interface ArticleWriter {
-  upsert(article: Article): 'created' | 'updated' | Promise<'created' | 'updated'>;
-  /** false when there is no such article. */
-  unpublish(id: string, updatedAt: string): boolean | Promise<boolean>;
+  /** Never 'notFound'. */
+  upsert(article: Article, order: WriteOrder): WriteResult | Promise<WriteResult>;
+  /** 'unchanged' for the same unpublish again; never 'created'. */
+  unpublish(id: string, updatedAt: string, order: WriteOrder): WriteResult | Promise<WriteResult>;
+}
+
+/**
+ * Whether a write of `modifiedAt` may replace the stored version, and what comes of it: a newer
+ * one replaces it; the same one is 'same' (the caller compares the content); an older one never.
+ * Shared by both SQL stores so they cannot decide differently.
+ */
+export function orderOf(stored: string, modifiedAt: string): 'newer' | 'same' | 'older' {
+  const [was, now] = [Date.parse(stored), Date.parse(modifiedAt)];
+  return now > was ? 'newer' : now === was ? 'same' : 'older';
 }
 
 /**

@@ -143,10 +143,9 @@ describe('sqlite store', () => {
     assert.deepEqual(dump(again), dump(smallPath));
   });
 
-  describeStoreContract(subject, small);
-  describeInvalidationContract(subject, small, {
+  const writes = {
     writer: () => (writer ??= openSqliteStore(smallPath)),
-    async remove(id) {
+    async remove(id: string) {
       const db = new Database(smallPath);
       try {
         db.prepare('DELETE FROM articles WHERE id = ?').run(id);
@@ -154,7 +153,9 @@ describe('sqlite store', () => {
         db.close();
       }
     },
-  });
+  };
+  describeStoreContract(subject, small, writes);
+  describeInvalidationContract(subject, small, writes);
 
   test('a reader that missed more changes than the log keeps hears "everything", then precise changes again', async () => {
     const path = join(dir, 'change-log.sqlite');
@@ -173,10 +174,10 @@ describe('sqlite store', () => {
         db.close();
       }
       assert.ok(2 * generated.length > changeLogRows);
-      writer.unpublish(published[0]!.id, '2099-01-01T00:00:00.000Z');
+      writer.unpublish(published[0]!.id, '2099-01-01T00:00:00.000Z', { modifiedAt: '2099-01-01T00:00:00.000Z' });
       reader.changes.poll();
       assert.deepEqual(heard, [{ kind: 'everything' }]);
-      writer.unpublish(published[1]!.id, '2099-01-01T00:00:00.000Z');
+      writer.unpublish(published[1]!.id, '2099-01-01T00:00:00.000Z', { modifiedAt: '2099-01-01T00:00:00.000Z' });
       await new Promise((resolve) => setImmediate(resolve));
       reader.changes.poll();
       assert.deepEqual(

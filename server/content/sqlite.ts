@@ -1,10 +1,22 @@
 import Database from 'better-sqlite3';
 import type { Article, Headline, Teaser } from '../../src/content';
-import { byList, toArticle, toHeadline, toRow, toTeaser, type ArticleRow, type HeadlineRow, type TeaserRow } from './rows';
+import {
+  byList,
+  decideUnpublish,
+  decideUpsert,
+  storedRow,
+  toArticle,
+  toHeadline,
+  toTeaser,
+  type ArticleRow,
+  type HeadlineRow,
+  type StoredRow,
+  type TeaserRow,
+} from './rows';
 import { describeError, log } from '../log';
 import { ChangeHub, everythingChanged, stateOf, type ChangeFeed, type ContentChange } from './changes';
 import { deepFreeze } from './freeze';
-import type { ArticleWriter, SignupStore, ViewsStore } from './source';
+import type { ArticleWriter, SignupStore, ViewsStore, WriteOrder, WriteResult } from './source';
 import { openSqliteSignups, signupsPathFor } from './sqlite-signups';
 import { openSqliteViews, viewsPathFor } from './sqlite-views';
 import { KeptRanking, rankedOrNone } from './views-window';
@@ -21,10 +33,10 @@ export interface SqliteStore extends ArticleStore, ArticleWriter {
   countPublished(): number;
   /** Removes every article, drafts included; returns how many went. */
   deleteAll(): number;
-  /** Creates or replaces one article (the CMS's push). */
-  upsert(article: Article): 'created' | 'updated';
-  /** Takes a published article off the site (it stays as a draft, for preview); false if unknown. */
-  unpublish(id: string, updatedAt: string): boolean;
+  /** Creates or replaces one article (the CMS's push), unless the stored version is newer. */
+  upsert(article: Article, order: WriteOrder): WriteResult;
+  /** Takes a published article off the site (it stays as a draft, for preview) and revokes its preview links. */
+  unpublish(id: string, updatedAt: string, order: WriteOrder): WriteResult;
   /** Article views, in a file of their own beside the content (server/content/sqlite-views.ts). */
   readonly views: ViewsStore;
   /** Newsletter sign-ups, in another (server/content/sqlite-signups.ts). */
@@ -61,7 +73,9 @@ const schema = `
     published_at TEXT NOT NULL,
     updated_at   TEXT NOT NULL,
     body         TEXT NOT NULL,
-    tags         TEXT NOT NULL DEFAULT '[]'
+    tags         TEXT NOT NULL DEFAULT '[]',
+    modified_at  TEXT,
+    previews_revoked_before TEXT
   );
   CREATE INDEX IF NOT EXISTS articles_by_section ON articles (status, section, id DESC);
   CREATE INDEX IF NOT EXISTS articles_by_time ON articles (status, id DESC);
@@ -159,13 +173,16 @@ export function newestOfListsSql(kinds: readonly ('all' | 'section' | 'tag')[]):
   return kinds.map((kind, i) => part(kind, i + 1)).join('\n  UNION ALL ');
 }
 
-const insertSql = `INSERT INTO articles (${articleColumns})
-  VALUES (@id, @section, @title, @lead, @image, @published_at, @author, @updated_at, @tags, @body, @status)`;
+const insertSql = `INSERT INTO articles (${articleColumns}, modified_at, previews_revoked_before)
+  VALUES (@id, @section, @title, @lead, @image, @published_at, @author, @updated_at, @tags, @body, @status, @modified_at, @previews_revoked_before)`;
 
-const upsertSql = `${insertSql}
-  ON CONFLICT (id) DO UPDATE SET section = excluded.section, title = excluded.title, lead = excluded.lead,
-    image = excluded.image, published_at = excluded.published_at, author = excluded.author,
-    updated_at = excluded.updated_at, tags = excluded.tags, body = excluded.body, status = excluded.status`;
+// Rows written before ordered pushes have no modified_at: their updated_at stands in.
+const storedRowSql = `SELECT ${articleColumns}, coalesce(modified_at, updated_at) AS modified_at, previews_revoked_before FROM articles WHERE id = ?`;
+
+const replaceSql = `UPDATE articles SET section = @section, title = @title, lead = @lead, image = @image, published_at = @published_at,
+    author = @author, updated_at = @updated_at, tags = @tags, body = @body, status = @status,
+    modified_at = @modified_at, previews_revoked_before = @previews_revoked_before
+  WHERE id = @id`;
 
 interface CountRow {
   n: number;
@@ -185,6 +202,7 @@ export function openSqliteStore(path: string, options: { readonly?: boolean; vie
       db.pragma('busy_timeout = 2000');
       db.exec(schema);
       addTags(db);
+      addOrdering(db);
       db.exec(changeLogSchema);
     }
     return createStore(db, path, options.viewsPath ?? viewsPathFor(path), options.signupsPath ?? signupsPathFor(path));
@@ -199,8 +217,8 @@ function requireSchema(db: Database.Database, path: string): void {
   if (table === undefined) {
     throw new Error(`content store ${path} has no articles table; run \`npm run seed\` first`);
   }
-  if (!hasTags(db) || !hasChangeLog(db)) {
-    throw new Error(`content store ${path} predates tags or the change log; open it once read-write (\`npm run seed\` does) to add them`);
+  if (!hasTags(db) || !hasChangeLog(db) || !hasOrdering(db)) {
+    throw new Error(`content store ${path} predates tags, the change log or ordered pushes; open it once read-write (\`npm run seed\` does) to add them`);
   }
 }
 
@@ -218,10 +236,11 @@ export function upgradeSqliteStore(path: string): boolean {
   }
   try {
     const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'articles'").get();
-    if (table === undefined || (hasTags(db) && hasChangeLog(db))) return false;
+    if (table === undefined || (hasTags(db) && hasChangeLog(db) && hasOrdering(db))) return false;
     db.pragma('busy_timeout = 2000');
     db.transaction(() => {
       addTags(db);
+      addOrdering(db);
       db.exec(changeLogSchema);
     })();
     return true;
@@ -249,6 +268,21 @@ function addTags(db: Database.Database): void {
   db.exec(tagSchema);
 }
 
+/**
+ * A store written before ordered pushes gets their columns. Its rows keep modified_at NULL, read
+ * as their updated_at (coalesce), so no statement rewrites every row (and the change log) here.
+ */
+function addOrdering(db: Database.Database): void {
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(articles)').all();
+  if (!columns.some((c) => c.name === 'modified_at')) db.exec('ALTER TABLE articles ADD COLUMN modified_at TEXT');
+  if (!columns.some((c) => c.name === 'previews_revoked_before')) db.exec('ALTER TABLE articles ADD COLUMN previews_revoked_before TEXT');
+}
+
+function hasOrdering(db: Database.Database): boolean {
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(articles)').all();
+  return columns.some((c) => c.name === 'modified_at') && columns.some((c) => c.name === 'previews_revoked_before');
+}
+
 /** Busy or failing underneath (the file, the disk), as opposed to one statement's mistake. */
 function isOutage(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
@@ -270,6 +304,7 @@ function createStore(db: Database.Database, path: string, viewsPath: string, sig
   const trendingTags = db.prepare<[number, number], string>(queries.trendingTags).pluck();
   const trendingOldest = db.prepare<[number], string>(queries.trendingOldest).pluck();
   const publishedIdList = db.prepare<[], string>(queries.publishedIds).pluck();
+  const revokedBefore = db.prepare<[string], string | null>('SELECT previews_revoked_before FROM articles WHERE id = ?').pluck();
   const views = openSqliteViews(viewsPath);
   const signups = openSqliteSignups(signupsPath);
   const ranking = new KeptRanking<Headline[]>();
@@ -326,6 +361,10 @@ function createStore(db: Database.Database, path: string, viewsPath: string, sig
       return row ? toArticle(row) : null;
     },
 
+    async previewsRevokedBefore(id): Promise<string | null> {
+      return revokedBefore.get(id) ?? null;
+    },
+
     async trendingTags(window, size) {
       return { tags: trendingTags.all(window, size), oldestId: trendingOldest.get(window - 1) ?? null };
     },
@@ -346,8 +385,10 @@ function createStore(db: Database.Database, path: string, viewsPath: string, sig
     countAll: () => countAll.get()?.n ?? 0,
     countPublished: () => countPublished.get()?.n ?? 0,
     deleteAll: () => feed.afterOwnWrite(writing().deleteAll()),
-    upsert: (article) => feed.afterOwnWrite(writing().upsert(article)),
-    unpublish: (id, updatedAt) => feed.afterOwnWrite(writing().unpublish(updatedAt, id)),
+    // Immediate: the write lock is taken before the stored version is read, so of two workers
+    // racing with the same article the second reads what the first wrote (busy_timeout waits).
+    upsert: (article, order) => feed.afterOwnWrite(writing().upsert.immediate(article, order)),
+    unpublish: (id, updatedAt, order) => feed.afterOwnWrite(writing().unpublish.immediate(id, updatedAt, order)),
     changes: feed,
     close() {
       feed.close();
@@ -360,40 +401,47 @@ function createStore(db: Database.Database, path: string, viewsPath: string, sig
 
 /** An article's row and its tag rows are written together, in the caller's transaction. */
 function prepareWrites(db: Database.Database) {
-  const insert = db.prepare<[ArticleRow]>(insertSql);
-  const upsertRow = db.prepare<[ArticleRow]>(upsertSql);
-  const exists = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM articles WHERE id = ?');
+  const insert = db.prepare<[StoredRow]>(insertSql);
+  const replace = db.prepare<[StoredRow]>(replaceSql);
+  const stored = db.prepare<[string], StoredRow>(storedRowSql);
   const dropTags = db.prepare<[string]>('DELETE FROM article_tags WHERE article_id = ?');
   const addTag = db.prepare<[string, string]>('INSERT INTO article_tags (tag, article_id) VALUES (?, ?)');
-  const unpublish = db.prepare<[string, string]>("UPDATE articles SET status = 'draft', updated_at = ? WHERE id = ?");
+  const unpublish = db.prepare<[string, string, string, string]>(
+    "UPDATE articles SET status = 'draft', updated_at = ?, modified_at = ?, previews_revoked_before = ? WHERE id = ?",
+  );
   const pruneChanges = db.prepare<[number]>('DELETE FROM article_changes WHERE seq <= (SELECT max(seq) FROM article_changes) - ?');
   const writeTags = (article: Article) => {
     for (const tag of article.tags) addTag.run(tag, article.id);
   };
   const prune = () => pruneChanges.run(changeLogRows);
   return {
-    unpublish: db.transaction((updatedAt: string, id: string) => {
-      const changed = unpublish.run(updatedAt, id).changes > 0;
-      prune();
-      return changed;
+    unpublish: db.transaction((id: string, updatedAt: string, order: WriteOrder): WriteResult => {
+      const decision = decideUnpublish(stored.get(id) ?? null, updatedAt, order);
+      if (decision.write !== null) {
+        unpublish.run(updatedAt, order.modifiedAt, decision.write.previewsRevokedBefore, id);
+        prune();
+      }
+      return decision.result;
     }),
     insertMany: db.transaction((articles: Iterable<Article>) => {
       let inserted = 0;
       for (const article of articles) {
-        insert.run(toRow(article));
+        insert.run(storedRow(article, article.updatedAt, null));
         writeTags(article);
         inserted += 1;
       }
       prune();
       return inserted;
     }),
-    upsert: db.transaction((article: Article): 'created' | 'updated' => {
-      const existed = exists.get(article.id) !== undefined;
-      upsertRow.run(toRow(article));
+    upsert: db.transaction((article: Article, order: WriteOrder): WriteResult => {
+      const was = stored.get(article.id) ?? null;
+      const decision = decideUpsert(was, article, order);
+      if (decision.write === null) return decision.result;
+      (was === null ? insert : replace).run(decision.write);
       dropTags.run(article.id);
       writeTags(article);
       prune();
-      return existed ? 'updated' : 'created';
+      return decision.result;
     }),
     deleteAll: db.transaction(() => {
       db.prepare('DELETE FROM article_tags').run();
@@ -499,8 +547,8 @@ export function lazyWriter(path: string): ArticleWriter & { close(): void } {
   let store: SqliteStore | null = null;
   const open = () => (store ??= openSqliteStore(path));
   return {
-    upsert: (article) => open().upsert(article),
-    unpublish: (id, updatedAt) => open().unpublish(id, updatedAt),
+    upsert: (article, order) => open().upsert(article, order),
+    unpublish: (id, updatedAt, order) => open().unpublish(id, updatedAt, order),
     close() {
       store?.close();
       store = null;

@@ -37,6 +37,8 @@ export interface ArticleStore extends StoreBasics {
   article(id: string): Promise<Article | null>;
   /** Any status, drafts included: for an editor's preview, never for public pages. */
   articleAnyStatus(id: string): Promise<Article | null>;
+  /** Preview links to the article issued at or before this time (ISO 8601) are revoked; null when none are (or no article). */
+  previewsRevokedBefore(id: string): Promise<string | null>;
   /**
    * The `size` tags most carried by the newest `window` published articles, and the oldest of
    * those articles' id (null when there are fewer): a change older than it cannot move them.

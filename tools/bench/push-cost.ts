@@ -51,7 +51,8 @@ export async function measurePushCost(dbPath: string, ids: readonly string[], pu
     const figures: { storeReads: number; rebuilt: number; extraMs: number; passMs: number }[] = [];
     for (let serial = 0; serial < pushes; serial++) {
       const counted = cache.stats();
-      await writer!.upsert(newStory(templates[serial]!, serial, new Date()));
+      const story = newStory(templates[serial]!, serial, new Date());
+      await writer!.upsert(story, { modifiedAt: story.updatedAt });
       const pushed = await pass();
       const { loads, rebuilt } = cache.stats();
       const after = await pass();

@@ -44,6 +44,7 @@ function push(baseUrl: string, id: string, status: 'published' | 'draft', title:
       author: 'Kiosk Desk',
       image: { src: '/media/bridge.svg', alt: 'The bridge', caption: 'Noon', credit: 'Kiosk', width: 1200, height: 675 },
       publishedAt: '2026-11-22T16:00:00Z',
+      modifiedAt: '2026-11-22T16:00:00Z',
       body: [{ type: 'paragraph', text: 'The bridge reopened at noon.' }],
     }),
   });
