@@ -259,12 +259,38 @@ describe('no error can be cached for everyone', () => {
       ['a header line without a colon', 'GET / HTTP/1.1\r\nHost: kiosk.example\r\nUser-Agent Mozilla\r\nConnection: close\r\n\r\n'],
       ['a cookie over 8 KB', `GET /sport HTTP/1.1\r\nHost: kiosk.example\r\nCookie: ${'c=1; '.repeat(2_000)}\r\nConnection: close\r\n\r\n`],
       ['a NUL in the path', 'GET /\x00 HTTP/1.1\r\nHost: kiosk.example\r\nConnection: close\r\n\r\n'],
+      ['a request line that is not HTTP', 'GARBAGE\r\n\r\n'],
+      ['an encoded NUL in the path', 'GET /a%00b HTTP/1.1\r\nHost: kiosk.example\r\nConnection: close\r\n\r\n'],
     ];
     for (const [what, request] of cases) {
       const answer = await exchange(viaNginx, request);
       assert.ok(answer.status >= 400 && answer.status < 500, `${what}: ${answer.status}`);
       assertNoStore(answer, what);
     }
+  });
+
+  test('a request Nginx refuses before any location is JSON under the API’s paths, as Node’s errors there are, and a page elsewhere', async () => {
+    const bigAgent = `User-Agent: ${'a'.repeat(12_000)}\r\n`;
+    for (const [target, json] of [
+      ['/api/front', true],
+      ['/api', true],
+      [`/api/ingest/articles/${newId()}`, true],
+      [`/api/views/${newId()}`, true],
+      ['/', false],
+      ['/apix', false],
+      ['/sport', false],
+    ] as const) {
+      const answer = await exchange(viaNginx, `GET ${target} HTTP/1.1\r\nHost: kiosk.example\r\n${bigAgent}Connection: close\r\n\r\n`);
+      assert.equal(answer.status, 400, target);
+      assertNoStore(answer, target);
+      // Node's own answer to an error at the same path, for the kind of body it gives.
+      const node = await send(direct, 'GET', `${target}/nothing/here`);
+      assert.equal(/^application\/json/.test(header(node, 'content-type')[0] ?? ''), json, `${target}: Node's error is ${json ? '' : 'not '}JSON`);
+      if (json) assert.equal(jsonError(answer, target).code, 'bad_request');
+      else assert.match(header(answer, 'content-type')[0] ?? '', /^text\/html/, target);
+    }
+    // Refused before the server's rewrite phase: no warning per request for the error log to fill with.
+    assert.doesNotMatch(nginx.errors(), /uninitialized/);
   });
 
   test('Nginx’s own 403, 404 and 413 say no-store; Node’s errors keep their own lifetime, once', async () => {

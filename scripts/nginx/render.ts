@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../server/config';
 import { errors } from '../../server/errors';
 import { crawlerPattern } from '../../server/overload';
 import { contentSecurityPolicy, securityHeaders } from '../../server/security-headers';
-import { pathKinds } from '../../src/request-kinds';
+import { pathKinds, type RequestKind } from '../../src/request-kinds';
 import { environmentProperties, loadConfigFiles, optionSettings } from '../deploy/ebextensions';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -250,6 +250,8 @@ function values(params: NginxParams): Record<string, string> {
     shell_headers: shellHeaders(admission),
     shed_retry_after_s: String(admission.shedRetryAfterS),
     api_busy_body: quoted(JSON.stringify({ error: { code: errors.unavailable.code, message: errors.unavailable.message } })),
+    bad_request_body: quoted(JSON.stringify({ error: { code: errors.badRequest.code, message: errors.badRequest.message } })),
+    json_error_paths: jsonErrorPaths(),
     api_too_large_body: quoted(JSON.stringify({ error: { code: errors.payloadTooLarge.code, message: errors.payloadTooLarge.message } })),
     listen_backlog: String(params.listenBacklog),
     fallback_log: params.fallbackLog,
@@ -265,6 +267,17 @@ function values(params: NginxParams): Record<string, string> {
     signups_limited_body: quoted(signupsLimitedPage),
     ...locations(),
   };
+}
+
+/** The kinds whose errors Node answers as JSON (server/answer.ts), as patterns of the request's target for the map that makes Nginx's own errors there JSON too. */
+export const jsonErrorKinds: readonly RequestKind[] = ['api', 'beacon', 'ingest'];
+
+function jsonErrorPaths(): string {
+  const escape = (path: string) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return pathKinds
+    .filter(({ kind }) => jsonErrorKinds.includes(kind))
+    .map(({ exact, prefix }) => `        "~^${exact !== undefined ? `${escape(exact)}(\\?|$)` : escape(prefix!)}" 1;`)
+    .join('\n');
 }
 
 /** Each kind's location, from the one table of what a request is: `= /path` for an exact path, the prefix otherwise. */
