@@ -5,7 +5,8 @@ import { maxTagsPerArticle, tagSlugPattern } from './tags';
 // The article and the API's answers, written once. Two profiles of the same shapes:
 // - `ingest`, what the CMS may send: unknown fields refused, every text non-empty (unless
 //   optional), free of control characters and well-formed, within tight limits; optional
-//   texts default to ''; times strict ISO 8601 with a zone, normalised to UTC.
+//   texts default to ''; times strict ISO 8601 with a zone naming a real calendar time no more
+//   than a few minutes ahead of the server's clock (publishedAt not before 1990), normalised to UTC.
 // - `answer`, what the newsroom API may answer: unknown fields dropped (they would otherwise
 //   travel into every page's serialized state), every field required, loose bounds that keep
 //   one bad answer from costing a render more than a real one would.
@@ -36,15 +37,46 @@ export function isImageSrc(src: string): boolean {
   return imageSrcPattern.test(src) && !src.includes('"') && !src.includes('\\');
 }
 
-// Text a reader sees: no control characters (tabs and newlines aside), no unpaired surrogates.
+// Text a reader sees: no control characters, C0, DEL or C1 (tabs and newlines aside), no
+// unpaired surrogates. C1 matters as much as C0: U+0085 is a line break to some readers and
+// U+009B starts a terminal escape sequence, so either would show differently in different places.
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
-const controlCharacters = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const controlCharacters = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const isoTimeWithZone = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/;
+const isoTimeWithZone = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+
+/** How far ahead of the server's clock an ingested time may be: clock skew, not scheduling. */
+export const ingestClockSkewMs = 5 * 60_000;
+/** The earliest `publishedAt` the CMS may send; the archive starts later, so anything before is a typo. */
+export const earliestPublishedAt = '1990-01-01T00:00:00.000Z';
+
+/**
+ * The UTC instant of a strict ISO 8601 time with a zone, or NaN unless every field is a real
+ * one: Date.parse rolls 30 February over into March and 24:00 into the next day, so the fields
+ * are put together here and read back, and any that moved means the text named no such time.
+ */
+export function calendarTime(text: string): number {
+  const match = isoTimeWithZone.exec(text);
+  if (!match) return NaN;
+  const [year, month, day, hour, minute, second = '0', fraction = '0', sign, offsetHours = '0', offsetMinutes = '0'] = match.slice(1);
+  const fields = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number];
+  const ms = Number(fraction.padEnd(3, '0'));
+  const date = new Date(0);
+  // setUTCFullYear, not Date.UTC, which reads years 0-99 as 1900-1999.
+  date.setUTCFullYear(fields[0], fields[1] - 1, fields[2]);
+  date.setUTCHours(fields[3], fields[4], fields[5], ms);
+  const readBack = [date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate(), date.getUTCHours(), date.getUTCMinutes(), date.getUTCSeconds()];
+  if (readBack.some((field, i) => field !== fields[i])) return NaN;
+  const offset = Number(offsetHours) * 60 + Number(offsetMinutes);
+  // Real zones run from UTC-12:00 to UTC+14:00.
+  if (Number(offsetMinutes) > 59 || offset > 14 * 60) return NaN;
+  return date.getTime() - (sign === '-' ? -offset : offset) * 60_000;
+}
 
 const sectionSlugs = sections.map((s) => s.slug) as [SectionSlug, ...SectionSlug[]];
 
-function schemasFor(profile: Profile) {
+/** `now` is the server's clock for the ingest profile's time bounds; read when a time is checked. */
+function schemasFor(profile: Profile, now: () => Date = () => new Date()) {
   const ingest = profile === 'ingest';
   const limits = contentLimits[profile];
 
@@ -67,12 +99,14 @@ function schemasFor(profile: Profile) {
   /** Text the CMS may leave out (it becomes ''); the newsroom API must send it. */
   const optionalText = (max: number) => (ingest ? v.optional(text(max, { allowEmpty: true }), '') : text(max));
 
+  const latestMessage = `must not be more than ${ingestClockSkewMs / 60_000} minutes ahead of the server's clock`;
   const time = ingest
     ? v.pipe(
         v.string('must be an ISO 8601 time with a zone, e.g. 2026-11-22T08:30:00Z'),
         v.regex(isoTimeWithZone, 'must be an ISO 8601 time with a zone, e.g. 2026-11-22T08:30:00Z'),
-        v.check((value) => Number.isFinite(Date.parse(value)), 'is not a real time'),
-        v.transform((value) => new Date(Date.parse(value)).toISOString()),
+        v.check((value) => Number.isFinite(calendarTime(value)), 'is not a real time (check the day of the month, the hour and the zone)'),
+        v.check((value) => calendarTime(value) <= now().getTime() + ingestClockSkewMs, latestMessage),
+        v.transform((value) => new Date(calendarTime(value)).toISOString()),
       )
     : v.pipe(
         v.string('must be an ISO 8601 time'),
@@ -114,7 +148,15 @@ function schemasFor(profile: Profile) {
     height: dimension,
   });
 
-  const headlineEntries = { id, section, title: text(limits.title), publishedAt: time };
+  // A year-9999 typo would pin a story at the top of every list; 0000 would bury it.
+  const publishedAt = ingest
+    ? v.pipe(
+        time,
+        v.check((value) => Date.parse(value) >= Date.parse(earliestPublishedAt), `must not be before ${earliestPublishedAt.slice(0, 10)}`),
+      )
+    : time;
+
+  const headlineEntries = { id, section, title: text(limits.title), publishedAt };
   const headline = object(headlineEntries);
   const teaserEntries = { ...headlineEntries, lead: text(limits.lead), image };
   const teaser = object(teaserEntries);
@@ -176,8 +218,13 @@ function schemasFor(profile: Profile) {
   };
 }
 
-/** What the CMS may send. */
+/** What the CMS may send, its times bounded by the clock at the moment each is checked. */
 export const ingestSchemas = schemasFor('ingest');
+
+/** What the CMS may send, its times bounded by `now` (the request's time). */
+export function ingestSchemasAt(now: Date): typeof ingestSchemas {
+  return schemasFor('ingest', () => now);
+}
 
 /** What the newsroom API may answer; also the wire types' source. */
 export const answerSchemas = schemasFor('answer');
