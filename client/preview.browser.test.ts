@@ -52,6 +52,7 @@ test('a draft pushed with npm run ingest opens from an npm run preview-link link
       author: 'Kiosk Desk',
       image: { src: `/media/${id}.svg`, alt: 'The frozen river', width: 1200, height: 675 },
       publishedAt: '2026-11-22T10:15:00Z',
+      modifiedAt: '2026-11-22T10:15:00Z',
       body: [{ type: 'paragraph', text: 'The ice held by morning.' }],
     }),
   );
@@ -71,7 +72,7 @@ test('a draft pushed with npm run ingest opens from an npm run preview-link link
   const link = script('preview-link.ts', [id, '--ttl', '10m'], { PREVIEW_SECRET: secret, SITE_URL: server.baseUrl });
   assert.equal(link.status, 0, link.stderr);
   const url = link.stdout.trim();
-  assert.ok(url.startsWith(`${server.baseUrl}/preview/${id}?expires=`), url);
+  assert.ok(url.startsWith(`${server.baseUrl}/preview/${id}?issued=`), url);
 
   const context = await browser.newContext();
   try {

@@ -7,8 +7,10 @@ import { readCommandLine } from './cli';
 const usage = `Usage: npm run preview-link -- <article id> [--ttl 1h] [--site https://www.example]
 
 Prints a link that opens the article as readers will see it, draft or published, with a
-"Preview — not published" banner, until it expires. Signed with PREVIEW_SECRET (the same
-value the servers run with); the site is SITE_URL unless --site is given.
+"Preview — not published" banner, until it expires or the story is taken off the site (every
+link issued before an unpublish is refused after it; ask for a new one). Signed with
+PREVIEW_SECRET (the same value the servers run with), over the article, the time the link is
+made and its expiry; the site is SITE_URL unless --site is given.
 
   --ttl D      how long the link works: 90s, 30m, 1h, 2d (default 1h, at most 7d)
   --site URL   the site's address (default SITE_URL)

@@ -218,16 +218,16 @@ describe('ordered pushes', () => {
     assert.equal((await put(id, v1)).status, 201);
     const corrected = await put(id, v2);
     assert.equal(corrected.status, 200);
-    assert.equal(corrected.headers.get('etag'), `"${v2.modifiedAt}"`);
 
     const replay = await put(id, v1);
+    assert.equal(await titleOf(id), 'Minister resigns', 'the correction stands');
+    assert.match(textOf(await (await get(`/world/${id}`)).text()), /Minister resigns(?! \(wrong)/);
     assert.equal(replay.status, 409);
-    assert.equal(replay.headers.get('etag'), `"${v2.modifiedAt}"`, 'the answer says which version is stored');
     const error = await errorOf(replay);
     assert.equal(error.code, 'conflict');
     assert.ok(error.message.includes(v2.modifiedAt) && error.message.includes(v1.modifiedAt), error.message);
-    assert.equal(await titleOf(id), 'Minister resigns');
-    assert.match(textOf(await (await get(`/world/${id}`)).text()), /Minister resigns(?! \(wrong)/);
+    assert.equal(corrected.headers.get('etag'), `"${v2.modifiedAt}"`);
+    assert.equal(replay.headers.get('etag'), `"${v2.modifiedAt}"`, 'the answer says which version is stored');
   });
 
   test('the same push twice is answered 200 "unchanged" with the same ETag; other content at the same time is 409', async () => {
@@ -238,10 +238,10 @@ describe('ordered pushes', () => {
     const receipt = (await first.json()) as { updatedAt: string };
     const again = await put(id, v1);
     assert.equal(again.status, 200);
-    assert.equal(again.headers.get('etag'), first.headers.get('etag'));
     const repeated = (await again.json()) as { outcome: string; updatedAt: string };
     assert.equal(repeated.outcome, 'unchanged');
     assert.equal(repeated.updatedAt, receipt.updatedAt, 'nothing was written again');
+    assert.equal(again.headers.get('etag'), first.headers.get('etag'));
 
     const sameTime = await put(id, { ...v1, title: 'Storm closes the coast road and the bridge' });
     assert.equal(sameTime.status, 409);
@@ -287,15 +287,15 @@ describe('ordered pushes', () => {
     const id = newId();
     const before = nextModifiedAt();
     assert.equal((await put(id, article({ title: 'Ferry strike called off' }))).status, 201);
+    const late = await del(id, before);
+    assert.equal((await get(`/world/${id}`)).status, 200, 'still published');
+    assert.equal(late.status, 409);
+    assert.equal((await errorOf(late)).code, 'conflict');
+
     const missing = await del(id, null);
     assert.equal(missing.status, 400);
     assert.match((await errorOf(missing)).message, /modifiedAt is required/);
     assert.equal((await del(id, 'yesterday')).status, 400);
-
-    const late = await del(id, before);
-    assert.equal(late.status, 409);
-    assert.equal((await errorOf(late)).code, 'conflict');
-    assert.equal((await get(`/world/${id}`)).status, 200, 'still published');
 
     const at = nextModifiedAt();
     const removed = await del(id, at);
@@ -338,15 +338,16 @@ describe('preview', () => {
 
   test('missing, tampered, expired or other-article signatures get 401/403 pages with no draft data', async () => {
     const good = previewPath(draftId, 3600, secret);
-    const sig = new URL(good, 'http://x').searchParams.get('sig')!;
-    const expires = new URL(good, 'http://x').searchParams.get('expires')!;
+    const params = new URL(good, 'http://x').searchParams;
+    const [sig, expires, issued] = [params.get('sig')!, params.get('expires')!, params.get('issued')!];
     const flipped = (sig[0] === 'A' ? 'B' : 'A') + sig.slice(1);
     const otherArticle = previewPath(newId(), 3600, secret).split('?')[1];
     const cases: [string, number][] = [
       [`/preview/${draftId}`, 401],
-      [`/preview/${draftId}?expires=${expires}&sig=${flipped}`, 403],
-      [`/preview/${draftId}?expires=${Number(expires) + 60}&sig=${sig}`, 403],
-      [`/preview/${draftId}?expires=${expires}`, 403],
+      [`/preview/${draftId}?issued=${issued}&expires=${expires}&sig=${flipped}`, 403],
+      [`/preview/${draftId}?issued=${issued}&expires=${Number(expires) + 60}&sig=${sig}`, 403],
+      [`/preview/${draftId}?issued=${Number(issued) - 1000}&expires=${expires}&sig=${sig}`, 403],
+      [`/preview/${draftId}?issued=${issued}&expires=${expires}`, 403],
       [`/preview/${draftId}?${otherArticle}`, 403],
       [previewPath(draftId, 60, secret, Date.now() - 3_600_000), 403],
       [previewPath(draftId, 3600, 'another-secret-of-enough-length-0123456789'), 403],

@@ -218,7 +218,7 @@ function requireSchema(db: Database.Database, path: string): void {
     throw new Error(`content store ${path} has no articles table; run \`npm run seed\` first`);
   }
   if (!hasTags(db) || !hasChangeLog(db) || !hasOrdering(db)) {
-    throw new Error(`content store ${path} predates tags, the change log or ordered pushes; open it once read-write (\`npm run seed\` does) to add them`);
+    throw new Error(`content store ${path} predates tags or the change log, or ordered pushes; open it once read-write (\`npm run seed\` does) to add them`);
   }
 }
 

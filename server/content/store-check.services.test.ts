@@ -50,3 +50,26 @@ test('a store written before tags and the change log gets them at the start-up c
     store.close();
   }
 });
+
+test('a store written before ordered pushes gets their columns at the start-up check; its rows are ordered by their updated time', async () => {
+  const old = path.join(dir, 'before-ordering.sqlite');
+  await seedStore(old, { published: 3, drafts: 0 });
+  const db = new Database(old);
+  db.exec('ALTER TABLE articles DROP COLUMN modified_at; ALTER TABLE articles DROP COLUMN previews_revoked_before');
+  db.close();
+  assert.throws(() => openSqliteStore(old, { readonly: true }), /ordered pushes/);
+  assert.equal(contentStoreProblem({ content: { store: 'sqlite', path: old } }), null);
+  const reader = openSqliteStore(old, { readonly: true });
+  const writer = openSqliteStore(old);
+  try {
+    const [newest] = await reader.teasers('all', 1);
+    const article = (await reader.article(newest!.id))!;
+    assert.equal(await reader.previewsRevokedBefore(article.id), null);
+    const before = new Date(Date.parse(article.updatedAt) - 60_000).toISOString();
+    assert.deepEqual(writer.upsert({ ...article, title: 'A replay from before' }, { modifiedAt: before }), { outcome: 'stale', modifiedAt: article.updatedAt });
+    assert.equal(writer.upsert(article, { modifiedAt: article.updatedAt }).outcome, 'unchanged');
+  } finally {
+    writer.close();
+    reader.close();
+  }
+});
