@@ -3,7 +3,7 @@ import { createApp, type AppConfig } from './app';
 import type { Assets } from './assets';
 import type { Config } from './config';
 import type { Content } from './content/open';
-import { EventLoopDelaySampler } from './metrics/event-loop';
+import { EventLoopDelaySampler, GcObserver } from './metrics/event-loop';
 import { WorkerMetrics } from './metrics/worker-metrics';
 import { OverloadGuard, overloadAwareListener } from './overload';
 import { PageCache } from './page-cache';
@@ -64,6 +64,7 @@ export function createSite({
   const { reader, writer } = content;
   const eventLoop = new EventLoopDelaySampler();
   const metrics = new WorkerMetrics(eventLoop);
+  const gc = new GcObserver(metrics);
   content.cache.countInto(metrics.count);
   const render: RenderDeps = {
     content: reader,
@@ -112,6 +113,7 @@ export function createSite({
     ready: published?.firstRead ?? Promise.resolve(),
     async close() {
       eventLoop.close();
+      gc.close();
       published?.close();
       await views?.close();
     },

@@ -33,8 +33,9 @@ export { admissionOf } from '../scripts/nginx/render';
 // environment properties and one setting's value, the CloudFormation resources): what the
 // dashboard, the alarms and the capacity simulator's scaling policy are built from.
 export { dimensionNames, metricNames } from '../server/metrics/cloudwatch';
-// The series /metrics serves them under: the bench reads the content cache's counters there.
-export { workerCounters } from '../server/metrics/catalog';
+// The series /metrics serves them under: the bench reads the content cache's counters, the
+// major collections and the event-loop stalls there.
+export { workerCounters, workerDistributions } from '../server/metrics/catalog';
 export {
   environmentProperties,
   loadConfigFiles,

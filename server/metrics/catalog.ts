@@ -14,6 +14,7 @@ export const metricNames = {
   renderTime: 'RenderTime',
   responseTime: 'ResponseTime',
   eventLoopDelay: 'EventLoopDelay',
+  majorGcPause: 'MajorGcPause',
   heapUsed: 'HeapUsed',
   rss: 'RSS',
   workerRestarts: 'WorkerRestarts',
@@ -70,6 +71,11 @@ export const workerDistributions = {
     cloudwatch: metricNames.eventLoopDelay,
     prometheus: 'kiosk_event_loop_delay_seconds',
     help: "Event-loop delay: each 500 ms window's highest delay",
+  },
+  majorGcMs: {
+    cloudwatch: metricNames.majorGcPause,
+    prometheus: 'kiosk_major_gc_seconds',
+    help: 'Each major garbage collection (mark-compact) of a worker, as V8 reports its duration',
   },
 } as const satisfies Record<string, Exported>;
 

@@ -1,4 +1,5 @@
-import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver, type ELDHistogram, type PerformanceEntry } from 'node:perf_hooks';
+import v8 from 'node:v8';
 import { Histogram } from './histogram';
 
 /**
@@ -40,5 +41,32 @@ export class EventLoopDelaySampler {
   close(): void {
     clearInterval(this.timer);
     this.histogram.disable();
+  }
+}
+
+/**
+ * Major garbage collections as V8 reports them (perf_hooks' gc entries, delivered after the
+ * collection, off the request path): each one's duration into a histogram, and the heap in use
+ * right after it, which is what the worker really keeps. Minor collections are many and short,
+ * and left out.
+ */
+export class GcObserver {
+  private readonly observer: PerformanceObserver;
+
+  constructor(into: { majorGcMs: Histogram; heapAfterGcBytes: number }) {
+    this.observer = new PerformanceObserver((list) => {
+      let major = false;
+      for (const entry of list.getEntries()) {
+        if ((entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
+        into.majorGcMs.record(entry.duration);
+        major = true;
+      }
+      if (major) into.heapAfterGcBytes = v8.getHeapStatistics().used_heap_size;
+    });
+    this.observer.observe({ entryTypes: ['gc'] });
+  }
+
+  close(): void {
+    this.observer.disconnect();
   }
 }

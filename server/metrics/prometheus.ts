@@ -133,6 +133,7 @@ export function workerRegistry(ledger: MetricsLedger, totals: MetricTotals, clou
   }
   gauge('kiosk_heap_used_bytes', 'V8 heap in use, summed over workers', 'sum', heapUsedBytes);
   gauge('kiosk_worker_rss_bytes', 'Resident memory of the workers, summed', 'sum', () => process.memoryUsage.rss());
+  gauge('kiosk_heap_after_gc_bytes', "V8 heap in use right after each worker's latest major collection, summed", 'sum', () => metrics.heapAfterGcBytes);
   if (cloudwatch) {
     gauge('kiosk_cloudwatch_buffered_datums', 'Metric data waiting to be sent to CloudWatch, all workers', 'sum', () => cloudwatch.buffered);
     counter(

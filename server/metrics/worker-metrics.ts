@@ -27,6 +27,10 @@ export class WorkerMetrics {
   readonly responseMs = new Histogram();
   /** The sampler's per-window maximum delays, filled on the sampler's timer. */
   readonly eventLoopDelayMs: Histogram;
+  /** Each major garbage collection's duration (server/metrics/event-loop.ts's GcObserver). */
+  readonly majorGcMs = new Histogram();
+  /** The V8 heap in use right after the latest major collection: what is live, not garbage waiting. */
+  heapAfterGcBytes = 0;
 
   constructor(private readonly eventLoop: EventLoopReadings = { delayMs: 0, maxDelayMs: 0, windowMaxMs: new Histogram() }) {
     this.eventLoopDelayMs = eventLoop.windowMaxMs;

@@ -1,4 +1,4 @@
-import { workerCounters } from '@kiosk/surface';
+import { workerCounters, workerDistributions } from '@kiosk/surface';
 import type { NativeGenerator, PoolStats, StepCounts } from './native-generator';
 import { coreTimes, corePercents, CpuMeter, rssBytes } from './proc';
 import { serverCore, type ServerUnderTest } from './processes';
@@ -27,6 +27,69 @@ export interface StepRecord extends StepCounts {
   flags: StepFlag[];
   /** What the worker's content cache did over the measured window; absent where the server serves no /metrics. */
   content?: ContentWork | null;
+  /** The worker's garbage collections and event-loop stalls over the window; absent where the server serves no /metrics. */
+  pauses?: Pauses | null;
+}
+
+/** Memory and pauses over a window, as the worker's /metrics says (server/metrics/catalog.ts). */
+export interface Pauses {
+  majorGcs: number;
+  /** Their durations added up. */
+  majorGcMs: number;
+  /** The longest, to within the histogram's bucket (about 19%). */
+  longestMajorGcMs: number;
+  /** The longest event-loop stall: the highest 500 ms window's delay, to within a bucket. */
+  longestStallMs: number;
+  /** The V8 heap right after the last major collection as the window closed: what the worker keeps. */
+  heapAfterGcMb: number;
+}
+
+/** A histogram's cumulative buckets (upper bound in ms → count), its count and its sum in ms. */
+interface Buckets {
+  le: [number, number][];
+  count: number;
+  sumMs: number;
+}
+
+/** What the bench reads from the cluster's /metrics at each window's opening and closing. */
+export interface Readings {
+  content: ContentWork;
+  majorGc: Buckets;
+  stall: Buckets;
+  heapAfterGcBytes: number;
+}
+
+function bucketsOf(text: string, series: string): Buckets {
+  const le: [number, number][] = [];
+  for (const line of text.split('\n')) {
+    const match = new RegExp(`^${series}_bucket\\{le="([^"]+)"\\} (\\S+)$`).exec(line);
+    if (match && match[1] !== '+Inf') le.push([Number(match[1]) * 1_000, Number(match[2])]);
+  }
+  return { le, count: valueOf(text, `${series}_count`), sumMs: valueOf(text, `${series}_sum`) * 1_000 };
+}
+
+function valueOf(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? Number.NaN : Number(line.slice(series.length + 1));
+}
+
+/** The largest observation between two readings: the first bucket that holds all of them. */
+function longestBetween(opened: Buckets, closed: Buckets): number {
+  const observed = closed.count - opened.count;
+  if (!(observed > 0)) return 0;
+  for (const [i, [le, count]] of closed.le.entries()) if (count - (opened.le[i]?.[1] ?? 0) >= observed) return le;
+  return Number.POSITIVE_INFINITY;
+}
+
+/** Memory and pauses between two readings. */
+export function pausesBetween(opened: Readings, closed: Readings): Pauses {
+  return {
+    majorGcs: closed.majorGc.count - opened.majorGc.count,
+    majorGcMs: closed.majorGc.sumMs - opened.majorGc.sumMs,
+    longestMajorGcMs: longestBetween(opened.majorGc, closed.majorGc),
+    longestStallMs: longestBetween(opened.stall, closed.stall),
+    heapAfterGcMb: closed.heapAfterGcBytes / 1_048_576,
+  };
 }
 
 /** The content cache's counters over a window (server/metrics/catalog.ts's contentStoreReads and contentRebuilt). */
@@ -37,18 +100,23 @@ export interface ContentWork {
   rebuilt: number;
 }
 
-/** The content cache's counters as the cluster's /metrics gives them now; null when it does not answer. */
-export async function contentCounters(metricsPort: number): Promise<ContentWork | null> {
+/** The worker's counters as the cluster's /metrics gives them now; null when it does not answer. */
+export async function workerReadings(metricsPort: number): Promise<Readings | null> {
   try {
     const response = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.timeout(5_000) });
     if (!response.ok) return null;
     const text = await response.text();
-    const value = (series: string) => {
-      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-      return line === undefined ? Number.NaN : Number(line.slice(series.length + 1));
+    const content = {
+      storeReads: valueOf(text, workerCounters.contentStoreReads.prometheus),
+      rebuilt: valueOf(text, workerCounters.contentRebuilt.prometheus),
     };
-    const counts = { storeReads: value(workerCounters.contentStoreReads.prometheus), rebuilt: value(workerCounters.contentRebuilt.prometheus) };
-    return Number.isFinite(counts.storeReads) && Number.isFinite(counts.rebuilt) ? counts : null;
+    if (!Number.isFinite(content.storeReads) || !Number.isFinite(content.rebuilt)) return null;
+    return {
+      content,
+      majorGc: bucketsOf(text, workerDistributions.majorGcMs.prometheus),
+      stall: bucketsOf(text, workerDistributions.eventLoopDelayMs.prometheus),
+      heapAfterGcBytes: valueOf(text, 'kiosk_heap_after_gc_bytes'),
+    };
   } catch {
     return null;
   }
@@ -84,9 +152,9 @@ export async function measureStep(
     stealPct: Number.NaN,
   };
   // Read as the window opens and closes (the primary answers; the worker's share is a few fields).
-  const counted: Partial<Record<'measuring' | 'measured', Promise<ContentWork | null>>> = {};
+  const counted: Partial<Record<'measuring' | 'measured', Promise<Readings | null>>> = {};
   const onWindow = (phase: 'measuring' | 'measured') => {
-    if (server.metricsPort !== undefined) counted[phase] = contentCounters(server.metricsPort);
+    if (server.metricsPort !== undefined) counted[phase] = workerReadings(server.metricsPort);
     if (phase === 'measuring') {
       meters = { server: new CpuMeter(server.pids), generator: new CpuMeter(() => [generator.pid]), cores: coreTimes() };
     } else if (meters) {
@@ -123,7 +191,11 @@ export async function measureStep(
     };
     if (server.metricsPort !== undefined) {
       const [opened, closed] = await Promise.all([counted.measuring ?? null, counted.measured ?? null]);
-      record.content = opened && closed ? { storeReads: closed.storeReads - opened.storeReads, rebuilt: closed.rebuilt - opened.rebuilt } : null;
+      record.content =
+        opened && closed
+          ? { storeReads: closed.content.storeReads - opened.content.storeReads, rebuilt: closed.content.rebuilt - opened.content.rebuilt }
+          : null;
+      record.pauses = opened && closed ? pausesBetween(opened, closed) : null;
     }
     record.flags = stepFlags(record, timing.maxConnections);
     return record;

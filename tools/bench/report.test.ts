@@ -159,6 +159,8 @@ test('the churn targets: CPU per request with pushes and after them within 1.10x
         ...(step(after, 1000, 30) as object),
         answered: 10_000,
         content: afterReads === null ? null : { storeReads: afterReads, rebuilt: 2_500 },
+        peakRssMb: 301.4,
+        pauses: { majorGcs: 2, majorGcMs: 61.2, longestMajorGcMs: 36.1, longestStallMs: 48.5, heapAfterGcMb: 71.4 },
       } as never,
       pushes: pushes(seen),
       ...(rounds ? { rounds: rounds.map(round) } : {}),
@@ -215,20 +217,25 @@ test('the churn targets: CPU per request with pushes and after them within 1.10x
     [null, null, null, null, null],
   );
   const roundsMarkdown = renderMarkdown(withChurn(66, 62, 80, [40], three(45, 54, 49.5)));
+  // The worker's memory and pauses over a window, where its /metrics was read.
+  assert.match(roundsMarkdown, /\| SQLite \| after the pushes \| .* \| 99 \/ 2,500 \| 301 \/ 71; 2 \(61, 36\); 49 \| – \|/);
   assert.match(
     roundsMarkdown,
-    /\| SQLite \| round 2 of 3, 90% of capacity: one push a second \| 900 \| 900 \| 5\.0 \| 60 \| 60 \| 0 \| 54% \| 0\.60 \| 1\.20x \| – \| 1 of 1, 50 \/ 50 \|/,
+    /\| SQLite \| round 2 of 3, 90% of capacity: one push a second \| 900 \| 900 \| 5\.0 \| 60 \| 60 \| 0 \| 54% \| 0\.60 \| 1\.20x \| – \| – \/ – \| 1 of 1, 50 \/ 50 \|/,
   );
   assert.match(
     roundsMarkdown,
-    /\| SQLite \| round 3 of 3, 90% of capacity: no pushes \| 900 \| 900 \| 5\.0 \| 20 \| 20 \| 0 \| 45% \| 0\.50 \| 1\.00x \| – \| – \|/,
+    /\| SQLite \| round 3 of 3, 90% of capacity: no pushes \| 900 \| 900 \| 5\.0 \| 20 \| 20 \| 0 \| 45% \| 0\.50 \| 1\.00x \| – \| – \/ – \| – \|/,
   );
   const markdown = renderMarkdown(withChurn(66, 62, 80, [40, 900]));
   assert.match(markdown, /## Content churn at the SSR capacity/);
-  assert.match(markdown, /\| SQLite \| one push a second \| 1,000 \| 1,000 \| 5\.0 \| 80 \| 80 \| 0 \| 66% \| 0\.66 \| 1\.10x \| – \| 2 of 2, 900 \/ 900 \|/);
   assert.match(
     markdown,
-    /\| SQLite \| after the pushes \| 1,000 \| 1,000 \| 5\.0 \| 30 \| 30 \| 0 \| 62% \| 0\.62 \| 1\.03x \| 99 \/ 2,500 \| – \|/,
+    /\| SQLite \| one push a second \| 1,000 \| 1,000 \| 5\.0 \| 80 \| 80 \| 0 \| 66% \| 0\.66 \| 1\.10x \| – \| – \/ – \| 2 of 2, 900 \/ 900 \|/,
+  );
+  assert.match(
+    markdown,
+    /\| SQLite \| after the pushes \| 1,000 \| 1,000 \| 5\.0 \| 30 \| 30 \| 0 \| 62% \| 0\.62 \| 1\.03x \| 99 \/ 2,500 \| 301 \/ 71; 2 \(61, 36\); 49 \| – \|/,
     "the worker's counters beside the CPU",
   );
 });

@@ -474,15 +474,25 @@ function passesTable(r: BenchResults): string[] {
   if (stores.length === 0) return [];
   const row = (store: string, pass: string, ids: number, step: StepRecord, warm: StepRecord) =>
     `| ${store} | ${pass} | ${perS(ids)} | ${perS(step.offeredPerS)} | ${perS(step.achievedPerS)} | ${ms(step.latencyMs.p50)} | ${ms(step.latencyMs.p99)} | ${ms(step.latencyMs.max)} | ` +
-    `${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, warm).toFixed(2)}x | ${contentWork(step)} | ${flagText(step)} |`;
+    `${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, warm).toFixed(2)}x | ${contentWork(step)} | ${memoryAndPauses(step)} | ${flagText(step)} |`;
   return [
-    '| store | pass | ids | offered | achieved | p50 ms | p99 ms | max ms | server CPU | CPU ms per request | ÷ warm | store reads / put together again | notes |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    `| store | pass | ids | offered | achieved | p50 ms | p99 ms | max ms | server CPU | CPU ms per request | ÷ warm | store reads / put together again | ${memoryAndPausesHeading} | notes |`,
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
     ...stores.flatMap(({ store, p }: { store: string; p: PassesRecord }) => [
       row(store, 'first, cold', p.coldIds, p.cold, p.warm),
       row(store, 'second, warm', p.allIds, p.warm, p.warm),
     ]),
   ];
+}
+
+const memoryAndPausesHeading = 'peak RSS / heap after GC MB; major GCs (ms, longest); longest stall ms';
+
+/** The worker's memory and pauses over the window: – for what was not read. */
+function memoryAndPauses(step: StepRecord): string {
+  const p = step.pauses;
+  const rss = Number.isFinite(step.peakRssMb) ? String(Math.round(step.peakRssMb)) : '–';
+  if (!p) return `${rss} / –`;
+  return `${rss} / ${Math.round(p.heapAfterGcMb)}; ${p.majorGcs} (${ms(p.majorGcMs)}, ${ms(p.longestMajorGcMs)}); ${ms(p.longestStallMs)}`;
 }
 
 /** "store reads / put together again" over the measured window, as the worker's counters tell; – where not read. */
@@ -503,10 +513,10 @@ function churnTable(r: BenchResults): string[] {
   const share = `${Math.round(belowCapacityShare * 100)}% of capacity`;
   const row = (store: string, phase: string, step: StepRecord, steady: StepRecord, pushes: string) =>
     `| ${store} | ${phase} | ${perS(step.offeredPerS)} | ${perS(step.achievedPerS)} | ${ms(step.latencyMs.p50)} | ${ms(step.latencyMs.p99)} | ${ms(step.latencyMs.max)} | ` +
-    `${step.errors + step.timeouts + step.non2xx} | ${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, steady).toFixed(2)}x | ${contentWork(step)} | ${pushes} | ${flagText(step)} |`;
+    `${step.errors + step.timeouts + step.non2xx} | ${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, steady).toFixed(2)}x | ${contentWork(step)} | ${memoryAndPauses(step)} | ${pushes} | ${flagText(step)} |`;
   return [
-    '| store | phase | offered | achieved | p50 ms | p99 ms | max ms | failed | server CPU | CPU ms per request | ÷ no pushes | store reads / put together again | pushes (taken, seen after p50 / max ms) | notes |',
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+    `| store | phase | offered | achieved | p50 ms | p99 ms | max ms | failed | server CPU | CPU ms per request | ÷ no pushes | store reads / put together again | ${memoryAndPausesHeading} | pushes (taken, seen after p50 / max ms) | notes |`,
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |',
     ...measured.flatMap(({ store, churn }) => {
       return [
         row(store, 'no pushes', churn.steady, churn.steady, '–'),

@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { GcObserver } from './event-loop';
+import { Histogram } from './histogram';
+
+v8.setFlagsFromString('--expose-gc');
+const collect = vm.runInNewContext('gc') as () => void;
+
+test('a major collection is recorded with its duration, and the heap in use after it', async () => {
+  const into = { majorGcMs: new Histogram(), heapAfterGcBytes: 0 };
+  const observer = new GcObserver(into);
+  try {
+    collect();
+    const deadline = performance.now() + 5_000;
+    while (into.majorGcMs.snapshot().count === 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    const { count, maxMs } = into.majorGcMs.snapshot();
+    assert.ok(count >= 1, 'the forced full collection was seen');
+    assert.ok(maxMs > 0);
+    assert.ok(into.heapAfterGcBytes > 0 && into.heapAfterGcBytes <= v8.getHeapStatistics().total_heap_size);
+  } finally {
+    observer.close();
+  }
+});
