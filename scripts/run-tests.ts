@@ -16,6 +16,7 @@
 // whole suite beside it), so this asks nothing new of them.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -31,9 +32,11 @@ const usage = `Usage: tsx scripts/run-tests.ts --fast | --services | --browser |
   --services       *.services.test.ts: real sockets, SQLite files, PostgreSQL, Nginx, moto, the built cluster
   --browser        *.browser.test.ts: real Chromium
   --all            the three in turn
-  --concurrency N  test files run at once in each tier (default 2; 1 runs them one after another)`;
+  --concurrency N  test files run at once in each tier (default 2; 1 runs them one after another)
+  --record-timings keep each file's measured seconds in scripts/test-timings.json, the order the
+                   next runs start the files in (longest first)`;
 
-let values: { fast: boolean; services: boolean; browser: boolean; all: boolean; concurrency?: string; help: boolean };
+let values: { fast: boolean; services: boolean; browser: boolean; all: boolean; concurrency?: string; 'record-timings': boolean; help: boolean };
 try {
   ({ values } = parseArgs({
     options: {
@@ -42,6 +45,7 @@ try {
       browser: { type: 'boolean', default: false },
       all: { type: 'boolean', default: false },
       concurrency: { type: 'string' },
+      'record-timings': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   }));
@@ -60,17 +64,14 @@ if (tiers.length === 0 || !Number.isInteger(concurrency) || concurrency < 1) {
   process.exit(2);
 }
 
-// The longest files (measured 2026-11-25: 40–70 s each, the rest under 30 s) start first, so a
-// tier does not end with one long file running alone on an idle core. A name missing here only
-// costs time; every file found runs either way.
-const longest = [
-  'tools/bench/soak.services.test.ts',
-  'tools/loadtest/loadtest.services.test.ts',
-  'scripts/nginx/nginx.services.test.ts',
-  'server/abuse.services.test.ts',
-  'client/article-page.browser.test.ts',
-];
-const startOrder = (file: string) => (longest.includes(file) ? longest.indexOf(file) : longest.length);
+// The longest files start first, so a tier does not end with one long file running alone on an
+// idle core. How long each takes is measured, not written here: scripts/test-timings.json, which
+// `--record-timings` writes from the run's own durations. A file it does not name yet starts
+// among the first (its length is unknown); every file found runs either way.
+const timingsFile = path.join(root, 'scripts', 'test-timings.json');
+const recorded: Record<string, number> = fs.existsSync(timingsFile) ? (JSON.parse(fs.readFileSync(timingsFile, 'utf8')) as Record<string, number>) : {};
+const secondsOf = (file: string) => recorded[file] ?? Number.POSITIVE_INFINITY;
+const longestFirst = (a: string, b: string) => (secondsOf(a) === secondsOf(b) ? 0 : secondsOf(a) > secondsOf(b) ? -1 : 1);
 
 function tierOf(file: string): Tier {
   if (/\.services\.test\.tsx?$/.test(file)) return 'services';
@@ -101,19 +102,44 @@ if (tiers.some((tier) => tier !== 'fast')) {
 
 const results: { tier: Tier; files: number; seconds: number; passed: boolean }[] = [];
 for (const tier of tiers) {
-  const files = all.filter((file) => tierOf(file) === tier).sort((a, b) => startOrder(a) - startOrder(b));
+  const files = all.filter((file) => tierOf(file) === tier).sort(longestFirst);
   if (files.length === 0) {
     console.error(`run-tests: no ${tier} test files found`);
     process.exit(1);
   }
   console.log(`run-tests: ${tier} tier, ${files.length} files, ${concurrency} at a time`);
   const started = performance.now();
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
+  const timingsOut = path.join(os.tmpdir(), `kiosk-test-timings-${process.pid}-${tier}.json`);
+  const reporters = values['record-timings']
+    ? [
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        `--test-reporter=${path.join(root, 'scripts', 'test-timings-reporter.mjs')}`,
+        `--test-reporter-destination=${timingsOut}`,
+      ]
+    : ['--test-reporter=spec'];
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...files], {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, NODE_ENV: 'test' },
   });
+  if (values['record-timings'] && fs.existsSync(timingsOut)) {
+    for (const [file, seconds] of Object.entries(JSON.parse(fs.readFileSync(timingsOut, 'utf8')) as Record<string, number>)) {
+      recorded[path.relative(root, file)] = Math.round(seconds * 10) / 10;
+    }
+    fs.rmSync(timingsOut, { force: true });
+  }
   results.push({ tier, files: files.length, seconds: (performance.now() - started) / 1000, passed: run.status === 0 });
+}
+
+if (values['record-timings']) {
+  const known = Object.fromEntries(
+    Object.entries(recorded)
+      .filter(([file]) => all.includes(file))
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
+  fs.writeFileSync(timingsFile, `${JSON.stringify(known, null, 2)}\n`);
+  console.log(`run-tests: wrote ${Object.keys(known).length} files' seconds to ${path.relative(root, timingsFile)}`);
 }
 
 for (const { tier, files, seconds, passed } of results) {

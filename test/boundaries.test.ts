@@ -5,8 +5,7 @@
 // another tool; it may import the tools' shared libraries (listed below) that its package.json
 // names. A library is a workspace in tools/ too, but uses nothing of the product, not even the
 // surface, and no tool. Product code, the harnesses and the surface never import a tool or a
-// library. The tools not yet moved into packages are listed below, each with what still ties it;
-// the list only shrinks.
+// library. Every folder in tools/ is a workspace.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -17,21 +16,12 @@ import ts from 'typescript';
 const root = path.resolve(import.meta.dirname, '..');
 
 /**
- * Tools still inside the root package: not checked as packages, and free to import what they
- * import today. Moving one makes it a workspace; this test then fails until it leaves the list.
- */
-const notYetPackages: Record<string, string> = {};
-
-/**
  * The tools' shared libraries, by package name: workspaces in tools/ with no command, which a
  * tool may import when its package.json names them. They use nothing of the product.
  */
 const libraries: Record<string, string> = {
   '@kiosk/svg': 'the SVG writer of the charts of bench, capacity and fleet',
 };
-
-/** Imports across the boundary that stay until the tool they reach is moved: importer -> imported. */
-const notYetImports: Record<string, string> = {};
 
 const productDirs = ['server', 'src', 'client', 'scripts', 'test', 'surface'];
 const sourceFile = /\.(ts|tsx|cjs|mjs|js)$/;
@@ -86,11 +76,10 @@ function importProblem(file: string, specifier: string, tools: readonly Workspac
   const library = tool !== undefined && tool.name in libraries;
   const relative = specifier.startsWith('.');
   const target = relative ? path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier)) : null;
-  const allowedAcross = (to: string) => Object.keys(notYetImports).some((key) => key === `${file} -> ${to}` || key.startsWith(`${file} -> ${to}.`));
 
   if (!tool) {
     if (!productDirs.some((dir) => within(file, dir))) return null;
-    if (target && within(target, 'tools') && !allowedAcross(target)) return `product code imports a tool: ${specifier}`;
+    if (target && within(target, 'tools')) return `product code imports a tool: ${specifier}`;
     if (!relative && /^@kiosk\//.test(specifier) && specifier !== '@kiosk/surface') return `product code imports a tool: ${specifier}`;
     return null;
   }
@@ -115,11 +104,10 @@ describe('the boundary between the product and its tools', () => {
     const entries = fs.readdirSync(path.join(root, 'tools'), { withFileTypes: true }).filter((e) => e.isDirectory() || sourceFile.test(e.name));
     for (const entry of entries) {
       const dir = `tools/${entry.name}`;
-      assert.ok(tools.some((w) => w.dir === dir) || dir in notYetPackages, `${dir} is neither a workspace nor on the not-yet list`);
-    }
-    for (const dir of Object.keys(notYetPackages)) {
-      assert.ok(fs.existsSync(path.join(root, dir)), `${dir} is on the not-yet list but does not exist`);
-      assert.ok(!tools.some((w) => w.dir === dir), `${dir} is a workspace now: take it off the not-yet list`);
+      assert.ok(
+        tools.some((w) => w.dir === dir),
+        `${dir} is not a workspace`,
+      );
     }
     for (const tool of tools.filter((w) => w.dir.startsWith('tools/'))) {
       assert.ok(fs.existsSync(path.join(root, tool.dir, 'tsconfig.json')), `${tool.dir} has no tsconfig.json of its own`);
@@ -145,18 +133,6 @@ describe('the boundary between the product and its tools', () => {
       }),
     );
     assert.deepEqual(problems, []);
-  });
-
-  test('each exception still names an import that exists', () => {
-    for (const key of Object.keys(notYetImports)) {
-      const [from, to] = key.split(' -> ') as [string, string];
-      const specifiers = importsOf(fs.readFileSync(path.join(root, from), 'utf8'));
-      const targets = specifiers.filter((s) => s.startsWith('.')).map((s) => path.posix.normalize(path.posix.join(path.posix.dirname(from), s)));
-      assert.ok(
-        targets.some((t) => to === t || to.startsWith(`${t}.`)),
-        `${from} no longer imports ${to}: remove the exception`,
-      );
-    }
   });
 
   test('the rule refuses what it is for', () => {
