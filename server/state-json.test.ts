@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { serializeState } from '../src/page-contract';
-import { deepFreeze } from './content/freeze';
+import { frozenWithJson, keepJson } from './content/cache';
 import { stateJson } from './state-json';
 
-test('the state as embedded is byte for byte serializeState, whatever is frozen and whatever is not', () => {
+test('the state as embedded is byte for byte serializeState, whatever the content cache kept the text of and whatever it did not', () => {
   const json = fc.letrec((tie) => ({
     value: fc.oneof(
       { depthSize: 'small' },
@@ -16,8 +16,8 @@ test('the state as embedded is byte for byte serializeState, whatever is frozen 
     ),
   })).value;
   fc.assert(
-    fc.property(json, fc.boolean(), (value, freeze) => {
-      const subject = freeze && typeof value === 'object' && value !== null ? deepFreeze(value) : value;
+    fc.property(json, fc.boolean(), (value, kept) => {
+      const subject = kept && typeof value === 'object' && value !== null ? frozenWithJson([value])[0] : value;
       const wrapped = { shape: 'per request', kept: subject, list: [subject, subject] };
       assert.equal(stateJson(wrapped), serializeState(wrapped));
       assert.equal(stateJson(wrapped), serializeState(wrapped), 'the same the second time, from what was kept');
@@ -26,14 +26,17 @@ test('the state as embedded is byte for byte serializeState, whatever is frozen 
   );
 });
 
-test('what is not frozen is written afresh every time; what is frozen cannot change, so its text is kept', () => {
-  const article = deepFreeze({ id: '1', title: 'Council <votes>', body: [{ type: 'paragraph', text: 'a\u2028b' }] });
+test('an object the cache kept the text of is written from that text; one it did not is written afresh every time', () => {
+  const [article] = frozenWithJson([{ id: '1', title: 'Council <votes>', body: [{ type: 'paragraph', text: 'a\u2028b' }] }]);
   const listing: { items: unknown[]; loadingMore: boolean } = { items: [article], loadingMore: false };
-  const before = stateJson({ articles: { 1: article }, listing });
-  assert.equal(before, serializeState({ articles: { 1: article }, listing }));
+  assert.equal(stateJson({ articles: { 1: article }, listing }), serializeState({ articles: { 1: article }, listing }));
   listing.loadingMore = true;
   assert.equal(stateJson({ articles: { 1: article }, listing }), serializeState({ articles: { 1: article }, listing }));
   assert.throws(() => {
     (article as { title: string }).title = 'changed';
   }, TypeError);
+  // A request's own parse of a kept text is written as that text.
+  const text = serializeState({ id: '2', title: 'Rates <held>' });
+  const parsed = keepJson(JSON.parse(text) as object, text);
+  assert.equal(stateJson({ articles: { 2: parsed } }), `{"articles":{"2":${text}}}`);
 });

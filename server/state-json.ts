@@ -1,50 +1,28 @@
 import { serializeState } from '../src/page-contract';
+import { jsonOf } from './content/cache';
 
 // The state a page embeds for the browser, written as serializeState writes it, but with the
-// text of every frozen object kept: the content cache freezes what it hands out and hands the
-// same object to every reader until the content changes, so an article's JSON (most of a page's
-// state) is written once per change instead of once per request. What a request puts together
-// itself (the state's shape, a listing's wrapper) is written each time, around the kept parts.
-// Frozen means frozen whole here: the cache and the reducers' initial states freeze entire trees.
-// A frozen object is written whole and kept; a frozen list is written item by item (each item
-// kept), as lists are what a change puts together anew from objects already written.
-// server/state-json.test.ts checks the output is byte for byte serializeState's.
+// text the content cache keeps for what it hands out (server/content/cache.ts, jsonOf): a
+// teaser's JSON is written once per change to its list, an article's is the text the cache keeps
+// it as, so a request writes only what it put together itself (the state's shape, its lists)
+// around them. server/state-json.test.ts checks the output is byte for byte serializeState's.
 
-const kept = new WeakMap<object, string>();
-
-/** serializeState(value), reusing the text of frozen objects written before. */
+/** serializeState(value), reusing the content cache's text of what it handed out. */
 export function stateJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return serializeState(value);
-  const frozen = Object.isFrozen(value);
-  if (frozen) {
-    const text = kept.get(value);
-    if (text !== undefined) return text;
-  }
+  const kept = jsonOf(value);
+  if (kept !== undefined) return kept;
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return serializeState(value);
   if (Array.isArray(value)) {
-    // A frozen list is written from its items' kept text: a push rebuilds the related stories of
-    // hundreds of pages as new lists of the same teasers, each of which is then written once.
-    let text = '[';
-    for (let i = 0; i < value.length; i += 1) {
-      const item: unknown = value[i];
-      text += (i > 0 ? ',' : '') + (item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : stateJson(item));
-    }
-    text += ']';
-    if (frozen) kept.set(value, text);
-    return text;
+    const parts: string[] = [];
+    for (const item of value as unknown[]) parts.push(item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : stateJson(item));
+    return `[${parts.join(',')}]`;
   }
-  if (frozen) {
-    const text = serializeState(value);
-    kept.set(value, text);
-    return text;
-  }
-  let text = '{';
-  let first = true;
+  const parts: string[] = [];
   for (const key of Object.keys(value)) {
     const item = (value as Record<string, unknown>)[key];
     if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
-    text += `${first ? '' : ','}${serializeState(key)}:${stateJson(item)}`;
-    first = false;
+    parts.push(`${serializeState(key)}:${stateJson(item)}`);
   }
-  return `${text}}`;
+  return `{${parts.join(',')}}`;
 }

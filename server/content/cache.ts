@@ -1,17 +1,32 @@
 import { LRUCache } from 'lru-cache';
+import { serializeState } from '../../src/page-contract';
 import { describeError, log } from '../log';
-import { isPublicChange, type ContentChange } from './changes';
+import { isPublicChange, type ChangeFeed, type ContentChange } from './changes';
 import { ContentUnavailable } from './failure';
 import { deepFreeze } from './freeze';
 
-// One worker's content cache, over any store. Every answer is kept with what it depends on (one
-// article, or the newest articles of a list down to some id), so a change drops exactly the
-// answers it can alter and the rest stay warm. Answers put together from others (an article
-// page from the article and its lists) are kept beside them; when one of their inputs changes
-// they are put together again on their next read, handed what they were and what their inputs
-// held, so a page the change left as it was stays the same object; evicted with any input. When
-// every input is already read again (by the first page after the change that needed it), that
-// happens at once, without a read or a promise (`again`): most of what a push costs a worker.
+// The one place a worker keeps content between requests. The rule:
+//
+// - What is kept: answers a store read (an article, a list's newest teasers, the trending
+//   tags, a page of a list behind a cursor), each under a key with what it depends on: one
+//   article, or a list's articles down to the oldest it holds. Pages are not kept: each request
+//   puts its page together from these (server/content/reader.ts), so a page holds no copy of a
+//   list and a change has nothing else to drop.
+// - What drops an entry: a change from the store's change feed, the one way in (this cache
+//   subscribes to it and asks it to catch up before every read), drops exactly the entries
+//   whose dependency the changed article falls in, before or after the change. "Everything
+//   changed" drops every entry to stale. A store that cannot say what changed (the newsroom
+//   API) has its answers expire after freshMs instead.
+// - The bound: maxBytes of V8 heap, counted per entry by heapBytes() as V8 lays the value out
+//   (a string's characters at one or two bytes each, plus each object's and array's slots),
+//   and maxEntries; the least recently read go first. An article is kept as its JSON text, one
+//   string, rather than as the object graph a parse gives: a kept article is one object to the
+//   garbage collector instead of dozens, and each request parses its own copy (a few µs).
+// - Identity: everything handed out is frozen and shared by every request until a change. The
+//   JSON text of a kept object is kept beside it (jsonOf), so a page's embedded state writes a
+//   teaser or an article once per change, not once per request. That memo relies on an object
+//   handed out staying the object it was, which freezing guarantees; it lives here and nowhere
+//   else.
 //
 // Also the one place a failing store is handled: readers of one key share one read; when the
 // store fails, a kept answer stands in for up to staleMs, else ContentUnavailable (the short
@@ -34,7 +49,10 @@ export interface ContentCacheOptions {
   /** How logs name the store: "<name> failed". */
   name: string;
   isOutage(error: unknown): boolean;
+  /** The store's change feed: the one way changes reach what is kept. */
+  changes?: ChangeFeed;
   maxEntries: number;
+  /** The bound in V8 heap bytes, as heapBytes() counts them. */
   maxBytes: number;
   /** Kept answers younger than this stand in when the store fails. */
   staleMs: number;
@@ -52,60 +70,27 @@ export interface Kept<T> {
   readonly fresh: boolean;
 }
 
-/** Reads the inputs of a put-together answer: as ContentCache.get and getMany, their keys recorded. */
-export interface Inputs {
-  get<T>(key: string, load: (previous: T | null) => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<T | null>;
-  getMany<T>(
-    keys: readonly string[],
-    load: (keys: string[], previous: (T | null)[]) => Promise<(T | null)[]>,
-    depends: (value: T, key: string) => Dependency | null,
-  ): Promise<(T | null)[]>;
+/**
+ * What the cache counts, as the worker's metrics name them (server/metrics/catalog.ts): reads
+ * it sent to the store (one statement each, however many keys), and kept answers read again
+ * because a change made them stale (what a push costs). Both only rise.
+ */
+export interface ContentCounts {
+  contentStoreReads: number;
+  contentRebuilt: number;
 }
 
 type Settled<T> = { kept: Kept<T> | null } | { error: unknown };
 
 interface Entry {
   readonly value: unknown;
-  readonly bytes: number;
   readonly storedAt: number;
   /** The epoch its read began in: a read begun earlier never replaces it. */
   readonly epoch: number;
   readonly depends: Dependency | null;
   fresh: boolean;
-}
-
-interface Derived {
-  value: unknown;
-  /** The keys it was put together from, and what each held then (in the same order). */
-  inputs: readonly string[];
-  values: readonly unknown[];
-  /** False once an input changed: it is put together again (from what it was) on its next read. */
-  current: boolean;
-}
-
-/** What a put-together answer was, handed to its next computation after an input changed. */
-export interface Previous<T> {
-  readonly value: T;
-  /** What an input held when `value` was put together; undefined if it was not read. */
-  input<I>(key: string): I | undefined;
-}
-
-/**
- * An answer put together again without reading anything: handed what it was and what each of
- * its inputs holds now (`now(key)`, for the keys it was put together from), it returns the new
- * answer, or undefined to leave it to the full computation. It must read the same keys the full
- * computation read last time (the answer stays registered with them).
- */
-export type Again<T> = (previous: Previous<T>, now: <I>(key: string) => I | undefined) => T | null | undefined;
-
-/**
- * What the cache counts, as the worker's metrics name them (server/metrics/catalog.ts): reads
- * it sent to the store (one statement each, however many keys), and answers put together again
- * after an input changed. Both only rise.
- */
-export interface ContentCounts {
-  contentStoreReads: number;
-  contentRebuilt: number;
+  /** What memo() worked out from it and the other kept values it was handed. */
+  memo?: { readonly inputs: readonly unknown[]; readonly value: unknown };
 }
 
 interface Pending<T> {
@@ -114,19 +99,60 @@ interface Pending<T> {
 }
 
 const logEveryMs = 1_000;
+// Any character past U+00FF: V8 then stores the whole string at two bytes a character.
+const twoByte = /[\u0100-\uffff]/;
+
+/**
+ * The V8 heap a value takes, as its layout goes on 64-bit V8 with pointer compression off (what
+ * Node ships): a header per object, a slot per property or element, a string's characters at
+ * one byte each, or two when any is past U+00FF. An estimate, within tens of percent of what a
+ * heap snapshot says; the memory test holds the cache's bound against the real heap.
+ */
+export function heapBytes(value: unknown): number {
+  if (typeof value === 'string') return 24 + (twoByte.test(value) ? 2 * value.length : value.length);
+  if (value === null || typeof value !== 'object') return 0;
+  if (value instanceof Map) {
+    let bytes = 48 + 24 * value.size;
+    for (const [key, item] of value) bytes += heapBytes(key) + heapBytes(item);
+    return bytes;
+  }
+  if (ArrayBuffer.isView(value)) return 64 + value.byteLength;
+  if (Array.isArray(value)) {
+    let bytes = 32 + 8 * value.length;
+    for (const item of value) bytes += heapBytes(item);
+    return bytes;
+  }
+  const keys = Object.keys(value);
+  let bytes = 24 + 8 * keys.length;
+  for (const key of keys) bytes += heapBytes((value as Record<string, unknown>)[key]);
+  return bytes;
+}
+
+const jsonOfObject = new WeakMap<object, string>();
+
+/**
+ * The JSON text (as serializeState writes it, safe inside a script element) of an object this
+ * cache handed out or parsed for a request: undefined for anything else.
+ */
+export function jsonOf(value: object): string | undefined {
+  return jsonOfObject.get(value);
+}
+
+/** Remembers `text` as the JSON of `value`, which must never change: a frozen object, or a request's own parse of `text`. */
+export function keepJson<T extends object>(value: T, text: string): T {
+  jsonOfObject.set(value, text);
+  return value;
+}
+
+/** Freezes `items` and remembers each one's JSON text: a list every page that shows it shares. */
+export function frozenWithJson<T extends object>(items: T[]): readonly T[] {
+  for (const item of items) keepJson(deepFreeze(item), serializeState(item));
+  return Object.freeze(items);
+}
 
 function covers(depends: Dependency, id: string): boolean {
   if ('article' in depends) return depends.article === id;
   return (depends.from === null || id >= depends.from) && (depends.below === undefined || id < depends.below);
-}
-
-function previousOf<T>(derived: Derived): Previous<T> {
-  const { value, inputs, values } = derived;
-  return { value: value as T, input: <I>(key: string) => values[inputs.indexOf(key)] as I | undefined };
-}
-
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((key, i) => key === b[i]);
 }
 
 function add(index: Map<string, Set<string>>, name: string, key: string): void {
@@ -146,12 +172,9 @@ export class ContentCache {
   /** Article id or list key → the keys of entries that depend on it. */
   readonly #byArticle = new Map<string, Set<string>>();
   readonly #byList = new Map<string, Set<string>>();
-  readonly #derived = new Map<string, Derived>();
-  /** Entry key → the put-together answers made from it. */
-  readonly #dependents = new Map<string, Set<string>>();
   readonly #reading = new Map<string, Pending<Kept<unknown> | null>>();
-  readonly #deriving = new Map<string, Pending<unknown>>();
   readonly #now: () => number;
+  readonly #unsubscribe: () => void;
   /** Moves with every change readers can see: reads that began before it are not trusted. */
   #epoch = 0;
   #outageUntil = -Infinity;
@@ -164,23 +187,24 @@ export class ContentCache {
     this.#entries = new LRUCache<string, Entry>({
       max: options.maxEntries,
       maxSize: options.maxBytes,
-      dispose: (entry, key, reason) => this.#unindex(key, entry, reason),
+      sizeCalculation: (entry) => Math.max(1, heapBytes(entry.value)),
+      dispose: (entry, key) => this.#unindex(key, entry),
     });
+    this.#unsubscribe = options.changes?.subscribe((change) => this.apply(change)) ?? (() => undefined);
   }
 
   /** Moves whenever a change readers can see has been applied (the page cache's key). */
   get version(): number {
+    this.options.changes?.poll();
     return this.#epoch;
   }
 
-  /** Lets go of what `change` can alter; call it for every change the store's feed reports. */
+  /** Lets go of what `change` can alter: every change the store's feed reports comes here. */
   apply(change: ContentChange): void {
     if (!isPublicChange(change)) return;
     this.#epoch += 1;
     if (change.kind === 'everything') {
       for (const entry of this.#entries.values()) entry.fresh = false;
-      this.#derived.clear();
-      this.#dependents.clear();
       return;
     }
     for (const key of this.#byArticle.get(change.id) ?? []) this.#stale(key);
@@ -197,12 +221,12 @@ export class ContentCache {
 
   /**
    * A kept answer, or one read for every reader waiting on the same key. Null answers are not
-   * kept. `load` is handed what is kept for the key, stale or not (null if nothing), so parts
-   * of it a change left alone can be handed out again as the same objects.
+   * kept. What is kept is frozen: it is shared by every request until a change.
    */
-  read<T>(key: string, load: (previous: T | null) => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<Kept<T> | null> {
+  read<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<Kept<T> | null> {
+    this.options.changes?.poll();
     const entry = this.#entries.get(key);
-    if (entry !== undefined && entry.fresh && this.#now() - entry.storedAt < this.options.freshMs) return Promise.resolve(entry as Kept<T>);
+    if (entry !== undefined && this.#current(entry)) return Promise.resolve(entry as Kept<T>);
     if (this.#now() < this.#outageUntil) return this.#standInNow<T>(key);
     const pending = this.#reading.get(key);
     if (pending?.epoch === this.#epoch) return pending.promise as Promise<Kept<T> | null>;
@@ -213,8 +237,33 @@ export class ContentCache {
     return promise;
   }
 
+  /**
+   * The value kept for `key` if it can be trusted until the next change, without a promise:
+   * a page whose every part is kept is put together at once. Undefined otherwise (then read()).
+   */
+  fresh<T>(key: string): T | undefined {
+    this.options.changes?.poll();
+    const entry = this.#entries.get(key);
+    return entry !== undefined && this.#current(entry) ? (entry.value as T) : undefined;
+  }
+
+  /**
+   * What `compute` works out from the value kept for `key` and `inputs`, other values this cache
+   * handed out: kept on the entry, and handed out again while every input is the same object (a
+   * kept value is replaced, never changed, so the same object means the same content). Goes
+   * with the entry; not counted in the bound (a few slots beside an entry's own bytes).
+   */
+  memo<T>(key: string, inputs: readonly unknown[], compute: () => T): T {
+    const entry = this.#entries.peek(key);
+    const kept = entry?.memo;
+    if (kept !== undefined && kept.inputs.length === inputs.length && kept.inputs.every((input, i) => input === inputs[i])) return kept.value as T;
+    const value = deepFreeze(compute());
+    if (entry !== undefined) entry.memo = { inputs, value };
+    return value;
+  }
+
   /** The value of read(): what pages use. */
-  async get<T>(key: string, load: (previous: T | null) => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<T | null> {
+  async get<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<T | null> {
     return (await this.read(key, load, depends))?.value ?? null;
   }
 
@@ -224,17 +273,18 @@ export class ContentCache {
    */
   readMany<T>(
     keys: readonly string[],
-    load: (keys: string[], previous: (T | null)[]) => Promise<(T | null)[]>,
+    load: (keys: string[]) => Promise<(T | null)[]>,
     depends: (value: T, key: string) => Dependency | null,
   ): Promise<(Kept<T> | null)[]> {
+    this.options.changes?.poll();
     const answers: Promise<Kept<T> | null>[] = [];
     const missing: { key: string; at: number }[] = [];
-    const now = this.#now();
+    const outage = this.#now() < this.#outageUntil;
     for (const key of keys) {
       const entry = this.#entries.get(key);
       const pending = this.#reading.get(key);
-      if (entry !== undefined && entry.fresh && now - entry.storedAt < this.options.freshMs) answers.push(Promise.resolve(entry as Kept<T>));
-      else if (now < this.#outageUntil) answers.push(this.#standInNow<T>(key));
+      if (entry !== undefined && this.#current(entry)) answers.push(Promise.resolve(entry as Kept<T>));
+      else if (outage) answers.push(this.#standInNow<T>(key));
       else if (pending?.epoch === this.#epoch) answers.push(pending.promise as Promise<Kept<T> | null>);
       else missing.push({ key, at: answers.push(Promise.resolve(null)) - 1 });
     }
@@ -260,34 +310,7 @@ export class ContentCache {
     return Promise.all(answers);
   }
 
-  /**
-   * An answer put together from kept ones (`compute` reads them through `inputs`): kept until
-   * any of them changes, so a read of it is one lookup. Once one has changed, the next read
-   * puts it together again and hands `compute` what it was and what its inputs held, so a
-   * change that leaves it as it was can leave it as it was. Not kept while an input is only a
-   * stand-in.
-   */
-  derive<T>(key: string, compute: (inputs: Inputs, previous: Previous<T> | null) => Promise<T | null>, again?: Again<T>): Promise<T | null> {
-    const kept = this.#derived.get(key);
-    if (kept?.current === true) {
-      // Its inputs are read through it, never directly: keep them as recent as it is.
-      for (const input of kept.inputs) this.#entries.get(input);
-      return Promise.resolve(kept.value as T);
-    }
-    if (kept !== undefined && again !== undefined) {
-      const value = this.#again(key, kept, again);
-      if (value !== undefined) return Promise.resolve(value);
-    }
-    const pending = this.#deriving.get(key);
-    if (pending?.epoch === this.#epoch) return pending.promise as Promise<T | null>;
-    const promise: Promise<T | null> = this.#derive(key, compute, kept ?? null).finally(() => {
-      if (this.#deriving.get(key)?.promise === promise) this.#deriving.delete(key);
-    });
-    this.#deriving.set(key, { epoch: this.#epoch, promise });
-    return promise;
-  }
-
-  /** Writes and drafts are never answered from memory: the store answers, or ContentUnavailable. */
+  /** Writes, drafts and rankings are never answered from memory: the store answers, or ContentUnavailable. */
   async direct<T>(what: string, work: () => Promise<T>): Promise<T> {
     try {
       return await work();
@@ -297,24 +320,18 @@ export class ContentCache {
     }
   }
 
-  /**
-   * What is kept, for tests: answers read from the store (fresh or stale), those put together
-   * and current, and those put together whose inputs changed since (put together again when read).
-   */
-  snapshot(): { fresh: string[]; stale: string[]; derived: string[]; changed: string[] } {
+  /** What is kept, for tests: the keys of answers that can be trusted until the next change, and of those that cannot. */
+  snapshot(): { fresh: string[]; stale: string[] } {
     const fresh: string[] = [];
     const stale: string[] = [];
     for (const [key, entry] of this.#entries.entries()) (entry.fresh ? fresh : stale).push(key);
-    const derived: string[] = [];
-    const changed: string[] = [];
-    for (const [key, { current }] of this.#derived) (current ? derived : changed).push(key);
-    return { fresh: fresh.sort(), stale: stale.sort(), derived: derived.sort(), changed: changed.sort() };
+    return { fresh: fresh.sort(), stale: stale.sort() };
   }
 
-  /** `loads`: reads sent to the store since the cache was made; `rebuilt`: answers put together again. */
-  stats(): { entries: number; bytes: number; derived: number; loads: number; rebuilt: number } {
+  /** `bytes` as heapBytes() counts them; `loads`: reads sent to the store; `rebuilt`: stale answers read again. */
+  stats(): { entries: number; bytes: number; loads: number; rebuilt: number } {
     const { contentStoreReads, contentRebuilt } = this.#counts;
-    return { entries: this.#entries.size, bytes: this.#entries.calculatedSize, derived: this.#derived.size, loads: contentStoreReads, rebuilt: contentRebuilt };
+    return { entries: this.#entries.size, bytes: this.#entries.calculatedSize, loads: contentStoreReads, rebuilt: contentRebuilt };
   }
 
   /**
@@ -327,39 +344,48 @@ export class ContentCache {
     this.#counts = counts;
   }
 
+  /** Lets go of everything kept. */
   clear(): void {
     this.#entries.clear();
-    this.#derived.clear();
-    this.#dependents.clear();
   }
 
-  async #load<T>(key: string, load: (previous: T | null) => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<Kept<T> | null> {
+  /** Lets go of everything kept and of the change feed. */
+  close(): void {
+    this.#unsubscribe();
+    this.#entries.clear();
+  }
+
+  #current(entry: Entry): boolean {
+    return entry.fresh && this.#now() - entry.storedAt < this.options.freshMs;
+  }
+
+  async #load<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<Kept<T> | null> {
     const epoch = this.#epoch;
     this.#counts.contentStoreReads += 1;
+    const again = this.#entries.peek(key) !== undefined;
     let value: T | null;
     try {
-      value = await load((this.#entries.peek(key)?.value as T | undefined) ?? null);
+      value = await load();
     } catch (error) {
       this.#failed(error);
       return this.#standIn<T>(key, error);
     }
     this.#outageUntil = -Infinity;
+    if (again) this.#counts.contentRebuilt += 1;
     return this.#answer(key, value, depends, epoch);
   }
 
   async #loadMany<T>(
     keys: string[],
-    load: (keys: string[], previous: (T | null)[]) => Promise<(T | null)[]>,
+    load: (keys: string[]) => Promise<(T | null)[]>,
     depends: (value: T, key: string) => Dependency | null,
   ): Promise<Settled<T>[]> {
     const epoch = this.#epoch;
     this.#counts.contentStoreReads += 1;
+    const again = keys.filter((key) => this.#entries.peek(key) !== undefined).length;
     let values: (T | null)[];
     try {
-      values = await load(
-        keys,
-        keys.map((key) => (this.#entries.peek(key)?.value as T | undefined) ?? null),
-      );
+      values = await load(keys);
     } catch (error) {
       this.#failed(error);
       return keys.map((key) => {
@@ -371,6 +397,7 @@ export class ContentCache {
       });
     }
     this.#outageUntil = -Infinity;
+    this.#counts.contentRebuilt += again;
     return keys.map((key, i) => ({ kept: this.#answer(key, values[i] ?? null, (value: T) => depends(value, key), epoch) }));
   }
 
@@ -393,132 +420,25 @@ export class ContentCache {
     return { value: frozen, fresh };
   }
 
-  /**
-   * After a change, most answers put together again find every input already read again (by
-   * the first page that needed it): then `again` runs here, at once, without the reads and
-   * promises of the full computation. Undefined when an input is not kept and fresh, or when
-   * `again` leaves it to the full computation.
-   */
-  #again<T>(key: string, kept: Derived, again: Again<T>): T | null | undefined {
-    const now = this.#now();
-    const values: unknown[] = [];
-    for (const input of kept.inputs) {
-      const entry = this.#entries.get(input);
-      if (entry === undefined || !entry.fresh || now - entry.storedAt >= this.options.freshMs) return undefined;
-      values.push(entry.value);
-    }
-    const { inputs } = kept;
-    const value = again(previousOf<T>(kept), <I>(inputKey: string) => values[inputs.indexOf(inputKey)] as I | undefined);
-    if (value === undefined) return undefined;
-    this.#counts.contentRebuilt += 1;
-    if (value === null) {
-      this.#forget(key, kept);
-      return null;
-    }
-    return this.#renew(kept, deepFreeze(value), values);
-  }
-
-  /** A put-together answer made again from the same keys: it stays where it was registered. */
-  #renew<T>(kept: Derived, value: T, values: readonly unknown[]): T {
-    kept.value = value;
-    kept.values = values;
-    kept.current = true;
-    return value;
-  }
-
-  async #derive<T>(key: string, compute: (inputs: Inputs, previous: Previous<T> | null) => Promise<T | null>, before: Derived | null): Promise<T | null> {
-    const epoch = this.#epoch;
-    if (before !== null) this.#counts.contentRebuilt += 1;
-    const inputs: string[] = [];
-    const values: unknown[] = [];
-    let trusted = true;
-    const valueOf = <I>(kept: Kept<I> | null): I | null => {
-      if (kept !== null && !kept.fresh) trusted = false;
-      return kept?.value ?? null;
-    };
-    const value = await compute(
-      {
-        get: async (inputKey, load, depends) => {
-          const at = inputs.push(inputKey) - 1;
-          const found = valueOf(await this.read(inputKey, load, depends));
-          values[at] = found ?? undefined;
-          return found;
-        },
-        getMany: async (keys, load, depends) => {
-          const at = inputs.push(...keys) - keys.length;
-          return (await this.readMany(keys, load, depends)).map((kept, i) => {
-            const found = valueOf(kept);
-            values[at + i] = found ?? undefined;
-            return found;
-          });
-        },
-      },
-      before === null ? null : previousOf<T>(before),
-    );
-    const kept = this.#derived.get(key);
-    if (value === null) {
-      if (kept !== undefined) this.#forget(key, kept);
-      return null;
-    }
-    const frozen = deepFreeze(value);
-    if (!(trusted && epoch === this.#epoch && inputs.every((input) => this.#entries.has(input)))) return frozen;
-    if (kept !== undefined && sameKeys(kept.inputs, inputs)) return this.#renew(kept, frozen, values);
-    if (kept !== undefined) this.#forget(key, kept);
-    this.#derived.set(key, { value: frozen, inputs, values, current: true });
-    for (const input of inputs) add(this.#dependents, input, key);
-    return frozen;
-  }
-
   #keep(key: string, value: unknown, depends: Dependency | null, fresh: boolean, epoch: number): void {
-    const bytes = Math.max(1, Buffer.byteLength(JSON.stringify(value)));
     // An answer larger than the whole budget is not kept (lru-cache drops any older copy too).
-    this.#entries.set(key, { value, bytes, storedAt: this.#now(), epoch, depends, fresh }, { size: bytes });
+    this.#entries.set(key, { value, storedAt: this.#now(), epoch, depends, fresh });
     if (depends === null || !this.#entries.has(key)) return;
     if ('article' in depends) add(this.#byArticle, depends.article, key);
     else add(this.#byList, depends.list, key);
   }
 
   /** Called by lru-cache when an entry is evicted, replaced or deleted. */
-  #unindex(key: string, entry: Entry, reason: LRUCache.DisposeReason): void {
+  #unindex(key: string, entry: Entry): void {
     const { depends } = entry;
-    if (depends !== null) {
-      if ('article' in depends) remove(this.#byArticle, depends.article, key);
-      else remove(this.#byList, depends.list, key);
-    }
-    // Replaced by a newer read: what was put together from it is checked again when next read.
-    // Evicted or deleted: that goes too, so the cache's bounds hold for what is put together.
-    if (reason === 'set') this.#changed(key);
-    else this.#dropDependents(key);
+    if (depends === null) return;
+    if ('article' in depends) remove(this.#byArticle, depends.article, key);
+    else remove(this.#byList, depends.list, key);
   }
 
   #stale(key: string): void {
     const entry = this.#entries.peek(key);
     if (entry !== undefined) entry.fresh = false;
-    this.#changed(key);
-  }
-
-  /** What was put together from `key` is no longer current (and stays registered with its inputs). */
-  #changed(key: string): void {
-    for (const derivedKey of this.#dependents.get(key) ?? []) {
-      const derived = this.#derived.get(derivedKey);
-      if (derived !== undefined) derived.current = false;
-    }
-  }
-
-  #dropDependents(key: string): void {
-    const dependents = this.#dependents.get(key);
-    if (dependents === undefined) return;
-    this.#dependents.delete(key);
-    for (const derivedKey of dependents) {
-      const derived = this.#derived.get(derivedKey);
-      this.#derived.delete(derivedKey);
-      for (const input of derived?.inputs ?? []) if (input !== key) remove(this.#dependents, input, derivedKey);
-    }
-  }
-
-  #forget(key: string, derived: Derived): void {
-    this.#derived.delete(key);
-    for (const input of derived.inputs) remove(this.#dependents, input, key);
   }
 
   /** During an outage's back-off: what is kept, without asking the store. */

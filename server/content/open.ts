@@ -98,6 +98,7 @@ export function contentOver(
   const cache = new ContentCache({
     name: store.name,
     isOutage: (error) => store.isOutage(error),
+    changes: store.changes,
     maxEntries: settings.contentCacheEntries,
     maxBytes: settings.contentCacheMb * 1024 * 1024,
     staleMs: settings.contentStaleS * 1000,
@@ -106,7 +107,6 @@ export function contentOver(
     backoffMs: overrides.backoffMs ?? defaultBackoffMs,
     now: overrides.now,
   });
-  const stop = store.changes.subscribe((change) => cache.apply(change));
   const reader = store.kind === 'rows' ? readArticles(store, cache) : readPages(store, cache);
   const { writer, signups } = parts;
   return {
@@ -135,8 +135,7 @@ export function contentOver(
     cache,
     store,
     async close() {
-      stop();
-      cache.clear();
+      cache.close();
       await parts.close?.();
       await store.close();
     },

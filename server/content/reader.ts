@@ -1,55 +1,61 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { Article, ArticleWithTeasers, FrontPage, Headline, SectionPage, TagPage, Teaser } from '../../src/content';
 import { clampPageSize, latestListSize, maxSectionPageSize, mostReadSize, sectionPageSize, trendingTagsSize } from '../../src/content';
 import { apiPath, assertCursor } from '../../src/api-paths';
+import { serializeState } from '../../src/page-contract';
 import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import { isTagSlug } from '../../src/tags';
-import { articlePage, articlePageAgain, relatedCandidatesPerTag, sectionListForArticle, trendingWindowArticles } from './article-teasers';
-import type { ContentCache, Dependency, Inputs, Previous } from './cache';
+import { articleTeasers, keptList, relatedCandidatesPerTag, sectionListForArticle, trendingWindowArticles, type KeptList } from './article-teasers';
+import { frozenWithJson, jsonOf, keepJson, type ContentCache, type Dependency } from './cache';
 import type { ContentReader } from './source';
 import { listKey, type ArticleList, type ArticleStore, type PageStore } from './store';
 
 // The site's content from a SQL store, through the content cache. The store is read for a few
 // kinds of thing only, each kept with what it depends on:
-//   article:<id>           one published article                 depends on that article
-//   head:<list>            a list's newest headSize teasers      on the list, down to its last id
-//   trending               the trending tags                     on the newest 200, down to the oldest
-//   older:<list>:<c>:<n>   a page behind a cursor                on the list, between its ids
-// Every page is put together from those and kept until one of them changes: the front page from
-// the heads of everything and of each section; a section's or a tag's first page from its head;
-// an article page from the article, the heads of its tags (related stories, ranked as the page
-// is put together, never on a read) and the head of its section. So a CMS push costs the lists
-// it enters and the pages made from them, and every other answer stays warm. A list read again
-// keeps the teasers the push left alone as the same objects, and an article page is put
-// together again from what it was (articlePageAgain): ranked again only where the push moved a
-// related story, and the same page where nothing on it changed; at once, without a read, when
-// the first page after the push has read its lists again already.
+//   article:<id>           one published article, as its JSON text   depends on that article
+//   head:<list>            a list's newest headSize teasers           on the list, down to its last id
+//   trending               the trending tags                          on the newest 200, down to the oldest
+//   older:<list>:<c>:<n>   a page behind a cursor                     on the list, between its ids
+// Every page is put together per request from those, never kept: the front page from the heads
+// of everything and of each section; a section's or a tag's first page from its head; an article
+// page from the article, the heads of its tags (related stories, ranked as the page is put
+// together) and the head of its section. So a CMS push costs the handful of entries it touches,
+// read again once by the next request that needs them, and every other answer stays warm.
 
 /** Enough for the longest first page (maxSectionPageSize + 1 tells whether there is a next) and the related candidates. */
 export const headSize = Math.max(maxSectionPageSize, relatedCandidatesPerTag, sectionListForArticle) + 1;
 
 const frontPageTeasersPerSection = 3;
 
+/** An article as the cache keeps it: one string, parsed by each request that shows it. */
+interface KeptArticle {
+  readonly section: SectionSlug;
+  readonly tags: readonly string[];
+  readonly json: string;
+}
+
+/** The everything list's head, with its headlines (the latest list beside every page) made once. */
+interface KeptHead extends KeptList {
+  readonly headlines?: readonly Headline[];
+  readonly headlinesJson?: readonly string[];
+}
+
 function isTagList(list: ArticleList): boolean {
   return list !== 'all' && 'tag' in list;
 }
 
-/**
- * A list read again after a change: each teaser the change left as it was is the object kept
- * before, so the pages that show it can stay as they were (articlePageAgain) and its text in the
- * embedded state is not written again.
- */
-function sameWhereUnchanged(rows: Teaser[], previous: readonly Teaser[] | null): Teaser[] {
-  if (previous === null) return rows;
-  const before = new Map(previous.map((t) => [t.id, t]));
-  return rows.map((row) => {
-    const was = before.get(row.id);
-    return was !== undefined && isDeepStrictEqual(was, row) ? was : row;
-  });
-}
-
 function headline({ id, section, title, publishedAt }: Teaser): Headline {
   return { id, section, title, publishedAt };
+}
+
+function keptHead(list: ArticleList, rows: Teaser[]): KeptHead {
+  const teasers = frozenWithJson(rows);
+  const head = keptList(
+    teasers,
+    teasers.map((t) => jsonOf(t)!),
+  );
+  if (list !== 'all') return head;
+  const headlines = frozenWithJson(teasers.map(headline));
+  return { ...head, headlines, headlinesJson: headlines.map((h) => jsonOf(h)!) };
 }
 
 /** A first page of `limit` from a list's head: one more than the page tells whether there is a next. */
@@ -58,40 +64,34 @@ function firstPage(head: readonly Teaser[], limit: number): { items: Teaser[]; n
   return { items, nextCursor: head.length > limit && items.length > 0 ? items.at(-1)!.id : null };
 }
 
-/** An article page after a change to one of its lists: from what it was, where the change allows. */
-function pageAgain(
-  previous: Previous<ArticleWithTeasers>,
-  article: Article,
-  tagLists: readonly Teaser[][],
-  sectionList: readonly Teaser[],
-): ArticleWithTeasers {
-  const tagListsBefore = article.tags.map((tag) => previous.input<Teaser[] | null>(`head:${listKey({ tag })}`) ?? []);
-  return articlePageAgain({ page: previous.value, tagLists: tagListsBefore }, article, tagLists, sectionList);
-}
-
 export function readArticles(store: ArticleStore, cache: ContentCache): ContentReader {
   /**
    * Lists' newest teasers, those not kept read in one statement. A tag no published article
    * carries is not kept: a crawl of made-up tags cannot fill the cache.
    */
-  async function heads(inputs: Inputs, lists: readonly ArticleList[]): Promise<(Teaser[] | null)[]> {
+  async function heads(lists: readonly ArticleList[]): Promise<(KeptHead | null)[]> {
     const keys = lists.map((list) => `head:${listKey(list)}`);
     const byKey = new Map(keys.map((key, i) => [key, lists[i]!]));
     const unique = [...byKey.keys()];
-    const found = await inputs.getMany<Teaser[]>(
+    const found = await cache.readMany<KeptHead>(
       unique,
-      async (keys, previous) => {
+      async (keys) => {
         const wanted = keys.map((key) => byKey.get(key)!);
         const found = await store.newest(wanted, headSize);
-        return found.map((rows, i) => (rows.length === 0 && isTagList(wanted[i]!) ? null : sameWhereUnchanged(rows, previous[i] ?? null)));
+        return found.map((rows, i) => (rows.length === 0 && isTagList(wanted[i]!) ? null : keptHead(wanted[i]!, rows)));
       },
-      (rows, key): Dependency => ({ list: key.slice('head:'.length), from: rows.length === headSize ? rows.at(-1)!.id : null }),
+      (head, key): Dependency => ({ list: key.slice('head:'.length), from: head.teasers.length === headSize ? head.teasers.at(-1)!.id : null }),
     );
-    return keys.map((key) => found[unique.indexOf(key)]!);
+    return keys.map((key) => found[unique.indexOf(key)]?.value ?? null);
   }
 
-  async function head(inputs: Inputs, list: ArticleList): Promise<Teaser[] | null> {
-    return (await heads(inputs, [list]))[0]!;
+  async function readArticle(id: string): Promise<KeptArticle | null> {
+    const article = await store.article(id);
+    return article && { section: article.section, tags: article.tags, json: serializeState(article) };
+  }
+
+  async function head(list: ArticleList): Promise<KeptHead | null> {
+    return (await heads([list]))[0]!;
   }
 
   /** A page behind a cursor: kept when it has articles, until one between its ids changes. */
@@ -101,7 +101,7 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
       `older:${key}:${cursor}:${limit}`,
       async () => {
         const found = await store.teasers(list, limit + 1, cursor);
-        return found.length === 0 ? null : found;
+        return found.length === 0 ? null : frozenWithJson(found);
       },
       (found): Dependency => ({ list: key, from: found.length > limit ? found.at(-1)!.id : null, below: cursor }),
     );
@@ -110,37 +110,30 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
 
   async function listPage(list: { section: SectionSlug } | { tag: string }, cursor: string | undefined, limit: number) {
     if (cursor !== undefined) return olderPage(list, cursor, limit);
-    return cache.derive(`first:${listKey(list)}:${limit}`, async (inputs) => {
-      const rows = await head(inputs, list);
-      return rows === null ? null : firstPage(rows, limit);
-    });
+    const kept = await head(list);
+    return kept === null ? null : firstPage(kept.teasers, limit);
   }
 
   const reader: ContentReader = {
-    frontPage(): Promise<FrontPage> {
-      store.changes.poll();
-      return cache
-        .derive('front', async (inputs) => {
-          const [[all, ...bySection], trending] = await Promise.all([
-            heads(inputs, ['all', ...sections.map(({ slug }) => ({ section: slug }))]),
-            inputs.get(
-              'trending',
-              () => store.trendingTags(trendingWindowArticles, trendingTagsSize),
-              ({ oldestId }): Dependency => ({ list: 'all', from: oldestId }),
-            ),
-          ]);
-          const lead = all?.[0];
-          if (lead === undefined) throw new Error(`the ${store.name} has no published articles; run \`npm run seed\``);
-          return {
-            lead,
-            sections: sections.map(({ slug }, i) => ({
-              section: slug,
-              teasers: (bySection[i] ?? []).filter((t) => t.id !== lead.id).slice(0, frontPageTeasersPerSection),
-            })),
-            trendingTags: trending?.tags ?? [],
-          };
-        })
-        .then((front) => front!);
+    async frontPage(): Promise<FrontPage> {
+      const [[all, ...bySection], trending] = await Promise.all([
+        heads(['all', ...sections.map(({ slug }) => ({ section: slug }))]),
+        cache.get(
+          'trending',
+          () => store.trendingTags(trendingWindowArticles, trendingTagsSize),
+          ({ oldestId }): Dependency => ({ list: 'all', from: oldestId }),
+        ),
+      ]);
+      const lead = all?.teasers[0];
+      if (lead === undefined) throw new Error(`the ${store.name} has no published articles; run \`npm run seed\``);
+      return {
+        lead,
+        sections: sections.map(({ slug }, i) => ({
+          section: slug,
+          teasers: (bySection[i]?.teasers ?? []).filter((t) => t.id !== lead.id).slice(0, frontPageTeasersPerSection),
+        })),
+        trendingTags: trending?.tags ?? [],
+      };
     },
 
     async section(slug, options = {}): Promise<SectionPage | null> {
@@ -148,7 +141,6 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
       // The API validates shapes first; this guards against callers that forgot.
       assertCursor(cursor);
       if (!isSectionSlug(slug)) return null;
-      store.changes.poll();
       const page = await listPage({ section: slug }, cursor, clampPageSize(options.limit, sectionPageSize));
       return page && { section: slug, ...page };
     },
@@ -157,7 +149,6 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
       const { cursor } = options;
       assertCursor(cursor);
       if (!isTagSlug(slug)) return null;
-      store.changes.poll();
       const page = await listPage({ tag: slug }, cursor, clampPageSize(options.limit, sectionPageSize));
       // A tag no published article carries has no page; past its last article, an empty page.
       return page && { tag: slug, ...page };
@@ -165,8 +156,7 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
 
     async latest(limit = latestListSize): Promise<Headline[]> {
       const n = clampPageSize(limit, latestListSize);
-      store.changes.poll();
-      return (await cache.derive(`latest:${n}`, async (inputs) => ((await head(inputs, 'all')) ?? []).slice(0, n).map(headline)))!;
+      return (await head('all'))?.headlines?.slice(0, n) ?? [];
     },
 
     async article(id): Promise<Article | null> {
@@ -175,36 +165,26 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
 
     async articleWithTeasers(id): Promise<ArticleWithTeasers | null> {
       if (!articleIdPattern.test(id)) return null;
-      store.changes.poll();
-      const articleKey = `article:${id}`;
-      return cache.derive(
-        `page:${id}`,
-        async (inputs, previous) => {
-          const article = await inputs.get(
-            articleKey,
-            () => store.article(id),
-            (): Dependency => ({ article: id }),
-          );
-          if (article === null) return null;
-          // Its tags' lists (for related stories) and its section's, read together where not kept.
-          const lists = [...article.tags.map((tag): ArticleList => ({ tag })), { section: article.section }];
-          const [sectionList, ...tagLists] = await heads(inputs, lists).then((found) => [found.pop() ?? [], ...found.map((list) => list ?? [])]);
-          if (previous === null) return articlePage(article, tagLists, sectionList!);
-          return pageAgain(previous, article, tagLists, sectionList!);
-        },
-        // Most pages a push changes find the article and its lists read again already: put
-        // together at once from them, unless the article itself changed (its lists may have).
-        (previous, now) => {
-          const article = now<Article>(articleKey);
-          if (article === undefined || article !== previous.input(articleKey)) return undefined;
-          return pageAgain(
-            previous,
-            article,
-            article.tags.map((tag) => now<Teaser[]>(`head:${listKey({ tag })}`) ?? []),
-            now<Teaser[]>(`head:${listKey({ section: article.section })}`) ?? [],
-          );
-        },
-      );
+      const key = `article:${id}`;
+      const kept =
+        cache.fresh<KeptArticle>(key) ??
+        (await cache.get(
+          key,
+          () => readArticle(id),
+          (): Dependency => ({ article: id }),
+        ));
+      if (kept === null) return null;
+      // Its tags' lists (for related stories) and its section's: at once where every one is kept,
+      // else read together where not.
+      const lists = [...kept.tags.map((tag): ArticleList => ({ tag })), { section: kept.section }];
+      let found: (KeptHead | null | undefined)[] = lists.map((list) => cache.fresh<KeptHead>(`head:${listKey(list)}`));
+      if (found.includes(undefined)) found = await heads(lists);
+      const sectionList = found.pop()?.teasers ?? [];
+      const tagLists = found.filter((list) => list != null);
+      const teasers = cache.memo(key, [...tagLists, sectionList], () => articleTeasers(id, tagLists, sectionList));
+      // This request's own copy: the text it was parsed from is what its embedded state writes.
+      const article = keepJson(JSON.parse(kept.json) as Article, kept.json);
+      return { article, related: [...teasers.related], moreFromSection: [...teasers.moreFromSection] };
     },
 
     async mostRead(limit = mostReadSize): Promise<Headline[]> {
@@ -223,8 +203,6 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
     },
 
     version() {
-      // The page cache asks before any content is read: the feed must be up to date first.
-      store.changes.poll();
       return cache.version;
     },
   };
