@@ -149,10 +149,10 @@ test('articlePage puts a page together as the plain rule says, on any site: rela
       }));
       const subject = stories.at(page % stories.length)!;
       const tagLists = subject.tags.map((tag) => listOf(stories, (s) => s.tags.includes(tag)));
-      const section = listOf(stories, (s) => s.section === subject.section).teasers;
+      const section = listOf(stories, (s) => s.section === subject.section);
       const article = { id: subject.id, tags: subject.tags, section: subject.section } as unknown as Article;
       const shown = articlePage(article, tagLists, section);
-      const plain = pagePlainly(subject, tagLists, section);
+      const plain = pagePlainly(subject, tagLists, section.teasers);
       assert.deepEqual(
         shown.related.map((t) => t.id),
         plain.related,

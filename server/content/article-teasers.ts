@@ -119,49 +119,48 @@ function teaserIn(lists: readonly KeptList[], id: string): Teaser {
   throw new Error(`${id} is in none of the lists`);
 }
 
-/** Whether one of `teasers` is the story `id`: a few against a few, a loop beats a set here. */
-function holds(teasers: readonly Teaser[], id: string): boolean {
-  for (let i = 0; i < teasers.length; i += 1) if (teasers[i]!.id === id) return true;
-  return false;
-}
-
-/** What an article page shows besides the article. */
-export interface ArticleTeasers {
-  readonly related: readonly Teaser[];
-  readonly moreFromSection: readonly Teaser[];
+/** What an article page shows besides the article, by id: which stories, not the stories themselves. */
+export interface ArticleTeaserIds {
+  readonly related: readonly string[];
+  readonly moreFromSection: readonly string[];
 }
 
 /**
- * The teasers of the page of `articleId`: `tagLists` holds, per tag of the article, that tag's
+ * The stories on the page of `articleId`: `tagLists` holds, per tag of the article, that tag's
  * newest published teasers (at least relatedCandidatesPerTag + 1 of them where the tag has that
  * many); `sectionList` the section's newest (at least sectionListForArticle). Related stories by
  * tags, filled from the section, then more from the section, never repeating a story.
  */
-export function articleTeasers(articleId: string, tagLists: readonly KeptList[], sectionList: readonly Teaser[]): ArticleTeasers {
-  const ids = rankLists(
+export function articleTeaserIds(articleId: string, tagLists: readonly KeptList[], sectionList: readonly Teaser[]): ArticleTeaserIds {
+  const related = rankLists(
     tagLists.map(({ rank }) => rank),
     relatedSize,
     articleId,
     relatedCandidatesPerTag,
   );
-  const related = ids.map((id) => teaserIn(tagLists, id));
-  const more: Teaser[] = [];
+  const more: string[] = [];
   // The section's list holds each id once.
   const end = Math.min(sectionList.length, sectionListForArticle);
   for (let i = 0; i < end; i += 1) {
-    const t = sectionList[i]!;
-    if (t.id === articleId || holds(related, t.id)) continue;
-    if (related.length < relatedSize) related.push(t);
-    else if (more.length < moreFromSectionSize) more.push(t);
+    const { id } = sectionList[i]!;
+    if (id === articleId || related.includes(id)) continue;
+    if (related.length < relatedSize) related.push(id);
+    else if (more.length < moreFromSectionSize) more.push(id);
     else break;
   }
   return { related, moreFromSection: more };
 }
 
-/** The page of `article`, as articleTeasers chooses what it shows. */
-export function articlePage(article: Article, tagLists: readonly KeptList[], sectionList: readonly Teaser[]): ArticleWithTeasers {
-  const { related, moreFromSection } = articleTeasers(article.id, tagLists, sectionList);
-  return { article, related: [...related], moreFromSection: [...moreFromSection] };
+/** The teasers `ids` names, from the lists they were chosen from (the section's last). */
+export function teasersOf(ids: readonly string[], tagLists: readonly KeptList[], section: KeptList | null): Teaser[] {
+  const lists = section === null ? tagLists : [...tagLists, section];
+  return ids.map((id) => teaserIn(lists, id));
+}
+
+/** The page of `article`, as articleTeaserIds chooses what it shows. */
+export function articlePage(article: Article, tagLists: readonly KeptList[], section: KeptList | null): ArticleWithTeasers {
+  const ids = articleTeaserIds(article.id, tagLists, section?.teasers ?? []);
+  return { article, related: teasersOf(ids.related, tagLists, section), moreFromSection: teasersOf(ids.moreFromSection, tagLists, section) };
 }
 
 /** A tag page's section of trending tags: the tags most carried by the newest stories. */

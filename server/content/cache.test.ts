@@ -4,7 +4,7 @@
 // in heap bytes, the change feed as the one way in, stand-ins only while the store fails.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ContentCache, heapBytes, type Dependency } from './cache';
+import { ContentCache, entryBytes, heapBytes, type Dependency } from './cache';
 import { ChangeHub, type ContentChange } from './changes';
 import { ContentUnavailable } from './failure';
 
@@ -86,11 +86,11 @@ test('the bound is the heap a value takes: a one-byte string at a byte a charact
   assert.equal(heapBytes({ a: 'x', b: 1 }), 24 + 16 + 25);
   assert.equal(heapBytes(['x', 'y']), 32 + 16 + 50);
   // The least recently read go once the bound is passed.
-  const c = cache({ maxBytes: 3 * heapBytes('x'.repeat(1_000)) });
+  const c = cache({ maxBytes: 3 * entryBytes('x'.repeat(1_000)) });
   const load = (key: string) => () => Promise.resolve(key.slice(0, 1).repeat(1_000));
   for (const key of ['a', 'b', 'c', 'd']) await c.read(key, load(key), () => null);
   assert.deepEqual(c.snapshot().fresh, ['b', 'c', 'd']);
-  assert.equal(c.stats().bytes, 3 * heapBytes('x'.repeat(1_000)));
+  assert.equal(c.stats().bytes, 3 * entryBytes('x'.repeat(1_000)));
 });
 
 test('while the store fails: the kept answer within staleMs, then ContentUnavailable; the store is asked again once it answers', async () => {

@@ -88,9 +88,11 @@ interface Entry {
   /** The epoch its read began in: a read begun earlier never replaces it. */
   readonly epoch: number;
   readonly depends: Dependency | null;
+  /** Which read this is: a later read of the same key has a greater one. */
+  readonly seq: number;
   fresh: boolean;
-  /** What memo() worked out from it and the other kept values it was handed. */
-  memo?: { readonly inputs: readonly unknown[]; readonly value: unknown };
+  /** What memo() worked out from it and the entries it named, as they were (their seqs). */
+  memo?: { readonly inputs: readonly number[]; readonly value: unknown };
 }
 
 interface Pending<T> {
@@ -99,6 +101,8 @@ interface Pending<T> {
 }
 
 const logEveryMs = 1_000;
+/** Beside an entry's value: the entry itself, its slots in lru-cache and the dependency index, a memo of ids. */
+const entryOverheadBytes = 256;
 // Any character past U+00FF: V8 then stores the whole string at two bytes a character.
 const twoByte = /[\u0100-\uffff]/;
 
@@ -128,6 +132,11 @@ export function heapBytes(value: unknown): number {
   return bytes;
 }
 
+/** What keeping `value` under a key costs: its heap bytes and the entry's own. */
+export function entryBytes(value: unknown): number {
+  return entryOverheadBytes + heapBytes(value);
+}
+
 const jsonOfObject = new WeakMap<object, string>();
 
 /**
@@ -155,23 +164,35 @@ function covers(depends: Dependency, id: string): boolean {
   return (depends.from === null || id >= depends.from) && (depends.below === undefined || id < depends.below);
 }
 
-function add(index: Map<string, Set<string>>, name: string, key: string): void {
-  let keys = index.get(name);
-  if (keys === undefined) index.set(name, (keys = new Set()));
-  keys.add(key);
+/** Names → the keys filed under each: one key as itself (an article's one entry), more as a set. */
+type Index = Map<string, string | Set<string>>;
+
+function add(index: Index, name: string, key: string): void {
+  const keys = index.get(name);
+  if (keys === undefined || keys === key) index.set(name, key);
+  else if (typeof keys === 'string') index.set(name, new Set([keys, key]));
+  else keys.add(key);
 }
 
-function remove(index: Map<string, Set<string>>, name: string, key: string): void {
+function remove(index: Index, name: string, key: string): void {
   const keys = index.get(name);
-  keys?.delete(key);
-  if (keys?.size === 0) index.delete(name);
+  if (keys === key) index.delete(name);
+  else if (typeof keys !== 'string' && keys !== undefined) {
+    keys.delete(key);
+    if (keys.size === 0) index.delete(name);
+  }
+}
+
+function keysIn(index: Index, name: string): Iterable<string> {
+  const keys = index.get(name);
+  return keys === undefined ? [] : typeof keys === 'string' ? [keys] : [...keys];
 }
 
 export class ContentCache {
   readonly #entries: LRUCache<string, Entry>;
   /** Article id or list key → the keys of entries that depend on it. */
-  readonly #byArticle = new Map<string, Set<string>>();
-  readonly #byList = new Map<string, Set<string>>();
+  readonly #byArticle: Index = new Map();
+  readonly #byList: Index = new Map();
   readonly #reading = new Map<string, Pending<Kept<unknown> | null>>();
   readonly #now: () => number;
   readonly #unsubscribe: () => void;
@@ -181,13 +202,14 @@ export class ContentCache {
   #failuresUnlogged = 0;
   #loggedAt = -Infinity;
   #counts: ContentCounts = { contentStoreReads: 0, contentRebuilt: 0 };
+  #reads = 0;
 
   constructor(private readonly options: ContentCacheOptions) {
     this.#now = options.now ?? (() => performance.now());
     this.#entries = new LRUCache<string, Entry>({
       max: options.maxEntries,
       maxSize: options.maxBytes,
-      sizeCalculation: (entry) => Math.max(1, heapBytes(entry.value)),
+      sizeCalculation: (entry) => entryBytes(entry.value),
       dispose: (entry, key) => this.#unindex(key, entry),
     });
     this.#unsubscribe = options.changes?.subscribe((change) => this.apply(change)) ?? (() => undefined);
@@ -207,11 +229,11 @@ export class ContentCache {
       for (const entry of this.#entries.values()) entry.fresh = false;
       return;
     }
-    for (const key of this.#byArticle.get(change.id) ?? []) this.#stale(key);
+    for (const key of keysIn(this.#byArticle, change.id)) this.#stale(key);
     for (const side of [change.was, change.now]) {
       if (side?.status !== 'published') continue;
       for (const list of ['all', `section:${side.section}`, ...side.tags.map((tag) => `tag:${tag}`)]) {
-        for (const key of this.#byList.get(list) ?? []) {
+        for (const key of keysIn(this.#byList, list)) {
           const depends = this.#entries.peek(key)?.depends;
           if (depends && covers(depends, change.id)) this.#stale(key);
         }
@@ -248,17 +270,19 @@ export class ContentCache {
   }
 
   /**
-   * What `compute` works out from the value kept for `key` and `inputs`, other values this cache
-   * handed out: kept on the entry, and handed out again while every input is the same object (a
-   * kept value is replaced, never changed, so the same object means the same content). Goes
-   * with the entry; not counted in the bound (a few slots beside an entry's own bytes).
+   * What `compute` works out from the value kept for `key` and the entries kept for `inputs`:
+   * kept on the entry, and handed out again while each input is the read it was (a kept value is
+   * replaced by a new read, never changed, so the same read means the same content). It must
+   * hold no object of an input (ids, not teasers): an input evicted or read again is then let
+   * go, whatever memos named it. Goes with the entry; a few slots, not counted in the bound.
    */
-  memo<T>(key: string, inputs: readonly unknown[], compute: () => T): T {
+  memo<T>(key: string, inputs: readonly string[], compute: () => T): T {
     const entry = this.#entries.peek(key);
+    const reads = inputs.map((input) => this.#entries.peek(input)?.seq ?? -1);
     const kept = entry?.memo;
-    if (kept !== undefined && kept.inputs.length === inputs.length && kept.inputs.every((input, i) => input === inputs[i])) return kept.value as T;
+    if (kept !== undefined && kept.inputs.length === reads.length && kept.inputs.every((read, i) => read === reads[i] && read >= 0)) return kept.value as T;
     const value = deepFreeze(compute());
-    if (entry !== undefined) entry.memo = { inputs, value };
+    if (entry !== undefined) entry.memo = { inputs: reads, value };
     return value;
   }
 
@@ -422,7 +446,7 @@ export class ContentCache {
 
   #keep(key: string, value: unknown, depends: Dependency | null, fresh: boolean, epoch: number): void {
     // An answer larger than the whole budget is not kept (lru-cache drops any older copy too).
-    this.#entries.set(key, { value, storedAt: this.#now(), epoch, depends, fresh });
+    this.#entries.set(key, { value, storedAt: this.#now(), epoch, depends, fresh, seq: (this.#reads += 1) });
     if (depends === null || !this.#entries.has(key)) return;
     if ('article' in depends) add(this.#byArticle, depends.article, key);
     else add(this.#byList, depends.list, key);

@@ -4,7 +4,15 @@ import { apiPath, assertCursor } from '../../src/api-paths';
 import { serializeState } from '../../src/page-contract';
 import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import { isTagSlug } from '../../src/tags';
-import { articleTeasers, keptList, relatedCandidatesPerTag, sectionListForArticle, trendingWindowArticles, type KeptList } from './article-teasers';
+import {
+  articleTeaserIds,
+  keptList,
+  teasersOf,
+  relatedCandidatesPerTag,
+  sectionListForArticle,
+  trendingWindowArticles,
+  type KeptList,
+} from './article-teasers';
 import { frozenWithJson, jsonOf, keepJson, type ContentCache, type Dependency } from './cache';
 import type { ContentReader } from './source';
 import { listKey, type ArticleList, type ArticleStore, type PageStore } from './store';
@@ -177,14 +185,16 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
       // Its tags' lists (for related stories) and its section's: at once where every one is kept,
       // else read together where not.
       const lists = [...kept.tags.map((tag): ArticleList => ({ tag })), { section: kept.section }];
-      let found: (KeptHead | null | undefined)[] = lists.map((list) => cache.fresh<KeptHead>(`head:${listKey(list)}`));
+      const keys = lists.map((list) => `head:${listKey(list)}`);
+      let found: (KeptHead | null | undefined)[] = keys.map((listKey) => cache.fresh<KeptHead>(listKey));
       if (found.includes(undefined)) found = await heads(lists);
-      const sectionList = found.pop()?.teasers ?? [];
+      const section = found.pop() ?? null;
       const tagLists = found.filter((list) => list != null);
-      const teasers = cache.memo(key, [...tagLists, sectionList], () => articleTeasers(id, tagLists, sectionList));
+      // Which stories it shows, worked out again only when one of its lists was read again.
+      const ids = cache.memo(key, keys, () => articleTeaserIds(id, tagLists, section?.teasers ?? []));
       // This request's own copy: the text it was parsed from is what its embedded state writes.
       const article = keepJson(JSON.parse(kept.json) as Article, kept.json);
-      return { article, related: [...teasers.related], moreFromSection: [...teasers.moreFromSection] };
+      return { article, related: teasersOf(ids.related, tagLists, section), moreFromSection: teasersOf(ids.moreFromSection, tagLists, section) };
     },
 
     async mostRead(limit = mostReadSize): Promise<Headline[]> {

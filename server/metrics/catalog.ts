@@ -55,7 +55,7 @@ export const workerCounters = {
   contentRebuilt: {
     cloudwatch: metricNames.contentRebuilt,
     prometheus: 'kiosk_content_rebuilt_total',
-    help: 'Pages and lists the content cache put together again because something they show changed',
+    help: 'Kept answers (articles, lists) the content cache read again because a change made them stale',
   },
 } as const satisfies Record<string, Exported>;
 

@@ -228,9 +228,7 @@ async function renderReference(run: Run): Promise<RenderReference> {
   progress(`  renderToString ${perS(render.rawRenderPerS)}/s, renderPage ${perS(render.renderPagePerS)}/s`);
   if (render.pushCost) {
     const { storeReads, rebuilt, extraMs } = render.pushCost;
-    progress(
-      `  a new story pushed: ${storeReads} store reads, ${perS(rebuilt)} pages and lists put together again, ${Math.round(extraMs)} ms of work (in process)`,
-    );
+    progress(`  a new story pushed: ${storeReads} store reads, ${perS(rebuilt)} kept answers read again, ${Math.round(extraMs)} ms of work (in process)`);
   }
   return render;
 }

@@ -96,7 +96,7 @@ export function pausesBetween(opened: Readings, closed: Readings): Pauses {
 export interface ContentWork {
   /** Reads sent to the store: what a change dropped, a first read, an eviction. */
   storeReads: number;
-  /** Pages and lists put together again because something they show changed. */
+  /** Kept answers read again because a change made them stale. */
   rebuilt: number;
 }
 

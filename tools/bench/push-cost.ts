@@ -1,7 +1,7 @@
 // What one CMS push costs the content layer, in process and without HTTP: every article page's
 // content is read once (warm), then for each new story pushed, every page's content is read again.
-// The worker's own counters say how many reads went to the store and how many pages and lists
-// were put together again; the time of that pass over a pass with nothing changed (the mean of
+// The worker's own counters say how many reads went to the store and how many kept answers were
+// read again because the push made them stale; the time of that pass over a pass with nothing changed (the mean of
 // the ones before and after) is the push's extra work. A store of its own (a copy of the run's),
 // so the pushes leave the run's articles as they were. This is the figure the churn windows
 // cannot resolve on a host whose speed moves more than the few percent a push costs.

@@ -260,7 +260,7 @@ function churnTargets(r: BenchResults): Target[] {
         name: names[2]!,
         met: Number.isFinite(afterRatio) && after.content ? afterRatio <= churnCpuRatio && stayedWarm(after) : null,
         figures:
-          `${after.content ? `${perS(after.content.storeReads)} store reads for ${perS(after.answered)} answers, ${perS(after.content.rebuilt)} pages and lists put together again (what the last pushes changed); ` : 'store reads not counted; '}` +
+          `${after.content ? `${perS(after.content.storeReads)} store reads for ${perS(after.answered)} answers, ${perS(after.content.rebuilt)} kept answers read again (what the last pushes changed); ` : 'store reads not counted; '}` +
           cpuFigures(after, afterRatio),
       },
       {
@@ -476,7 +476,7 @@ function passesTable(r: BenchResults): string[] {
     `| ${store} | ${pass} | ${perS(ids)} | ${perS(step.offeredPerS)} | ${perS(step.achievedPerS)} | ${ms(step.latencyMs.p50)} | ${ms(step.latencyMs.p99)} | ${ms(step.latencyMs.max)} | ` +
     `${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, warm).toFixed(2)}x | ${contentWork(step)} | ${memoryAndPauses(step)} | ${flagText(step)} |`;
   return [
-    `| store | pass | ids | offered | achieved | p50 ms | p99 ms | max ms | server CPU | CPU ms per request | ÷ warm | store reads / put together again | ${memoryAndPausesHeading} | notes |`,
+    `| store | pass | ids | offered | achieved | p50 ms | p99 ms | max ms | server CPU | CPU ms per request | ÷ warm | store reads / read again | ${memoryAndPausesHeading} | notes |`,
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
     ...stores.flatMap(({ store, p }: { store: string; p: PassesRecord }) => [
       row(store, 'first, cold', p.coldIds, p.cold, p.warm),
@@ -495,7 +495,7 @@ function memoryAndPauses(step: StepRecord): string {
   return `${rss} / ${Math.round(p.heapAfterGcMb)}; ${p.majorGcs} (${ms(p.majorGcMs)}, ${ms(p.longestMajorGcMs)}); ${ms(p.longestStallMs)}`;
 }
 
-/** "store reads / put together again" over the measured window, as the worker's counters tell; – where not read. */
+/** "store reads / read again" over the measured window, as the worker's counters tell; – where not read. */
 function contentWork(step: StepRecord): string {
   return step.content ? `${perS(step.content.storeReads)} / ${perS(step.content.rebuilt)}` : '–';
 }
@@ -515,7 +515,7 @@ function churnTable(r: BenchResults): string[] {
     `| ${store} | ${phase} | ${perS(step.offeredPerS)} | ${perS(step.achievedPerS)} | ${ms(step.latencyMs.p50)} | ${ms(step.latencyMs.p99)} | ${ms(step.latencyMs.max)} | ` +
     `${step.errors + step.timeouts + step.non2xx} | ${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, steady).toFixed(2)}x | ${contentWork(step)} | ${memoryAndPauses(step)} | ${pushes} | ${flagText(step)} |`;
   return [
-    `| store | phase | offered | achieved | p50 ms | p99 ms | max ms | failed | server CPU | CPU ms per request | ÷ no pushes | store reads / put together again | ${memoryAndPausesHeading} | pushes (taken, seen after p50 / max ms) | notes |`,
+    `| store | phase | offered | achieved | p50 ms | p99 ms | max ms | failed | server CPU | CPU ms per request | ÷ no pushes | store reads / read again | ${memoryAndPausesHeading} | pushes (taken, seen after p50 / max ms) | notes |`,
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |',
     ...measured.flatMap(({ store, churn }) => {
       return [
@@ -545,7 +545,7 @@ function pushCostLine(r: BenchResults): string | null {
       : ` At one push a second that is ${pct(cost.extraMs / 1000)} of a core.`;
   return (
     `In process (tools/bench/push-cost.ts, core 0, no HTTP): after each of ${cost.pushes} new stories pushed, every one of the ${perS(cost.ids)} article pages' content read again took ` +
-    `${cost.storeReads} store reads and put ${perS(cost.rebuilt)} pages and lists together again (medians), ${ms(cost.extraMs)} ms more than a pass with nothing changed (${ms(cost.passMs)} ms), ` +
+    `${cost.storeReads} store reads, ${perS(cost.rebuilt)} kept answers read again (medians), ${ms(cost.extraMs)} ms more than a pass with nothing changed (${ms(cost.passMs)} ms), ` +
     `${Number.isFinite(cost.usPerRebuilt) ? Math.round(cost.usPerRebuilt) : '–'} µs each.${implied}`
   );
 }

@@ -238,9 +238,9 @@ export function dashboardBody(o: MonitoringOptions): Record<string, unknown> {
     ),
     // A CMS push should cost the lists and pages it touches, not the caches: store reads that
     // climb with the pushes, not with the readers, mean the caches are being emptied.
-    widget('Content cache: store reads and pages put together again (per minute, all workers)', [
+    widget('Content cache: store reads, and kept answers read again after a change (per minute, all workers)', [
       metric(metricNames.contentStoreReads, { stat: 'Sum', label: 'reads sent to the store' }),
-      metric(metricNames.contentRebuilt, { stat: 'Sum', label: 'put together again after a change' }),
+      metric(metricNames.contentRebuilt, { stat: 'Sum', label: 'read again after a change' }),
     ]),
     widget(
       'Worker memory (largest worker)',
