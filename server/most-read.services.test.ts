@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { loadConfig } from './config';
 import { openContent } from './content/open';
-import { openSqliteStore } from './content/sqlite';
+import { PublishedIds } from './content/published-ids';
+import { openSqliteStore, type SqliteStore } from './content/sqlite';
 import { viewsPathFor } from './content/sqlite-views';
 import { seedTempStore, testAssets } from '../test/server';
 import { startWorker, type RunningWorker } from './worker';
@@ -106,20 +107,21 @@ test('a worker listens only once it can tell published articles from made-up ids
   // was a real reader's. Here that read is held back 500 ms.
   const config = loadConfig({ PORT: '0', CONTENT_DB_PATH: dbPath, SITE_URL: 'https://kiosk.example', CLIENT_ADDRESS_HOPS: '1' });
   const content = openContent(config.content, config);
-  const read = content.publishedIds!;
-  const slow = async () => {
+  const store = content.store as SqliteStore;
+  const slow = new PublishedIds(async () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
-    return read();
-  };
+    return store.publishedIds();
+  }, store.changes);
   const reader = ids[3]!;
   const before = totalViews(reader);
-  const worker = await startWorker(config, { assets: testAssets, content: { ...content, publishedIds: slow } });
+  const worker = await startWorker(config, { assets: testAssets, content: { ...content, published: () => slow } });
   try {
     const base = `http://127.0.0.1:${(worker.server.address() as AddressInfo).port}`;
     assert.equal((await view(base, '209912312359000001', '198.51.100.7')).status, 404, 'a made-up id, the moment the worker listens');
     assert.equal((await view(base, reader, '198.51.100.8')).status, 204);
   } finally {
     await worker.drain();
+    slow.close();
   }
   assert.equal(totalViews(reader), before + 1, 'the real reader was counted, not dropped');
 });

@@ -11,7 +11,6 @@ import { createPageHandler } from './pages';
 import { buildChrome, type RenderDeps } from './render';
 import { shellForServing } from './shell-file';
 import { ViewCounter } from './views';
-import { PublishedIds } from './content/published-ids';
 
 /** Clients, and (client, article) pairs, a worker remembers per minute for views (about 100 bytes each). */
 const maxViewClientsPerMinute = 200_000;
@@ -58,7 +57,7 @@ export function createSite({
   assets,
 }: {
   config: SiteConfig;
-  content: Pick<Content, 'reader' | 'writer' | 'views' | 'signups' | 'publishedIds' | 'changes' | 'cache'>;
+  content: Pick<Content, 'reader' | 'writer' | 'views' | 'signups' | 'published' | 'cache'>;
   assets: Assets;
 }): Site {
   const { reader, writer } = content;
@@ -74,7 +73,7 @@ export function createSite({
     domBudget: config.domBudget,
     chrome: config.ssrSharedChrome ? buildChrome() : null,
   };
-  const published = content.views !== null && content.publishedIds !== null ? new PublishedIds(content.publishedIds, content.changes) : null;
+  const published = content.views !== null ? content.published() : null;
   const views =
     content.views !== null && published !== null
       ? new ViewCounter(content.views, published, {
@@ -114,7 +113,6 @@ export function createSite({
     async close() {
       eventLoop.close();
       gc.close();
-      published?.close();
       await views?.close();
     },
   };

@@ -9,7 +9,8 @@ import { deepFreeze } from './freeze';
 //
 // - What is kept: answers a store read (an article, a list's newest teasers, the trending
 //   tags, a page of a list behind a cursor), each under a key with what it depends on: one
-//   article, or a list's articles down to the oldest it holds. Pages are not kept: each request
+//   article, or a list's articles down to the oldest it holds; and the most-read ranking, for
+//   mostReadFreshMs (views are not in the feed). Pages are not kept: each request
 //   puts its page together from these (server/content/reader.ts), so a page holds no copy of a
 //   list and a change has nothing else to drop.
 // - What drops an entry: a change from the store's change feed, the one way in (this cache
@@ -22,6 +23,9 @@ import { deepFreeze } from './freeze';
 //   and maxEntries; the least recently read go first. An article is kept as its JSON text, one
 //   string, rather than as the object graph a parse gives: a kept article is one object to the
 //   garbage collector instead of dozens, and each request parses its own copy (a few µs).
+// - Beside it, fed by the same feed: which ids are published articles (published-ids.ts, a set
+//   of ids the view beacons are checked against, made in open.ts). Nothing else in a worker
+//   keeps content or hears the feed.
 // - Identity: everything handed out is frozen and shared by every request until a change. The
 //   JSON text of a kept object is kept beside it (jsonOf), so a page's embedded state writes a
 //   teaser or an article once per change, not once per request. That memo relies on an object
@@ -90,6 +94,8 @@ interface Entry {
   readonly depends: Dependency | null;
   /** Which read this is: a later read of the same key has a greater one. */
   readonly seq: number;
+  /** Read again once older than this, whatever the feed says (a ranking the feed cannot speak for). */
+  readonly maxAgeMs: number;
   fresh: boolean;
   /** What memo() worked out from it and the entries it named, as they were (their seqs). */
   memo?: { readonly inputs: readonly number[]; readonly value: unknown };
@@ -245,14 +251,14 @@ export class ContentCache {
    * A kept answer, or one read for every reader waiting on the same key. Null answers are not
    * kept. What is kept is frozen: it is shared by every request until a change.
    */
-  read<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<Kept<T> | null> {
+  read<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null, maxAgeMs = this.options.freshMs): Promise<Kept<T> | null> {
     this.options.changes?.poll();
     const entry = this.#entries.get(key);
     if (entry !== undefined && this.#current(entry)) return Promise.resolve(entry as Kept<T>);
     if (this.#now() < this.#outageUntil) return this.#standInNow<T>(key);
     const pending = this.#reading.get(key);
     if (pending?.epoch === this.#epoch) return pending.promise as Promise<Kept<T> | null>;
-    const promise: Promise<Kept<T> | null> = this.#load(key, load, depends).finally(() => {
+    const promise: Promise<Kept<T> | null> = this.#load(key, load, depends, maxAgeMs).finally(() => {
       if (this.#reading.get(key)?.promise === promise) this.#reading.delete(key);
     });
     this.#reading.set(key, { epoch: this.#epoch, promise });
@@ -287,8 +293,8 @@ export class ContentCache {
   }
 
   /** The value of read(): what pages use. */
-  async get<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<T | null> {
-    return (await this.read(key, load, depends))?.value ?? null;
+  async get<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null, maxAgeMs?: number): Promise<T | null> {
+    return (await this.read(key, load, depends, maxAgeMs))?.value ?? null;
   }
 
   /**
@@ -380,10 +386,10 @@ export class ContentCache {
   }
 
   #current(entry: Entry): boolean {
-    return entry.fresh && this.#now() - entry.storedAt < this.options.freshMs;
+    return entry.fresh && this.#now() - entry.storedAt < entry.maxAgeMs;
   }
 
-  async #load<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null): Promise<Kept<T> | null> {
+  async #load<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null, maxAgeMs: number): Promise<Kept<T> | null> {
     const epoch = this.#epoch;
     this.#counts.contentStoreReads += 1;
     const again = this.#entries.peek(key) !== undefined;
@@ -396,7 +402,7 @@ export class ContentCache {
     }
     this.#outageUntil = -Infinity;
     if (again) this.#counts.contentRebuilt += 1;
-    return this.#answer(key, value, depends, epoch);
+    return this.#answer(key, value, depends, epoch, maxAgeMs);
   }
 
   async #loadMany<T>(
@@ -422,7 +428,7 @@ export class ContentCache {
     }
     this.#outageUntil = -Infinity;
     this.#counts.contentRebuilt += again;
-    return keys.map((key, i) => ({ kept: this.#answer(key, values[i] ?? null, (value: T) => depends(value, key), epoch) }));
+    return keys.map((key, i) => ({ kept: this.#answer(key, values[i] ?? null, (value: T) => depends(value, key), epoch, this.options.freshMs) }));
   }
 
   #failed(error: unknown): void {
@@ -430,7 +436,7 @@ export class ContentCache {
   }
 
   /** Keeps a store's answer read since `epoch`: as stale if a change came meanwhile. */
-  #answer<T>(key: string, value: T | null, depends: (value: T) => Dependency | null, epoch: number): Kept<T> | null {
+  #answer<T>(key: string, value: T | null, depends: (value: T) => Dependency | null, epoch: number, maxAgeMs: number): Kept<T> | null {
     const newer = (this.#entries.peek(key)?.epoch ?? -1) > epoch;
     if (value === null) {
       // Gone (unpublished) or never there: an old copy must not stand in for it later.
@@ -440,13 +446,13 @@ export class ContentCache {
     // Shared by every request from now on: frozen so no caller can change it for the others.
     const frozen = deepFreeze(value);
     const fresh = epoch === this.#epoch;
-    if (!newer) this.#keep(key, frozen, depends(frozen), fresh, epoch);
+    if (!newer) this.#keep(key, frozen, depends(frozen), fresh, epoch, maxAgeMs);
     return { value: frozen, fresh };
   }
 
-  #keep(key: string, value: unknown, depends: Dependency | null, fresh: boolean, epoch: number): void {
+  #keep(key: string, value: unknown, depends: Dependency | null, fresh: boolean, epoch: number, maxAgeMs: number): void {
     // An answer larger than the whole budget is not kept (lru-cache drops any older copy too).
-    this.#entries.set(key, { value, storedAt: this.#now(), epoch, depends, fresh, seq: (this.#reads += 1) });
+    this.#entries.set(key, { value, storedAt: this.#now(), epoch, depends, fresh, seq: (this.#reads += 1), maxAgeMs });
     if (depends === null || !this.#entries.has(key)) return;
     if ('article' in depends) add(this.#byArticle, depends.article, key);
     else add(this.#byList, depends.list, key);

@@ -1,7 +1,7 @@
 import type { Config, ContentSetting } from '../config';
 import { ContentCache } from './cache';
-import type { ChangeFeed } from './changes';
 import { openNewsroomApi } from './newsroom-api';
+import { PublishedIds } from './published-ids';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres';
 import { readArticles, readPages } from './reader';
 import { StoreBusy, type ArticleWriter, type ContentReader, type SignupStore, type ViewsStore } from './source';
@@ -29,13 +29,11 @@ export interface Content {
   views: ViewsStore | null;
   /** Where newsletter sign-ups go; null where the store keeps none. */
   signups: SignupStore | null;
-  /** Every published article's id, read whole (a change feed's "everything"); null where no views are counted. */
-  publishedIds: (() => Promise<string[]>) | null;
   /**
-   * What changed, article by article, as the store reports it (server/content/changes.ts):
-   * for anything else a worker keeps per article. The newsroom API's never reports.
+   * Which ids are published articles, kept current by the store's change feed beside the content
+   * cache (the views' check); null where no views are counted. Its first read starts on first use.
    */
-  changes: ChangeFeed;
+  published(): PublishedIds | null;
   cache: ContentCache;
   store: ContentStore;
   /** Lets go of the cache and the store's connections. */
@@ -108,6 +106,7 @@ export function contentOver(
     now: overrides.now,
   });
   const reader = store.kind === 'rows' ? readArticles(store, cache) : readPages(store, cache);
+  let published: PublishedIds | null = null;
   const { writer, signups } = parts;
   return {
     reader,
@@ -130,11 +129,15 @@ export function contentOver(
           close: () => signups.close(),
         }
       : null,
-    publishedIds: parts.publishedIds ?? null,
-    changes: store.changes,
+    published: () => {
+      if (parts.publishedIds === undefined) return null;
+      published ??= new PublishedIds(parts.publishedIds, store.changes);
+      return published;
+    },
     cache,
     store,
     async close() {
+      published?.close();
       cache.close();
       await parts.close?.();
       await store.close();

@@ -17,11 +17,10 @@ import {
   type StoredRow,
   type TeaserRow,
 } from './rows';
-import { deepFreeze } from './freeze';
 import { postgresSignups, postgresViews } from './postgres-views';
 import type { ArticleWriter, SignupStore, ViewsStore, WriteOrder, WriteResult } from './source';
 import type { ArticleStore } from './store';
-import { KeptRanking, rankedOrNone } from './views-window';
+import { rankedOrNone } from './views-window';
 
 // The fleet's content store: one PostgreSQL for every worker of every instance. The same
 // queries, orderings and cursors as the SQLite store (the schema is migrations/…_articles.sql).
@@ -208,10 +207,8 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
   async function readMostRead(): Promise<Headline[]> {
     const ids = await rankedOrNone(views);
     if (ids.length === 0) return [];
-    return deepFreeze(inOrder(ids, await run<HeadlineRow[]>(queries.publishedHeadlines, [ids.join(',')])).map(toHeadline));
+    return inOrder(ids, await run<HeadlineRow[]>(queries.publishedHeadlines, [ids.join(',')])).map(toHeadline);
   }
-
-  const ranking = new KeptRanking<Headline[]>();
 
   async function storedBefore(tx: postgres.TransactionSql, id: string): Promise<StoredRow | null> {
     queryCount += 1;
@@ -276,7 +273,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     },
 
     async mostRead(limit): Promise<Headline[]> {
-      return (await ranking.get(readMostRead)).slice(0, limit);
+      return (await readMostRead()).slice(0, limit);
     },
 
     views,

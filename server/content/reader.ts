@@ -16,6 +16,7 @@ import {
 import { frozenWithJson, jsonOf, keepJson, type ContentCache, type Dependency } from './cache';
 import type { ContentReader } from './source';
 import { listKey, type ArticleList, type ArticleStore, type PageStore } from './store';
+import { mostReadFreshMs, rankedIds } from './views-window';
 
 // The site's content from a SQL store, through the content cache. The store is read for a few
 // kinds of thing only, each kept with what it depends on:
@@ -199,7 +200,14 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
 
     async mostRead(limit = mostReadSize): Promise<Headline[]> {
       const n = clampPageSize(limit, mostReadSize);
-      return cache.direct('most read', () => store.mostRead(n));
+      // One ranking per worker for every list length, read again every few seconds.
+      const ranking = await cache.get(
+        'most-read',
+        () => store.mostRead(rankedIds),
+        () => null,
+        mostReadFreshMs,
+      );
+      return ranking?.slice(0, n) ?? [];
     },
 
     async articleAnyStatus(id): Promise<Article | null> {

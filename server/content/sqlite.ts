@@ -15,11 +15,10 @@ import {
 } from './rows';
 import { describeError, log } from '../log';
 import { ChangeHub, everythingChanged, stateOf, type ChangeFeed, type ContentChange } from './changes';
-import { deepFreeze } from './freeze';
 import type { ArticleWriter, SignupStore, ViewsStore, WriteOrder, WriteResult } from './source';
 import { openSqliteSignups, signupsPathFor } from './sqlite-signups';
 import { openSqliteViews, viewsPathFor } from './sqlite-views';
-import { KeptRanking, rankedOrNone } from './views-window';
+import { rankedOrNone } from './views-window';
 import type { ArticleList, ArticleStore } from './store';
 
 /** The embedded store: data only (the content cache keeps answers), read and written synchronously where it can. */
@@ -307,13 +306,12 @@ function createStore(db: Database.Database, path: string, viewsPath: string, sig
   const revokedBefore = db.prepare<[string], string | null>('SELECT previews_revoked_before FROM articles WHERE id = ?').pluck();
   const views = openSqliteViews(viewsPath);
   const signups = openSqliteSignups(signupsPath);
-  const ranking = new KeptRanking<Headline[]>();
   const feed = changeFeed(db);
 
   /** The ranking as published headlines; articles unpublished since they were read are left out. */
   async function readMostRead(): Promise<Headline[]> {
     const ids = await rankedOrNone(views);
-    return deepFreeze(ids.flatMap((viewedId) => publishedHeadline.all(viewedId).map(toHeadline)));
+    return ids.flatMap((viewedId) => publishedHeadline.all(viewedId).map(toHeadline));
   }
   // The rest needs a connection that may write: prepared on first use, never on a read-only one.
   let writes: ReturnType<typeof prepareWrites> | null = null;
@@ -370,7 +368,7 @@ function createStore(db: Database.Database, path: string, viewsPath: string, sig
     },
 
     async mostRead(limit): Promise<Headline[]> {
-      return (await ranking.get(readMostRead)).slice(0, limit);
+      return (await readMostRead()).slice(0, limit);
     },
 
     views,

@@ -10,7 +10,7 @@ import type { ViewsStore } from './source';
 
 /** The ranking's sliding window. */
 export const mostReadWindowMinutes = 60;
-/** A ranking read is kept this long per worker, whatever flushes happen meanwhile. */
+/** A ranking read is kept this long per worker (the content cache keeps it), whatever flushes happen meanwhile. */
 export const mostReadFreshMs = 5_000;
 /**
  * Ids ranked per read: the longest list anyone may ask for, twice over, so articles unpublished
@@ -38,26 +38,6 @@ export function minuteOf(ms: number): number {
 /** The first minute inside the window that ends with `nowMinute`. */
 export function windowStart(nowMinute: number): number {
   return nowMinute - mostReadWindowMinutes + 1;
-}
-
-/** One ranking per worker, read at most every `mostReadFreshMs` and shared by every reader and list length meanwhile. */
-export class KeptRanking<T> {
-  private kept: { at: number; value: Promise<T> } | null = null;
-
-  constructor(private readonly now: () => number = Date.now) {}
-
-  get(read: () => Promise<T>): Promise<T> {
-    const at = this.now();
-    if (this.kept !== null && at - this.kept.at < mostReadFreshMs) return this.kept.value;
-    const value = read();
-    const entry = { at, value };
-    this.kept = entry;
-    // A failed read is not kept: the next reader asks again.
-    value.catch(() => {
-      if (this.kept === entry) this.kept = null;
-    });
-    return value;
-  }
 }
 
 /** Chunks of a map's entries, for writes that must not hold the event loop or a lock for long. */
