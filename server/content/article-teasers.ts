@@ -110,57 +110,69 @@ export function keptList(teasers: readonly Teaser[], json: readonly string[]): K
   return { teasers, json, rank: rankList(head.map((t) => t.id)), at: new Map(head.map((t, i) => [t.id, i])) };
 }
 
-/** The teaser of `id` in the first list whose head holds it. */
-function teaserIn(lists: readonly KeptList[], id: string): Teaser {
-  for (const list of lists) {
-    const at = list.at.get(id);
-    if (at !== undefined) return list.teasers[at]!;
-  }
-  throw new Error(`${id} is in none of the lists`);
+/**
+ * What an article page shows besides the article, as places in the lists it was chosen from:
+ * each a list's index (its tags' lists in order, then its section's) times `perList` plus the
+ * teaser's position in that list. Numbers, not teasers: whoever keeps them keeps no list alive.
+ */
+export interface ArticleTeaserPlaces {
+  readonly related: readonly number[];
+  readonly moreFromSection: readonly number[];
 }
 
-/** What an article page shows besides the article, by id: which stories, not the stories themselves. */
-export interface ArticleTeaserIds {
-  readonly related: readonly string[];
-  readonly moreFromSection: readonly string[];
+const perList = 1_000;
+
+/** Where the story `id` is: the first of `lists` whose head holds it. */
+function placeOf(lists: readonly KeptList[], id: string): number {
+  for (let i = 0; i < lists.length; i += 1) {
+    const at = lists[i]!.at.get(id);
+    if (at !== undefined) return i * perList + at;
+  }
+  throw new Error(`${id} is in none of the lists`);
 }
 
 /**
  * The stories on the page of `articleId`: `tagLists` holds, per tag of the article, that tag's
  * newest published teasers (at least relatedCandidatesPerTag + 1 of them where the tag has that
- * many); `sectionList` the section's newest (at least sectionListForArticle). Related stories by
+ * many); `section` the section's newest (at least sectionListForArticle). Related stories by
  * tags, filled from the section, then more from the section, never repeating a story.
  */
-export function articleTeaserIds(articleId: string, tagLists: readonly KeptList[], sectionList: readonly Teaser[]): ArticleTeaserIds {
+export function articleTeaserPlaces(articleId: string, tagLists: readonly KeptList[], section: KeptList | null): ArticleTeaserPlaces {
   const related = rankLists(
     tagLists.map(({ rank }) => rank),
     relatedSize,
     articleId,
     relatedCandidatesPerTag,
-  );
-  const more: string[] = [];
+  ).map((id) => placeOf(tagLists, id));
+  const shown = new Set(related.map((place) => tagLists[Math.floor(place / perList)]!.teasers[place % perList]!.id));
+  const more: number[] = [];
+  const fromSection = tagLists.length * perList;
   // The section's list holds each id once.
-  const end = Math.min(sectionList.length, sectionListForArticle);
+  const end = Math.min(section?.teasers.length ?? 0, sectionListForArticle);
   for (let i = 0; i < end; i += 1) {
-    const { id } = sectionList[i]!;
-    if (id === articleId || related.includes(id)) continue;
-    if (related.length < relatedSize) related.push(id);
-    else if (more.length < moreFromSectionSize) more.push(id);
+    const { id } = section!.teasers[i]!;
+    if (id === articleId || shown.has(id)) continue;
+    if (related.length < relatedSize) related.push(fromSection + i);
+    else if (more.length < moreFromSectionSize) more.push(fromSection + i);
     else break;
   }
   return { related, moreFromSection: more };
 }
 
-/** The teasers `ids` names, from the lists they were chosen from (the section's last). */
-export function teasersOf(ids: readonly string[], tagLists: readonly KeptList[], section: KeptList | null): Teaser[] {
-  const lists = section === null ? tagLists : [...tagLists, section];
-  return ids.map((id) => teaserIn(lists, id));
+/** The teasers at `places`, in the lists they were worked out from (its tags', then its section's). */
+export function teasersAt(places: readonly number[], tagLists: readonly KeptList[], section: KeptList | null): Teaser[] {
+  const teasers: Teaser[] = [];
+  for (const place of places) {
+    const list = Math.floor(place / perList);
+    teasers.push((list < tagLists.length ? tagLists[list]! : section!).teasers[place % perList]!);
+  }
+  return teasers;
 }
 
-/** The page of `article`, as articleTeaserIds chooses what it shows. */
+/** The page of `article`, as articleTeaserPlaces chooses what it shows. */
 export function articlePage(article: Article, tagLists: readonly KeptList[], section: KeptList | null): ArticleWithTeasers {
-  const ids = articleTeaserIds(article.id, tagLists, section?.teasers ?? []);
-  return { article, related: teasersOf(ids.related, tagLists, section), moreFromSection: teasersOf(ids.moreFromSection, tagLists, section) };
+  const places = articleTeaserPlaces(article.id, tagLists, section);
+  return { article, related: teasersAt(places.related, tagLists, section), moreFromSection: teasersAt(places.moreFromSection, tagLists, section) };
 }
 
 /** A tag page's section of trending tags: the tags most carried by the newest stories. */

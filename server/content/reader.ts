@@ -5,9 +5,9 @@ import { serializeState } from '../../src/page-contract';
 import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import { isTagSlug } from '../../src/tags';
 import {
-  articleTeaserIds,
+  articleTeaserPlaces,
   keptList,
-  teasersOf,
+  teasersAt,
   relatedCandidatesPerTag,
   sectionListForArticle,
   trendingWindowArticles,
@@ -192,10 +192,10 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
       const section = found.pop() ?? null;
       const tagLists = found.filter((list) => list != null);
       // Which stories it shows, worked out again only when one of its lists was read again.
-      const ids = cache.memo(key, keys, () => articleTeaserIds(id, tagLists, section?.teasers ?? []));
+      const places = cache.memo(key, keys, () => articleTeaserPlaces(id, tagLists, section));
       // This request's own copy: the text it was parsed from is what its embedded state writes.
       const article = keepJson(JSON.parse(kept.json) as Article, kept.json);
-      return { article, related: teasersOf(ids.related, tagLists, section), moreFromSection: teasersOf(ids.moreFromSection, tagLists, section) };
+      return { article, related: teasersAt(places.related, tagLists, section), moreFromSection: teasersAt(places.moreFromSection, tagLists, section) };
     },
 
     async mostRead(limit = mostReadSize): Promise<Headline[]> {
