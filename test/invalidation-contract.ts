@@ -24,7 +24,7 @@ export interface ContractWrites {
 }
 
 /** Waits for `check`, polling the feed as a read would; the ceiling is generous: the machine is shared. */
-async function until(feed: ChangeFeed, check: () => boolean, what: string, withinMs = 15_000): Promise<void> {
+export async function until(feed: ChangeFeed, check: () => boolean, what: string, withinMs = 15_000): Promise<void> {
   const deadline = performance.now() + withinMs;
   for (;;) {
     feed.poll();

@@ -9,11 +9,11 @@ import { sections, type SectionSlug } from '../src/sections';
 import { rankByTags, relatedCandidatesPerTag, trendingWindowArticles } from '../server/content/article-teasers';
 import { generateArticles, type GenerateOptions } from '../server/content/seed';
 import type { ContentCache } from '../server/content/cache';
-import type { ChangeFeed, ContentChange } from '../server/content/changes';
+import type { ContentChange } from '../server/content/changes';
 import type { ContentReader, ViewsStore, WriteResult } from '../server/content/source';
 import type { ArticleStore } from '../server/content/store';
 import { minuteOf, mostReadWindowMinutes } from '../server/content/views-window';
-import type { ContractWrites } from './invalidation-contract';
+import { until, type ContractWrites } from './invalidation-contract';
 
 /** A store as a worker reads it: the reader over the content cache, and the store underneath. */
 export interface ContractSubject {
@@ -302,17 +302,6 @@ export function describeStoreContract(subject: () => ContractSubject, seeded: Ge
     assert.equal((await store().latest(0)).length, 1);
     assert.equal((await store().latest(10_000)).length, maxSectionPageSize);
   });
-}
-
-/** Waits for `check`, polling the feed as a read would; the ceiling is generous: the machine is shared. */
-async function until(feed: ChangeFeed, check: () => boolean, what: string, withinMs = 15_000): Promise<void> {
-  const deadline = performance.now() + withinMs;
-  for (;;) {
-    feed.poll();
-    if (check()) return;
-    if (performance.now() > deadline) assert.fail(`${what}: not within ${withinMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /**
