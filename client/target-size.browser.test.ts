@@ -18,7 +18,10 @@ let browser: Browser;
 before(async () => {
   ({ dir } = await seedTempStore(500, 5));
   const dbPath = `${dir}/kiosk.sqlite`;
-  [ssr, shell] = await Promise.all([startBuiltServer(dbPath), startBuiltServer(dbPath, { SSR_QUEUE_LIMIT: '0', CRAWLER_QUEUE_LIMIT: '0' })]);
+  // One after the other: each primary prepares the store's side files (views, sign-ups) at
+  // start-up, and two doing it at once on one store can find it locked.
+  ssr = await startBuiltServer(dbPath);
+  shell = await startBuiltServer(dbPath, { SSR_QUEUE_LIMIT: '0', CRAWLER_QUEUE_LIMIT: '0' });
   browser = await launchChromium();
 });
 
