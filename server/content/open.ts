@@ -1,5 +1,6 @@
 import type { Config, ContentSetting } from '../config';
 import { ContentCache } from './cache';
+import { StoreFailures } from './failure';
 import { openNewsroomApi } from './newsroom-api';
 import { PublishedIds } from './published-ids';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres';
@@ -79,7 +80,8 @@ export function openContent(setting: ContentSetting, settings: CacheSettings, ov
 /**
  * The content cache and the parts over a store already open: what openContent does once it has
  * opened one (and what tests use over a store they hold). Store failures in a write or a
- * sign-up become ContentUnavailable here, logged as the cache logs its own.
+ * sign-up become ContentUnavailable here, logged by the store's one StoreFailures as the cache's
+ * reads are: writes and sign-ups never pass through the cache.
  */
 export function contentOver(
   store: ContentStore,
@@ -93,8 +95,11 @@ export function contentOver(
     close?: () => void | Promise<void>;
   },
 ): Content {
+  // One per store: the cache's reads and the writes beside it log their failures as one.
+  const failures = new StoreFailures(store.name, overrides.now);
   const cache = new ContentCache({
     name: store.name,
+    failures,
     isOutage: (error) => store.isOutage(error),
     changes: store.changes,
     maxEntries: settings.contentCacheEntries,
@@ -105,30 +110,13 @@ export function contentOver(
     backoffMs: overrides.backoffMs ?? defaultBackoffMs,
     now: overrides.now,
   });
-  const reader = store.kind === 'rows' ? readArticles(store, cache) : readPages(store, cache);
+  const reader = store.kind === 'rows' ? readArticles(store, cache, failures) : readPages(store, cache);
   let published: PublishedIds | null = null;
-  const { writer, signups } = parts;
   return {
     reader,
-    writer: writer
-      ? {
-          upsert: (article, order) => cache.direct('upsert', async () => writer.upsert(article, order)),
-          unpublish: (id, updatedAt, order) => cache.direct('unpublish', async () => writer.unpublish(id, updatedAt, order)),
-        }
-      : null,
+    writer: parts.writer ? storeWrites(parts.writer, failures) : null,
     views: parts.views ?? null,
-    // A busy store is the reader's "try again in a moment" (StoreBusy); any other failure the short 503.
-    signups: signups
-      ? {
-          signup: (address, newsletters, at) =>
-            signups.signup(address, newsletters, at).catch((error: unknown) => {
-              if (error instanceof StoreBusy) throw error;
-              return cache.direct('signup', () => Promise.reject(error as Error));
-            }),
-          expireUnconfirmed: (before) => cache.direct('expiring sign-ups', () => signups.expireUnconfirmed(before)),
-          close: () => signups.close(),
-        }
-      : null,
+    signups: parts.signups ? storeSignups(parts.signups, failures) : null,
     published: () => {
       if (parts.publishedIds === undefined) return null;
       published ??= new PublishedIds(parts.publishedIds, store.changes);
@@ -142,5 +130,26 @@ export function contentOver(
       await parts.close?.();
       await store.close();
     },
+  };
+}
+
+/** The CMS's writes, straight to the store (never through the cache): a failure is the short 503, logged. */
+function storeWrites(writer: ArticleWriter, failures: StoreFailures): ArticleWriter {
+  return {
+    upsert: (article, order) => failures.answer('upsert', () => writer.upsert(article, order)),
+    unpublish: (id, updatedAt, order) => failures.answer('unpublish', () => writer.unpublish(id, updatedAt, order)),
+  };
+}
+
+/** Sign-ups, straight to the store: a busy store is the reader's "try again in a moment" (StoreBusy); any other failure the short 503. */
+function storeSignups(signups: SignupStore, failures: StoreFailures): SignupStore {
+  return {
+    signup: (address, newsletters, at) =>
+      signups.signup(address, newsletters, at).catch((error: unknown) => {
+        if (error instanceof StoreBusy) throw error;
+        throw failures.unavailable('signup', error);
+      }),
+    expireUnconfirmed: (before) => failures.answer('expiring sign-ups', () => signups.expireUnconfirmed(before)),
+    close: () => signups.close(),
   };
 }

@@ -14,6 +14,7 @@ import {
   type KeptList,
 } from './article-teasers';
 import { frozenWithJson, jsonOf, keepJson, type ContentCache, type Dependency } from './cache';
+import type { StoreFailures } from './failure';
 import type { ContentReader } from './source';
 import { listKey, type ArticleList, type ArticleStore, type PageStore } from './store';
 import { mostReadFreshMs, rankedIds } from './views-window';
@@ -73,7 +74,7 @@ function firstPage(head: readonly Teaser[], limit: number): { items: Teaser[]; n
   return { items, nextCursor: head.length > limit && items.length > 0 ? items.at(-1)!.id : null };
 }
 
-export function readArticles(store: ArticleStore, cache: ContentCache): ContentReader {
+export function readArticles(store: ArticleStore, cache: ContentCache, failures: StoreFailures): ContentReader {
   /**
    * Lists' newest teasers, those not kept read in one statement. A tag no published article
    * carries is not kept: a crawl of made-up tags cannot fill the cache.
@@ -210,14 +211,15 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
       return ranking?.slice(0, n) ?? [];
     },
 
+    // Never kept: an editor's preview reads the store each time, its failure mapped as a write's is.
     async articleAnyStatus(id): Promise<Article | null> {
       if (!articleIdPattern.test(id)) return null;
-      return cache.direct('draft', () => store.articleAnyStatus(id));
+      return failures.answer('draft', () => store.articleAnyStatus(id));
     },
 
     async previewsRevokedBefore(id): Promise<string | null> {
       if (!articleIdPattern.test(id)) return null;
-      return cache.direct('preview revocation', () => store.previewsRevokedBefore(id));
+      return failures.answer('preview revocation', () => store.previewsRevokedBefore(id));
     },
 
     version() {
