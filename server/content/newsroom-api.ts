@@ -1,9 +1,12 @@
 import http from 'node:http';
 import https from 'node:https';
 import { apiPath } from '../../src/api-paths';
-import { ChangeHub } from './changes';
+import { maxSectionPageSize, type SectionPage, type TagPage, type Teaser } from '../../src/content';
+import { sections, type SectionSlug } from '../../src/sections';
 import { parseFrontPage, parseLatest, parsePublishedArticle, parseSectionPage, parseTagPage } from './newsroom-shapes';
-import type { PageStore } from './store';
+import type { ArticleList, ArticleStore } from './store';
+
+type ListPage = Pick<SectionPage & TagPage, 'items' | 'nextCursor'>;
 
 // Content from an existing newsroom API instead of a database. It speaks Kiosk's own /api
 // shapes (`{base}/front`, `{base}/sections/:slug`, `{base}/articles/:id`, `{base}/latest`), so
@@ -110,7 +113,11 @@ function getJson(url: URL, agent: http.Agent, timeoutMs: number): Promise<Answer
   });
 }
 
-export function openNewsroomApi(options: NewsroomApiOptions): PageStore {
+/** The most a list's page may ask of Kiosk's /api (its clamp): longer lists are read a page at a time. */
+const apiPageSize = maxSectionPageSize;
+const noDrafts = 'drafts are not available from the newsroom API: previews are off with CONTENT_API_URL';
+
+export function openNewsroomApi(options: NewsroomApiOptions): ArticleStore {
   const base = new URL(`${options.baseUrl}/`);
   const agent = new (base.protocol === 'https:' ? https : http).Agent({ keepAlive: true, maxSockets: 32, timeout: idleSocketMs });
 
@@ -127,17 +134,77 @@ export function openNewsroomApi(options: NewsroomApiOptions): PageStore {
     return value;
   }
 
+  /** One page of a section's or a tag's list; an unknown one (404) has none. */
+  async function page(list: { section: SectionSlug } | { tag: string }, limit: number, cursor: string | undefined): Promise<ListPage> {
+    const found =
+      'section' in list
+        ? await get(apiPath.section(list.section, { limit, cursor }), (body) => parseSectionPage(body, list.section, limit))
+        : await get(apiPath.tag(list.tag, { limit, cursor }), (body) => parseTagPage(body, list.tag, limit));
+    return found ?? { items: [], nextCursor: null };
+  }
+
+  /** A section's or a tag's newest `limit` older than `before`, a page of the API's at a time. */
+  async function listTeasers(list: { section: SectionSlug } | { tag: string }, limit: number, before: string | undefined): Promise<Teaser[]> {
+    const teasers: Teaser[] = [];
+    let cursor = before;
+    while (teasers.length < limit) {
+      const { items, nextCursor } = await page(list, Math.min(apiPageSize, limit - teasers.length), cursor);
+      teasers.push(...items);
+      if (nextCursor === null || items.length === 0) break;
+      cursor = nextCursor;
+    }
+    return teasers;
+  }
+
+  /**
+   * Every list's teasers, 'all' put together from the sections' (each article is in exactly one,
+   * so the newest of all are the newest of the sections' newest): /api has no list of every
+   * article's teasers. `sections` shares the sections' reads between the lists of one call.
+   */
+  function teasers(list: ArticleList, limit: number, before: string | undefined, sectionRead = sectionReader()): Promise<Teaser[]> {
+    if (list === 'all') return newestOfAll(limit, before, sectionRead);
+    if ('section' in list) return sectionRead(list.section, limit, before);
+    return listTeasers(list, limit, before);
+  }
+
+  function sectionReader() {
+    const read = new Map<string, Promise<Teaser[]>>();
+    return (slug: SectionSlug, limit: number, before: string | undefined) => {
+      const key = `${slug}:${limit}:${before ?? ''}`;
+      let found = read.get(key);
+      if (found === undefined) read.set(key, (found = listTeasers({ section: slug }, limit, before)));
+      return found;
+    };
+  }
+
+  async function newestOfAll(limit: number, before: string | undefined, sectionRead: ReturnType<typeof sectionReader>): Promise<Teaser[]> {
+    const bySection = await Promise.all(sections.map(({ slug }) => sectionRead(slug, limit, before)));
+    return bySection
+      .flat()
+      .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, limit);
+  }
+
   return {
-    kind: 'pages',
     name: 'newsroom API',
-    changes: new ChangeHub(),
+    // It cannot say what changed: the cache keeps its answers for CONTENT_FRESH_S instead.
+    changes: null,
     isOutage,
-    frontPage: () => required(apiPath.front(), parseFrontPage),
-    section: (slug, limit, cursor) => get(apiPath.section(slug, { limit, cursor }), (body) => parseSectionPage(body, slug, limit)),
-    tag: (slug, limit, cursor) => get(apiPath.tag(slug, { limit, cursor }), (body) => parseTagPage(body, slug, limit)),
-    latest: (limit) => required(apiPath.latest(limit), (body) => parseLatest(body, limit)),
-    mostRead: (limit) => required(apiPath.mostRead(limit), (body) => parseLatest(body, limit, 'mostRead')),
-    articleWithTeasers: (id) => get(apiPath.article(id), (body) => parsePublishedArticle(body, id)),
+    teasers: (list, limit, before) => teasers(list, limit, before),
+    async newest(lists, limit) {
+      const sectionRead = sectionReader();
+      return Promise.all(lists.map((list) => teasers(list, limit, undefined, sectionRead)));
+    },
+    article: async (id) => (await get(apiPath.article(id), (body) => parsePublishedArticle(body, id)))?.article ?? null,
+    articleAnyStatus: () => Promise.reject(new Error(noDrafts)),
+    previewsRevokedBefore: () => Promise.reject(new Error(noDrafts)),
+    // The front page's tags; the API does not say how far back they were counted.
+    trendingTags: async (_window, size) => ({ tags: (await required(apiPath.front(), parseFrontPage)).trendingTags.slice(0, size), oldestId: null }),
+    count: () => Promise.reject(new Error('the newsroom API does not say how many articles it has')),
+    mostRead: (limit) => {
+      const n = Math.min(apiPageSize, limit);
+      return required(apiPath.mostRead(n), (body) => parseLatest(body, n, 'mostRead'));
+    },
     close() {
       agent.destroy();
     },

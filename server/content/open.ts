@@ -4,10 +4,10 @@ import { StoreFailures } from './failure';
 import { openNewsroomApi } from './newsroom-api';
 import { PublishedIds } from './published-ids';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres';
-import { readArticles, readPages } from './reader';
+import { readArticles } from './reader';
 import { StoreBusy, type ArticleWriter, type ContentReader, type SignupStore, type ViewsStore } from './source';
 import { lazyWriter, openSqliteStore } from './sqlite';
-import type { ContentStore } from './store';
+import type { ArticleStore } from './store';
 
 // The one place a content setting becomes the parts the server uses: the store, the content
 // cache over it (fed by the store's change feed), the reader pages use, the CMS's writer, and
@@ -36,7 +36,7 @@ export interface Content {
    */
   published(): PublishedIds | null;
   cache: ContentCache;
-  store: ContentStore;
+  store: ArticleStore;
   /** Lets go of the cache and the store's connections. */
   close(): Promise<void>;
 }
@@ -84,7 +84,7 @@ export function openContent(setting: ContentSetting, settings: CacheSettings, ov
  * reads are: writes and sign-ups never pass through the cache.
  */
 export function contentOver(
-  store: ContentStore,
+  store: ArticleStore,
   settings: CacheSettings,
   overrides: ContentOverrides,
   parts: {
@@ -101,16 +101,16 @@ export function contentOver(
     name: store.name,
     failures,
     isOutage: (error) => store.isOutage(error),
-    changes: store.changes,
+    changes: store.changes ?? undefined,
     maxEntries: settings.contentCacheEntries,
     maxBytes: settings.contentCacheMb * 1024 * 1024,
     staleMs: settings.contentStaleS * 1000,
     // A store whose feed says what changed keeps answers until then; the newsroom API's for a while.
-    freshMs: store.kind === 'pages' ? settings.contentFreshS * 1000 : Infinity,
+    freshMs: store.changes === null ? settings.contentFreshS * 1000 : Infinity,
     backoffMs: overrides.backoffMs ?? defaultBackoffMs,
     now: overrides.now,
   });
-  const reader = store.kind === 'rows' ? readArticles(store, cache, failures) : readPages(store, cache);
+  const reader = readArticles(store, cache, failures);
   let published: PublishedIds | null = null;
   return {
     reader,
@@ -118,7 +118,7 @@ export function contentOver(
     views: parts.views ?? null,
     signups: parts.signups ? storeSignups(parts.signups, failures) : null,
     published: () => {
-      if (parts.publishedIds === undefined) return null;
+      if (parts.publishedIds === undefined || store.changes === null) return null;
       published ??= new PublishedIds(parts.publishedIds, store.changes);
       return published;
     },

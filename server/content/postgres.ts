@@ -141,7 +141,6 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
   }
 
   const store: PostgresStore = {
-    kind: 'rows',
     name: 'content database',
     isOutage,
 

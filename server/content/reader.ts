@@ -1,6 +1,6 @@
 import type { Article, ArticleWithTeasers, FrontPage, Headline, SectionPage, TagPage, Teaser } from '../../src/content';
 import { clampPageSize, latestListSize, maxSectionPageSize, mostReadSize, sectionPageSize, trendingTagsSize } from '../../src/content';
-import { apiPath, assertCursor } from '../../src/api-paths';
+import { assertCursor } from '../../src/api-paths';
 import { serializeState } from '../../src/page-contract';
 import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import { isTagSlug } from '../../src/tags';
@@ -16,7 +16,7 @@ import {
 import { frozenWithJson, jsonOf, keepJson, type ContentCache, type Dependency } from './cache';
 import type { StoreFailures } from './failure';
 import type { ContentReader } from './source';
-import { listKey, type ArticleList, type ArticleStore, type PageStore } from './store';
+import { listKey, type ArticleList, type ArticleStore } from './store';
 import { mostReadFreshMs, rankedIds } from './views-window';
 
 // The site's content from a SQL store, through the content cache. The store is read for a few
@@ -225,66 +225,6 @@ export function readArticles(store: ArticleStore, cache: ContentCache, failures:
     version() {
       return cache.version;
     },
-  };
-  return reader;
-}
-
-/**
- * The site's content from the newsroom API, through the same cache: each answer kept by its
- * path, for CONTENT_FRESH_S (the API cannot say what changed), and standing in when it fails.
- */
-export function readPages(store: PageStore, cache: ContentCache): ContentReader {
-  const byTime = (): null => null;
-  const reader: ContentReader = {
-    async frontPage(): Promise<FrontPage> {
-      return (await cache.get(apiPath.front(), () => store.frontPage(), byTime))!;
-    },
-
-    async section(slug, options = {}): Promise<SectionPage | null> {
-      const { cursor } = options;
-      assertCursor(cursor);
-      // Only a well-formed slug or id is ever put into the API's URL.
-      if (!isSectionSlug(slug)) return null;
-      const limit = clampPageSize(options.limit, sectionPageSize);
-      return cache.get(apiPath.section(slug, { limit, cursor }), () => store.section(slug, limit, cursor), byTime);
-    },
-
-    async tag(slug, options = {}): Promise<TagPage | null> {
-      const { cursor } = options;
-      assertCursor(cursor);
-      if (!isTagSlug(slug)) return null;
-      const limit = clampPageSize(options.limit, sectionPageSize);
-      return cache.get(apiPath.tag(slug, { limit, cursor }), () => store.tag(slug, limit, cursor), byTime);
-    },
-
-    async latest(limit = latestListSize): Promise<Headline[]> {
-      const n = clampPageSize(limit, latestListSize);
-      return (await cache.get(apiPath.latest(n), () => store.latest(n), byTime))!;
-    },
-
-    async mostRead(limit = mostReadSize): Promise<Headline[]> {
-      const n = clampPageSize(limit, mostReadSize);
-      return (await cache.get(apiPath.mostRead(n), () => store.mostRead(n), byTime))!;
-    },
-
-    async article(id): Promise<Article | null> {
-      return (await reader.articleWithTeasers(id))?.article ?? null;
-    },
-
-    async articleWithTeasers(id): Promise<ArticleWithTeasers | null> {
-      if (!articleIdPattern.test(id)) return null;
-      return cache.get(apiPath.article(id), () => store.articleWithTeasers(id), byTime);
-    },
-
-    async articleAnyStatus(): Promise<Article | null> {
-      throw new Error('drafts are not available from the newsroom API: previews are off with CONTENT_API_URL');
-    },
-
-    async previewsRevokedBefore(): Promise<string | null> {
-      throw new Error('drafts are not available from the newsroom API: previews are off with CONTENT_API_URL');
-    },
-
-    version: () => null,
   };
   return reader;
 }

@@ -242,7 +242,6 @@ function createStore(db: Database.Database, path: string, viewsPath: string, sig
   const writing = () => (writes ??= prepareWrites(db));
 
   return {
-    kind: 'rows',
     name: 'content store',
     path,
     isOutage,
