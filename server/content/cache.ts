@@ -225,7 +225,7 @@ export class ContentCache {
 
   /** Moves whenever a change readers can see has been applied (the page cache's key). */
   get version(): number {
-    this.options.changes?.poll();
+    this.#catchUp();
     return this.#epoch;
   }
 
@@ -254,7 +254,7 @@ export class ContentCache {
    * kept. What is kept is frozen: it is shared by every request until a change.
    */
   read<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null, maxAgeMs = this.options.freshMs): Promise<Kept<T> | null> {
-    this.options.changes?.poll();
+    this.#catchUp();
     const entry = this.#entries.get(key);
     if (entry !== undefined && this.#current(entry)) return Promise.resolve(entry as Kept<T>);
     if (this.#now() < this.#outageUntil) return this.#standInNow<T>(key);
@@ -272,7 +272,7 @@ export class ContentCache {
    * a page whose every part is kept is put together at once. Undefined otherwise (then read()).
    */
   fresh<T>(key: string): T | undefined {
-    this.options.changes?.poll();
+    this.#catchUp();
     const entry = this.#entries.get(key);
     return entry !== undefined && this.#current(entry) ? (entry.value as T) : undefined;
   }
@@ -308,7 +308,7 @@ export class ContentCache {
     load: (keys: string[]) => Promise<(T | null)[]>,
     depends: (value: T, key: string) => Dependency | null,
   ): Promise<(Kept<T> | null)[]> {
-    this.options.changes?.poll();
+    this.#catchUp();
     const answers: Promise<Kept<T> | null>[] = [];
     const missing: { key: string; at: number }[] = [];
     const outage = this.#now() < this.#outageUntil;
@@ -375,6 +375,11 @@ export class ContentCache {
   close(): void {
     this.#unsubscribe();
     this.#entries.clear();
+  }
+
+  /** Before every read: the store's feed brought up to date (SQLite reads its log here), the cache's one call into it. */
+  #catchUp(): void {
+    this.options.changes?.poll();
   }
 
   #current(entry: Entry): boolean {

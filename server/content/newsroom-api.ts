@@ -45,6 +45,39 @@ function isOutage(error: unknown): boolean {
 
 type Answer = { status: 200; body: unknown; bytes: number } | { status: 404 };
 
+/** Reads an answer whole, within the size bound, and settles the exchange with it (finish). */
+function readAnswer(response: http.IncomingMessage, finish: (error: Error | null, answer?: Answer) => void): void {
+  const status = response.statusCode ?? 0;
+  if (Number(response.headers['content-length']) > maxAnswerBytes) {
+    finish(new UpstreamError('too-large', `a ${response.headers['content-length']}-byte answer`));
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  response.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > maxAnswerBytes) finish(new UpstreamError('too-large', `an answer over ${maxAnswerBytes} bytes`));
+    else chunks.push(chunk);
+  });
+  response.on('error', (error) => finish(new UpstreamError('connection', error.message)));
+  response.on('close', () => {
+    if (!response.complete) finish(new UpstreamError('connection', 'the connection closed before the answer was complete'));
+  });
+  response.on('end', () => {
+    if (status === 404) return finish(null, { status: 404 });
+    if (status !== 200) return finish(new UpstreamError('status', `answered ${status}`));
+    const type = response.headers['content-type'] ?? '';
+    if (!/^application\/json\b/i.test(type)) return finish(new UpstreamError('not-json', `answered Content-Type "${type.slice(0, 60)}"`));
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks, bytes).toString('utf8'));
+    } catch {
+      return finish(new UpstreamError('not-json', 'answered a body that is not JSON'));
+    }
+    finish(null, { status: 200, body, bytes });
+  });
+}
+
 /**
  * One GET within `timeoutMs` from start to last byte. A keep-alive socket the far side closed
  * as it was reused (a reset before any answer) is retried once on a new one, inside the same deadline.
@@ -70,43 +103,12 @@ function getJson(url: URL, agent: http.Agent, timeoutMs: number): Promise<Answer
       let answered = false;
       const sent = transport.get(url, { agent, headers: { Accept: 'application/json', 'User-Agent': 'Kiosk' } }, (response) => {
         answered = true;
-        read(response);
+        readAnswer(response, finish);
       });
       request = sent;
       sent.on('error', (error: NodeJS.ErrnoException) => {
         if (!answered && !retried && !settled && sent.reusedSocket && error.code === 'ECONNRESET') send(true);
         else finish(new UpstreamError('connection', error.message));
-      });
-    }
-    function read(response: http.IncomingMessage) {
-      const status = response.statusCode ?? 0;
-      if (Number(response.headers['content-length']) > maxAnswerBytes) {
-        finish(new UpstreamError('too-large', `a ${response.headers['content-length']}-byte answer`));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let bytes = 0;
-      response.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (bytes > maxAnswerBytes) finish(new UpstreamError('too-large', `an answer over ${maxAnswerBytes} bytes`));
-        else chunks.push(chunk);
-      });
-      response.on('error', (error) => finish(new UpstreamError('connection', error.message)));
-      response.on('close', () => {
-        if (!response.complete) finish(new UpstreamError('connection', 'the connection closed before the answer was complete'));
-      });
-      response.on('end', () => {
-        if (status === 404) return finish(null, { status: 404 });
-        if (status !== 200) return finish(new UpstreamError('status', `answered ${status}`));
-        const type = response.headers['content-type'] ?? '';
-        if (!/^application\/json\b/i.test(type)) return finish(new UpstreamError('not-json', `answered Content-Type "${type.slice(0, 60)}"`));
-        let body: unknown;
-        try {
-          body = JSON.parse(Buffer.concat(chunks, bytes).toString('utf8'));
-        } catch {
-          return finish(new UpstreamError('not-json', 'answered a body that is not JSON'));
-        }
-        finish(null, { status: 200, body, bytes });
       });
     }
     send(false);
@@ -117,23 +119,35 @@ function getJson(url: URL, agent: http.Agent, timeoutMs: number): Promise<Answer
 const apiPageSize = maxSectionPageSize;
 const noDrafts = 'drafts are not available from the newsroom API: previews are off with CONTENT_API_URL';
 
-export function openNewsroomApi(options: NewsroomApiOptions): ArticleStore {
+type Get = <T>(path: string, parse: (body: unknown) => T | null) => Promise<T | null>;
+
+/** One keep-alive agent's GETs of the API: the answer parsed and checked, null for a 404. */
+function newsroomClient(options: NewsroomApiOptions): { get: Get; required: <T>(path: string, parse: (body: unknown) => T) => Promise<T>; close(): void } {
   const base = new URL(`${options.baseUrl}/`);
   const agent = new (base.protocol === 'https:' ? https : http).Agent({ keepAlive: true, maxSockets: 32, timeout: idleSocketMs });
 
-  /** The answer, parsed and checked; null for a 404. Only paths built by apiPath from checked ids and slugs get here. */
+  /** Only paths built by apiPath from checked ids and slugs get here. */
   async function get<T>(path: string, parse: (body: unknown) => T | null): Promise<T | null> {
     const answer = await getJson(new URL(path, base), agent, options.timeoutMs);
     return answer.status === 404 ? null : parse(answer.body);
   }
 
-  /** A 404 for the front page or the latest list is not "nothing there": the API is wrong. */
-  async function required<T>(path: string, parse: (body: unknown) => T): Promise<T> {
-    const value = await get(path, parse);
-    if (value === null) throw new UpstreamError('status', 'answered 404');
-    return value;
-  }
+  return {
+    get,
+    /** A 404 for the front page or the latest list is not "nothing there": the API is wrong. */
+    async required<T>(path: string, parse: (body: unknown) => T): Promise<T> {
+      const value = await get(path, parse);
+      if (value === null) throw new UpstreamError('status', 'answered 404');
+      return value;
+    },
+    close: () => agent.destroy(),
+  };
+}
 
+type SectionRead = (slug: SectionSlug, limit: number, before: string | undefined) => Promise<Teaser[]>;
+
+/** The store's lists from the API's pages: a section's or a tag's a page at a time, 'all' from the sections'. */
+function newsroomLists(get: Get): Pick<ArticleStore, 'teasers' | 'newest'> {
   /** One page of a section's or a tag's list; an unknown one (404) has none. */
   async function page(list: { section: SectionSlug } | { tag: string }, limit: number, cursor: string | undefined): Promise<ListPage> {
     const found =
@@ -156,20 +170,10 @@ export function openNewsroomApi(options: NewsroomApiOptions): ArticleStore {
     return teasers;
   }
 
-  /**
-   * Every list's teasers, 'all' put together from the sections' (each article is in exactly one,
-   * so the newest of all are the newest of the sections' newest): /api has no list of every
-   * article's teasers. `sections` shares the sections' reads between the lists of one call.
-   */
-  function teasers(list: ArticleList, limit: number, before: string | undefined, sectionRead = sectionReader()): Promise<Teaser[]> {
-    if (list === 'all') return newestOfAll(limit, before, sectionRead);
-    if ('section' in list) return sectionRead(list.section, limit, before);
-    return listTeasers(list, limit, before);
-  }
-
-  function sectionReader() {
+  /** Reads each section's list once however many lists of one call need it. */
+  function sectionReader(): SectionRead {
     const read = new Map<string, Promise<Teaser[]>>();
-    return (slug: SectionSlug, limit: number, before: string | undefined) => {
+    return (slug, limit, before) => {
       const key = `${slug}:${limit}:${before ?? ''}`;
       let found = read.get(key);
       if (found === undefined) read.set(key, (found = listTeasers({ section: slug }, limit, before)));
@@ -177,7 +181,11 @@ export function openNewsroomApi(options: NewsroomApiOptions): ArticleStore {
     };
   }
 
-  async function newestOfAll(limit: number, before: string | undefined, sectionRead: ReturnType<typeof sectionReader>): Promise<Teaser[]> {
+  /**
+   * The newest of every article: /api has no such list of teasers, but each article is in
+   * exactly one section, so the newest of all are the newest of the sections' newest.
+   */
+  async function newestOfAll(limit: number, before: string | undefined, sectionRead: SectionRead): Promise<Teaser[]> {
     const bySection = await Promise.all(sections.map(({ slug }) => sectionRead(slug, limit, before)));
     return bySection
       .flat()
@@ -185,28 +193,43 @@ export function openNewsroomApi(options: NewsroomApiOptions): ArticleStore {
       .slice(0, limit);
   }
 
+  function teasers(list: ArticleList, limit: number, before: string | undefined, sectionRead = sectionReader()): Promise<Teaser[]> {
+    if (list === 'all') return newestOfAll(limit, before, sectionRead);
+    if ('section' in list) return sectionRead(list.section, limit, before);
+    return listTeasers(list, limit, before);
+  }
+
   return {
-    name: 'newsroom API',
-    // It cannot say what changed: the cache keeps its answers for CONTENT_FRESH_S instead.
-    changes: null,
-    isOutage,
     teasers: (list, limit, before) => teasers(list, limit, before),
-    async newest(lists, limit) {
+    newest(lists, limit) {
       const sectionRead = sectionReader();
       return Promise.all(lists.map((list) => teasers(list, limit, undefined, sectionRead)));
     },
+  };
+}
+
+/**
+ * The store contract from another Kiosk's /api: lists (newsroomLists), articles, the trending
+ * tags (the front page's), the most-read ranking (its own). It has no drafts, no count and no
+ * change feed: those reject or are null, and the cache keeps its answers for CONTENT_FRESH_S.
+ */
+export function openNewsroomApi(options: NewsroomApiOptions): ArticleStore {
+  const { get, required, close } = newsroomClient(options);
+  return {
+    name: 'newsroom API',
+    changes: null,
+    isOutage,
+    ...newsroomLists(get),
     article: async (id) => (await get(apiPath.article(id), (body) => parsePublishedArticle(body, id)))?.article ?? null,
     articleAnyStatus: () => Promise.reject(new Error(noDrafts)),
     previewsRevokedBefore: () => Promise.reject(new Error(noDrafts)),
-    // The front page's tags; the API does not say how far back they were counted.
+    // The API does not say how far back its trending tags were counted.
     trendingTags: async (_window, size) => ({ tags: (await required(apiPath.front(), parseFrontPage)).trendingTags.slice(0, size), oldestId: null }),
     count: () => Promise.reject(new Error('the newsroom API does not say how many articles it has')),
     mostRead: (limit) => {
       const n = Math.min(apiPageSize, limit);
       return required(apiPath.mostRead(n), (body) => parseLatest(body, n, 'mostRead'));
     },
-    close() {
-      agent.destroy();
-    },
+    close,
   };
 }

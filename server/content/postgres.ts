@@ -1,12 +1,11 @@
 import postgres from 'postgres';
-import type { Article } from '../../src/content';
 import { log, describeError } from '../log';
-import { ChangeHub, everythingChanged, stateOf, type ArticleChange, type ChangeFeed, type ContentChange } from './changes';
+import { ChangeHub, everythingChanged, type ChangeFeed, type ContentChange } from './changes';
 import { listenForChanges, withDeadline } from './postgres-listener';
-import { decideUnpublish, decideUpsert, storedRow, type StoredRow } from './rows';
 import { postgresSignups, postgresViews } from './postgres-views';
-import type { ArticleWriter, SignupStore, ViewsStore, WriteOrder, WriteResult } from './source';
-import { postgresQueries, replaceParams, storedColumns, writeStatements, type Query } from './sql-queries';
+import { postgresWrites, type PostgresWrites } from './postgres-writes';
+import type { SignupStore, ViewsStore } from './source';
+import { postgresQueries, type Query } from './sql-queries';
 import { sqlReads } from './sql-reads';
 import type { ArticleStore } from './store';
 
@@ -38,13 +37,8 @@ export interface PostgresStats {
   listening: boolean;
 }
 
-export interface PostgresStore extends ArticleStore, ArticleWriter {
-  upsert(article: Article, order: WriteOrder): Promise<WriteResult>;
-  unpublish(id: string, updatedAt: string, order: WriteOrder): Promise<WriteResult>;
-  /** Writes all of them in one transaction (the seed); returns how many rows went in. */
-  insertMany(articles: readonly Article[]): Promise<number>;
+export interface PostgresStore extends ArticleStore, PostgresWrites {
   countAll(): Promise<number>;
-  deleteAll(): Promise<number>;
   stats(): PostgresStats;
   /** Article views (server/content/postgres-views.ts). */
   readonly views: ViewsStore;
@@ -60,7 +54,6 @@ export interface PostgresStore extends ArticleStore, ArticleWriter {
 
 /** The store's reads (server/content/sql-queries.ts, shared with SQLite), exported so tests can check every query's plan uses an index. */
 export const queries = postgresQueries;
-const writeSql = writeStatements('postgres');
 /** A sign-up waits at most this long for the database (a lock held, the pool busy): then the reader is asked to try again. */
 const signupDeadlineMs = 800;
 
@@ -74,12 +67,12 @@ function isOutage(error: unknown): boolean {
   return /^(08|53|57|58)/.test(code);
 }
 
-export function openPostgresStore(options: PostgresStoreOptions): PostgresStore {
-  const timeoutS = Math.max(1, Math.ceil(options.timeoutMs / 1000));
-  const sql = postgres(options.url, {
+/** The worker's pool. */
+function connect(options: PostgresStoreOptions): postgres.Sql {
+  return postgres(options.url, {
     max: options.poolSize,
     idle_timeout: 60,
-    connect_timeout: timeoutS,
+    connect_timeout: Math.max(1, Math.ceil(options.timeoutMs / 1000)),
     // postgres.js waits up to 20 s between reconnects after repeated failures; a worker must
     // be back within moments of the database's return.
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
@@ -90,7 +83,14 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     types: { json: { to: 114, from: [114], serialize: (value: string) => value, parse: (value: string) => value } },
     connection: { application_name: 'kiosk', statement_timeout: options.timeoutMs },
   });
-  let queryCount = 0;
+}
+
+/**
+ * The store's change feed. Its one way in is `changed`: entered by the LISTEN connection (every
+ * commit anywhere, by NOTIFY; "everything" when LISTEN is (re)established), by this store's own
+ * writes at once (postgres-writes.ts), and, while LISTEN is not in force, by a timer.
+ */
+function postgresFeed(options: PostgresStoreOptions) {
   const hub = new ChangeHub();
   const changed = (change: ContentChange) => hub.emit(change);
   const listener =
@@ -109,129 +109,48 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
   const unlistenedTimer =
     listener === null ? undefined : setInterval(() => (listener.listening ? undefined : changed(everythingChanged)), options.unlistenedFreshMs);
   unlistenedTimer?.unref();
+  return {
+    hub,
+    changed,
+    listening: () => listener?.listening ?? false,
+    async close(): Promise<void> {
+      clearInterval(unlistenedTimer);
+      await listener?.close();
+    },
+  };
+}
+
+export function openPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  const sql = connect(options);
+  const feed = postgresFeed(options);
+  let queryCount = 0;
+  const counted = (statements: number) => (queryCount += statements);
 
   function run<R extends object>({ text, params }: Query): Promise<R[]> {
-    queryCount += 1;
+    counted(1);
     return withDeadline(sql.unsafe<R[]>(text, params as never[], { prepare: true }) as unknown as Promise<R[]> & { cancel(): void }, options.timeoutMs);
   }
 
   async function end(): Promise<void> {
-    clearInterval(unlistenedTimer);
-    await Promise.all([listener?.close(), sql.end({ timeout: 1 })]);
+    await Promise.all([feed.close(), sql.end({ timeout: 1 })]);
   }
 
-  const views = postgresViews(sql, { timeoutMs: options.timeoutMs, onQuery: () => (queryCount += 1) });
-  const signups = postgresSignups(sql, { deadlineMs: signupDeadlineMs, onQuery: () => (queryCount += 1) });
-
-  async function storedBefore(tx: postgres.TransactionSql, id: string): Promise<StoredRow | null> {
-    queryCount += 1;
-    const [row] = await tx.unsafe<StoredRow[]>(writeSql.storedRow, [id]);
-    return row ?? null;
-  }
-
-  async function replace(tx: postgres.TransactionSql, row: StoredRow) {
-    queryCount += 1;
-    await tx.unsafe(writeSql.replace, replaceParams(row));
-  }
-
-  async function writeTags(tx: postgres.TransactionSql, article: Article) {
-    queryCount += 2;
-    await tx.unsafe(writeSql.dropTags, [article.id]);
-    await tx.unsafe(writeSql.addTags, [article.tags.join(','), article.id]);
-  }
-
-  const store: PostgresStore = {
+  const views = postgresViews(sql, { timeoutMs: options.timeoutMs, onQuery: () => counted(1) });
+  const signups = postgresSignups(sql, { deadlineMs: signupDeadlineMs, onQuery: () => counted(1) });
+  return {
     name: 'content database',
     isOutage,
-
     ...sqlReads('postgres', run, views),
-
+    ...postgresWrites(sql, counted, feed.changed),
     views,
     signups,
-
     async countAll(): Promise<number> {
       const [row] = await run<{ n: number }>({ text: queries.countAll, params: [] });
       return row?.n ?? 0;
     },
-
-    async upsert(article, order) {
-      const { before, decision } = await sql.begin(async (tx) => {
-        let stored = await storedBefore(tx, article.id);
-        let decided = decideUpsert(stored, article, order);
-        if (decided.write !== null && stored === null) {
-          queryCount += 1;
-          const row = decided.write;
-          const inserted = await tx.unsafe(
-            writeSql.insert,
-            storedColumns.map((c) => row[c]),
-          );
-          // Another writer inserted the same new id first (nothing was there to lock): decide
-          // again on what it committed, as if this push had come second.
-          if (inserted.count === 0) {
-            stored = await storedBefore(tx, article.id);
-            decided = decideUpsert(stored, article, order);
-            if (decided.write !== null) await replace(tx, decided.write);
-          }
-        } else if (decided.write !== null) await replace(tx, decided.write);
-        if (decided.write !== null) await writeTags(tx, article);
-        return { before: stored, decision: decided };
-      });
-      // This worker sees its own write at once; the others on the NOTIFY the trigger sends.
-      if (decision.write !== null) {
-        const was = before === null ? null : stateOf(before.section, before.tags, before.status);
-        changed({ kind: 'article', id: article.id, now: { section: article.section, tags: article.tags, status: article.status }, was });
-      }
-      return decision.result;
-    },
-
-    async unpublish(id, updatedAt, order) {
-      const { before, decision } = await sql.begin(async (tx) => {
-        const stored = await storedBefore(tx, id);
-        const decided = decideUnpublish(stored, updatedAt, order);
-        if (decided.write !== null) {
-          queryCount += 1;
-          await tx.unsafe(writeSql.unpublish, [updatedAt, order.modifiedAt, decided.write.previewsRevokedBefore, id]);
-        }
-        return { before: stored, decision: decided };
-      });
-      if (decision.write !== null && before !== null) {
-        const was = stateOf(before.section, before.tags, before.status);
-        const change: ArticleChange = { kind: 'article', id, now: was === null ? null : { ...was, status: 'draft' }, was };
-        changed(change);
-      }
-      return decision.result;
-    },
-
-    async insertMany(articles) {
-      if (articles.length === 0) return 0;
-      // Seeded rows are ordered by their updated time, as if the CMS had pushed them then.
-      const rows = articles.map((a) => storedRow(a, a.updatedAt, null));
-      const tagRows = articles.flatMap((a) => a.tags.map((tag) => ({ tag, article_id: a.id })));
-      await sql.begin(async (tx) => {
-        queryCount += 2;
-        await tx`INSERT INTO articles ${tx(rows, ...storedColumns)}`;
-        if (tagRows.length > 0) await tx`INSERT INTO article_tags ${tx(tagRows, 'tag', 'article_id')}`;
-      });
-      changed(everythingChanged);
-      return rows.length;
-    },
-
-    async deleteAll() {
-      const result = await sql.begin((tx) => {
-        queryCount += 1;
-        return tx.unsafe('DELETE FROM articles');
-      });
-      changed(everythingChanged);
-      return result.count;
-    },
-
-    changes: hub,
-
-    stats: () => ({ queries: queryCount, listening: listener?.listening ?? false }),
-
+    changes: feed.hub,
+    stats: () => ({ queries: queryCount, listening: feed.listening() }),
     close: () => end().catch((error: unknown) => log.error('closing the content database failed', describeError(error))),
-
     end,
   };
-  return store;
 }

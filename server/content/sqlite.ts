@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
 import type { Article } from '../../src/content';
 import { decideUnpublish, decideUpsert, storedRow, type StoredRow } from './rows';
-import { describeError, log } from '../log';
-import { ChangeHub, everythingChanged, stateOf, type ChangeFeed, type ContentChange } from './changes';
+import type { ChangeFeed } from './changes';
+import { changeLogRows, SqliteChangeFeed } from './sqlite-changes';
 import type { ArticleWriter, SignupStore, ViewsStore, WriteOrder, WriteResult } from './source';
 import { openSqliteSignups, signupsPathFor } from './sqlite-signups';
 import { openSqliteViews, viewsPathFor } from './sqlite-views';
@@ -34,17 +34,6 @@ export interface SqliteStore extends ArticleStore, ArticleWriter {
   /** Every article written through any connection to this file, this one's own writes included. */
   readonly changes: ChangeFeed;
   close(): void;
-}
-
-interface ChangeRow {
-  seq: number;
-  article_id: string;
-  section: string | null;
-  tags: string | null;
-  status: string | null;
-  was_section: string | null;
-  was_tags: string | null;
-  was_status: string | null;
 }
 
 // Ids are 18 digits (publish minute + serial), so comparing them as text is comparing
@@ -114,10 +103,7 @@ const changeLogSchema = `
   END;
 `;
 
-/** Changes kept in the log; a reader that misses more than this between two looks starts afresh. */
-export const changeLogRows = 1_000;
-/** How often a reader with subscribers looks at the log when no read asks it to (visibility within 1 s). */
-const changeLogPollMs = 250;
+export { changeLogRows } from './sqlite-changes';
 
 /** The store's reads (server/content/sql-queries.ts, shared with PostgreSQL), exported so tests can check every query's plan uses an index. */
 export const queries = sqliteQueries;
@@ -236,7 +222,7 @@ function createStore(db: Database.Database, path: string, viewsPath: string, sig
   const count = (text: string) => rows<CountRow>({ text, params: [] })[0]?.n ?? 0;
   const views = openSqliteViews(viewsPath);
   const signups = openSqliteSignups(signupsPath);
-  const feed = changeFeed(db);
+  const feed = new SqliteChangeFeed(db);
   // The rest needs a connection that may write: prepared on first use, never on a read-only one.
   let writes: ReturnType<typeof prepareWrites> | null = null;
   const writing = () => (writes ??= prepareWrites(db));
@@ -317,96 +303,6 @@ function prepareWrites(db: Database.Database) {
       prune();
       return deleted;
     }),
-  };
-}
-
-/**
- * The change feed of one connection. Another connection's commit moves data_version, which is
- * read at most once per turn of the event loop (every read asks, so the first read after a
- * commit sees it) and, while anyone subscribes, every changeLogPollMs; this connection's own
- * commits do not move it, so its writes read the log themselves.
- */
-function changeFeed(db: Database.Database) {
-  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
-  const lastSeq = db.prepare<[], number>("SELECT seq FROM sqlite_sequence WHERE name = 'article_changes'").pluck();
-  const since = db.prepare<[number, number], ChangeRow>(
-    'SELECT seq, article_id, section, tags, status, was_section, was_tags, was_status FROM article_changes WHERE seq > ? ORDER BY seq LIMIT ?',
-  );
-  let seenVersion = dataVersion.get();
-  let seenSeq = lastSeq.get() ?? 0;
-  let lookedThisTurn = false;
-  let failing = false;
-  let timer: NodeJS.Timeout | undefined;
-  const hub = new ChangeHub(() => {
-    if (lookedThisTurn) return;
-    lookedThisTurn = true;
-    setImmediate(() => (lookedThisTurn = false));
-    safely(look);
-  });
-
-  /** A log the reader cannot read must not fail the read that asked: it is read again next time. */
-  function safely(work: () => void): void {
-    try {
-      work();
-      failing = false;
-    } catch (error) {
-      if (!failing) log.warn('the content change log could not be read', describeError(error));
-      failing = true;
-    }
-  }
-
-  /** A row whose columns cannot be read (an operator's hand-made one) cannot be placed: everything. */
-  function changeOf(row: ChangeRow): ContentChange {
-    try {
-      return {
-        kind: 'article',
-        id: row.article_id,
-        now: stateOf(row.section, row.tags, row.status),
-        was: stateOf(row.was_section, row.was_tags, row.was_status),
-      };
-    } catch {
-      return everythingChanged;
-    }
-  }
-
-  function readLog(): void {
-    const rows = since.all(seenSeq, changeLogRows + 1);
-    if (rows.length === 0) return;
-    // A gap means the writers pruned changes this reader never saw.
-    const missed = rows[0]!.seq !== seenSeq + 1 || rows.length > changeLogRows;
-    seenSeq = missed ? (lastSeq.get() ?? rows.at(-1)!.seq) : rows.at(-1)!.seq;
-    if (missed) {
-      hub.emit(everythingChanged);
-      return;
-    }
-    for (const row of rows) hub.emit(changeOf(row));
-  }
-
-  function look(): void {
-    const version = dataVersion.get();
-    if (version === seenVersion) return;
-    readLog();
-    // Only once read: a log that failed to read is read again at the next look.
-    seenVersion = version;
-  }
-
-  return {
-    subscribe(listener: Parameters<ChangeFeed['subscribe']>[0]): () => void {
-      if (timer === undefined) {
-        timer = setInterval(() => safely(look), changeLogPollMs);
-        timer.unref();
-      }
-      return hub.subscribe(listener);
-    },
-    poll: () => hub.poll(),
-    /** Passes a write's result through, after telling subscribers what it changed. */
-    afterOwnWrite<T>(result: T): T {
-      safely(readLog);
-      return result;
-    },
-    close(): void {
-      clearInterval(timer);
-    },
   };
 }
 
