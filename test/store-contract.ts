@@ -1,6 +1,7 @@
-// What every SQL content store answers, checked against the seed's own articles: counts,
-// the front page, section pages and their cursors, page sizes, drafts, the latest list. The
-// SQLite and PostgreSQL tests both run it, so the two stores cannot drift apart.
+// What every content store answers through the one reader, checked against the seed's own
+// articles: counts, the front page, section pages and their cursors, page sizes, drafts, the
+// latest list. The SQLite and PostgreSQL tests run all of it, the newsroom API's test the part a
+// reader answers alone (describeReaderContract), so the three stores cannot drift apart.
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { Article, Teaser } from '../src/content';
