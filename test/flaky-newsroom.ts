@@ -32,6 +32,8 @@ export interface FlakyNewsroom {
   custom: (path: string) => { status: number; type: string; body: string };
   /** Requests and connections seen so far. */
   readonly requests: number;
+  /** The path (and query) of every request seen so far, in order. */
+  readonly paths: readonly string[];
   readonly connections: number;
   close(): Promise<void>;
 }
@@ -40,6 +42,7 @@ export async function startFlakyNewsroom(kioskBaseUrl: string): Promise<FlakyNew
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let requests = 0;
+  const paths: string[] = [];
   let connections = 0;
 
   const state: Pick<FlakyNewsroom, 'mode' | 'custom'> = {
@@ -87,6 +90,7 @@ export async function startFlakyNewsroom(kioskBaseUrl: string): Promise<FlakyNew
 
   const server = http.createServer((req, res) => {
     requests += 1;
+    paths.push(req.url ?? '/');
     switch (state.mode) {
       case 'ok':
         relay(req, res).catch(() => res.destroy());
@@ -125,6 +129,7 @@ export async function startFlakyNewsroom(kioskBaseUrl: string): Promise<FlakyNew
   return Object.defineProperties(state as FlakyNewsroom, {
     url: { value: `http://127.0.0.1:${port}/api`, enumerable: true },
     requests: { get: () => requests, enumerable: true },
+    paths: { get: () => paths, enumerable: true },
     connections: { get: () => connections, enumerable: true },
     close: {
       value: async () => {

@@ -1,8 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { serializeState } from '../../src/page-contract';
-import { describeError, log } from '../log';
 import { isPublicChange, type ChangeFeed, type ContentChange } from './changes';
-import { ContentUnavailable } from './failure';
+import { ContentUnavailable, StoreFailures } from './failure';
 import { deepFreeze } from './freeze';
 
 // The one place a worker keeps content between requests. The rule:
@@ -32,10 +31,12 @@ import { deepFreeze } from './freeze';
 //   handed out staying the object it was, which freezing guarantees; it lives here and nowhere
 //   else.
 //
-// Also the one place a failing store is handled: readers of one key share one read; when the
+// Also where a failing store's reads are handled: readers of one key share one read; when the
 // store fails, a kept answer stands in for up to staleMs, else ContentUnavailable (the short
-// 503); after an outage the store is left alone for backoffMs; failures are logged at most once
-// a second. lru-cache's fetch() has single flight and stale-on-error too, but a read it has
+// 503); after an outage the store is left alone for backoffMs; failures are logged through the
+// store's StoreFailures (failure.ts), at most once a second. Writes, sign-ups, drafts and
+// preview revocations never come here: they go to the store, their failures mapped by the same
+// StoreFailures (open.ts, reader.ts). lru-cache's fetch() has single flight and stale-on-error too, but a read it has
 // started cannot be told that a change arrived meanwhile: here a reader that comes after a
 // change never joins a read that began before it, and that read's answer is kept as stale.
 
@@ -66,6 +67,8 @@ export interface ContentCacheOptions {
   backoffMs: number;
   /** Milliseconds on a monotonic clock (tests pass their own). */
   now?: () => number;
+  /** Where failures are logged: the one per store that its writes share (one made here if not given). */
+  failures?: StoreFailures;
 }
 
 /** An answer, and whether it can be trusted until the next change (false for a stand-in). */
@@ -106,7 +109,6 @@ interface Pending<T> {
   readonly promise: Promise<T>;
 }
 
-const logEveryMs = 1_000;
 /** Beside an entry's value: the entry itself, its slots in lru-cache and the dependency index, a memo of ids. */
 const entryOverheadBytes = 256;
 // Any character past U+00FF: V8 then stores the whole string at two bytes a character.
@@ -205,13 +207,13 @@ export class ContentCache {
   /** Moves with every change readers can see: reads that began before it are not trusted. */
   #epoch = 0;
   #outageUntil = -Infinity;
-  #failuresUnlogged = 0;
-  #loggedAt = -Infinity;
+  readonly #failures: StoreFailures;
   #counts: ContentCounts = { contentStoreReads: 0, contentRebuilt: 0 };
   #reads = 0;
 
   constructor(private readonly options: ContentCacheOptions) {
     this.#now = options.now ?? (() => performance.now());
+    this.#failures = options.failures ?? new StoreFailures(options.name, this.#now);
     this.#entries = new LRUCache<string, Entry>({
       max: options.maxEntries,
       maxSize: options.maxBytes,
@@ -223,7 +225,7 @@ export class ContentCache {
 
   /** Moves whenever a change readers can see has been applied (the page cache's key). */
   get version(): number {
-    this.options.changes?.poll();
+    this.#catchUp();
     return this.#epoch;
   }
 
@@ -252,7 +254,7 @@ export class ContentCache {
    * kept. What is kept is frozen: it is shared by every request until a change.
    */
   read<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null, maxAgeMs = this.options.freshMs): Promise<Kept<T> | null> {
-    this.options.changes?.poll();
+    this.#catchUp();
     const entry = this.#entries.get(key);
     if (entry !== undefined && this.#current(entry)) return Promise.resolve(entry as Kept<T>);
     if (this.#now() < this.#outageUntil) return this.#standInNow<T>(key);
@@ -270,7 +272,7 @@ export class ContentCache {
    * a page whose every part is kept is put together at once. Undefined otherwise (then read()).
    */
   fresh<T>(key: string): T | undefined {
-    this.options.changes?.poll();
+    this.#catchUp();
     const entry = this.#entries.get(key);
     return entry !== undefined && this.#current(entry) ? (entry.value as T) : undefined;
   }
@@ -306,7 +308,7 @@ export class ContentCache {
     load: (keys: string[]) => Promise<(T | null)[]>,
     depends: (value: T, key: string) => Dependency | null,
   ): Promise<(Kept<T> | null)[]> {
-    this.options.changes?.poll();
+    this.#catchUp();
     const answers: Promise<Kept<T> | null>[] = [];
     const missing: { key: string; at: number }[] = [];
     const outage = this.#now() < this.#outageUntil;
@@ -338,16 +340,6 @@ export class ContentCache {
       answers[at] = promise;
     });
     return Promise.all(answers);
-  }
-
-  /** Writes, drafts and rankings are never answered from memory: the store answers, or ContentUnavailable. */
-  async direct<T>(what: string, work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      this.#report(what, error, 'unavailable');
-      throw new ContentUnavailable(`${this.options.name}: ${what} failed`, { cause: error });
-    }
   }
 
   /** What is kept, for tests: the keys of answers that can be trusted until the next change, and of those that cannot. */
@@ -383,6 +375,11 @@ export class ContentCache {
   close(): void {
     this.#unsubscribe();
     this.#entries.clear();
+  }
+
+  /** Before every read: the store's feed brought up to date (SQLite reads its log here), the cache's one call into it. */
+  #catchUp(): void {
+    this.options.changes?.poll();
   }
 
   #current(entry: Entry): boolean {
@@ -485,28 +482,10 @@ export class ContentCache {
     const entry = this.#entries.get(key);
     const ageMs = entry === undefined ? undefined : this.#now() - entry.storedAt;
     if (entry !== undefined && ageMs! <= this.options.staleMs) {
-      if (error !== null) this.#report(key, error, 'stale', ageMs);
+      if (error !== null) this.#failures.report(key, error, 'stale', ageMs);
       return { value: entry.value as T, fresh: false };
     }
-    if (error !== null) this.#report(key, error, 'unavailable');
+    if (error !== null) this.#failures.report(key, error, 'unavailable');
     throw new ContentUnavailable(`${this.options.name}: nothing kept for ${key}`, error === null ? undefined : { cause: error });
-  }
-
-  #report(key: string, error: unknown, served: 'stale' | 'unavailable', ageMs?: number): void {
-    this.#failuresUnlogged += 1;
-    const now = this.#now();
-    // At most one line a second however many requests fail: an outage must not flood the logs.
-    if (now - this.#loggedAt < logEveryMs) return;
-    const { reason } = (error ?? {}) as { reason?: unknown };
-    log.warn(`${this.options.name} failed`, {
-      key,
-      ...describeError(error),
-      ...(typeof reason === 'string' ? { reason } : {}),
-      served,
-      staleAgeS: ageMs === undefined ? undefined : Math.round(ageMs / 1000),
-      failures: this.#failuresUnlogged,
-    });
-    this.#loggedAt = now;
-    this.#failuresUnlogged = 0;
   }
 }

@@ -2,10 +2,19 @@ import type { Article } from '../../src/content';
 import type { SectionSlug } from '../../src/sections';
 import { describeError, log } from '../log';
 
-// What each store says changed, article by article, so that caches over it (server/content/
-// cache.ts, and anyone else who subscribes) let go of what depends on that article and nothing
-// else. SQLite reads the change log its triggers write; PostgreSQL receives the same facts as
-// NOTIFY payloads; the newsroom API cannot tell (its answers expire by time instead).
+// What each store says changed, article by article, so that what is kept over it (the content
+// cache, cache.ts; the published ids, published-ids.ts) lets go of what depends on that article
+// and nothing else. Each store's feed is entered from one place, the only code that tells its
+// subscribers anything:
+// - SQLite (sqlite-changes.ts): catchUp() reads the change log its triggers write. It is
+//   reached from poll() (the cache calls it before every read, from one method; at most once per
+//   turn of the event loop), from a 250 ms timer while anyone subscribes, and from this
+//   connection's own writes (its own commits do not move data_version).
+// - PostgreSQL (postgres.ts, postgresFeed): changed() tells what the LISTEN connection hears by
+//   NOTIFY from the articles triggers (any writer; "everything" when LISTEN is (re)established),
+//   this store's own writes at once (so its worker hears them twice), and "everything" on a
+//   timer while LISTEN is not in force. poll() does nothing.
+// - The newsroom API has no feed (store.changes is null): its answers expire by time instead.
 
 /** An article as lists see it: where it is listed, and whether it is listed at all. */
 export interface ArticleState {

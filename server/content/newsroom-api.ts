@@ -1,9 +1,12 @@
 import http from 'node:http';
 import https from 'node:https';
 import { apiPath } from '../../src/api-paths';
-import { ChangeHub } from './changes';
+import { maxSectionPageSize, type SectionPage, type TagPage, type Teaser } from '../../src/content';
+import { sections, type SectionSlug } from '../../src/sections';
 import { parseFrontPage, parseLatest, parsePublishedArticle, parseSectionPage, parseTagPage } from './newsroom-shapes';
-import type { PageStore } from './store';
+import type { ArticleList, ArticleStore } from './store';
+
+type ListPage = Pick<SectionPage & TagPage, 'items' | 'nextCursor'>;
 
 // Content from an existing newsroom API instead of a database. It speaks Kiosk's own /api
 // shapes (`{base}/front`, `{base}/sections/:slug`, `{base}/articles/:id`, `{base}/latest`), so
@@ -42,6 +45,39 @@ function isOutage(error: unknown): boolean {
 
 type Answer = { status: 200; body: unknown; bytes: number } | { status: 404 };
 
+/** Reads an answer whole, within the size bound, and settles the exchange with it (finish). */
+function readAnswer(response: http.IncomingMessage, finish: (error: Error | null, answer?: Answer) => void): void {
+  const status = response.statusCode ?? 0;
+  if (Number(response.headers['content-length']) > maxAnswerBytes) {
+    finish(new UpstreamError('too-large', `a ${response.headers['content-length']}-byte answer`));
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  response.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > maxAnswerBytes) finish(new UpstreamError('too-large', `an answer over ${maxAnswerBytes} bytes`));
+    else chunks.push(chunk);
+  });
+  response.on('error', (error) => finish(new UpstreamError('connection', error.message)));
+  response.on('close', () => {
+    if (!response.complete) finish(new UpstreamError('connection', 'the connection closed before the answer was complete'));
+  });
+  response.on('end', () => {
+    if (status === 404) return finish(null, { status: 404 });
+    if (status !== 200) return finish(new UpstreamError('status', `answered ${status}`));
+    const type = response.headers['content-type'] ?? '';
+    if (!/^application\/json\b/i.test(type)) return finish(new UpstreamError('not-json', `answered Content-Type "${type.slice(0, 60)}"`));
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks, bytes).toString('utf8'));
+    } catch {
+      return finish(new UpstreamError('not-json', 'answered a body that is not JSON'));
+    }
+    finish(null, { status: 200, body, bytes });
+  });
+}
+
 /**
  * One GET within `timeoutMs` from start to last byte. A keep-alive socket the far side closed
  * as it was reused (a reset before any answer) is retried once on a new one, inside the same deadline.
@@ -67,7 +103,7 @@ function getJson(url: URL, agent: http.Agent, timeoutMs: number): Promise<Answer
       let answered = false;
       const sent = transport.get(url, { agent, headers: { Accept: 'application/json', 'User-Agent': 'Kiosk' } }, (response) => {
         answered = true;
-        read(response);
+        readAnswer(response, finish);
       });
       request = sent;
       sent.on('error', (error: NodeJS.ErrnoException) => {
@@ -75,71 +111,125 @@ function getJson(url: URL, agent: http.Agent, timeoutMs: number): Promise<Answer
         else finish(new UpstreamError('connection', error.message));
       });
     }
-    function read(response: http.IncomingMessage) {
-      const status = response.statusCode ?? 0;
-      if (Number(response.headers['content-length']) > maxAnswerBytes) {
-        finish(new UpstreamError('too-large', `a ${response.headers['content-length']}-byte answer`));
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let bytes = 0;
-      response.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (bytes > maxAnswerBytes) finish(new UpstreamError('too-large', `an answer over ${maxAnswerBytes} bytes`));
-        else chunks.push(chunk);
-      });
-      response.on('error', (error) => finish(new UpstreamError('connection', error.message)));
-      response.on('close', () => {
-        if (!response.complete) finish(new UpstreamError('connection', 'the connection closed before the answer was complete'));
-      });
-      response.on('end', () => {
-        if (status === 404) return finish(null, { status: 404 });
-        if (status !== 200) return finish(new UpstreamError('status', `answered ${status}`));
-        const type = response.headers['content-type'] ?? '';
-        if (!/^application\/json\b/i.test(type)) return finish(new UpstreamError('not-json', `answered Content-Type "${type.slice(0, 60)}"`));
-        let body: unknown;
-        try {
-          body = JSON.parse(Buffer.concat(chunks, bytes).toString('utf8'));
-        } catch {
-          return finish(new UpstreamError('not-json', 'answered a body that is not JSON'));
-        }
-        finish(null, { status: 200, body, bytes });
-      });
-    }
     send(false);
   });
 }
 
-export function openNewsroomApi(options: NewsroomApiOptions): PageStore {
+/** The most a list's page may ask of Kiosk's /api (its clamp): longer lists are read a page at a time. */
+const apiPageSize = maxSectionPageSize;
+const noDrafts = 'drafts are not available from the newsroom API: previews are off with CONTENT_API_URL';
+
+type Get = <T>(path: string, parse: (body: unknown) => T | null) => Promise<T | null>;
+
+/** One keep-alive agent's GETs of the API: the answer parsed and checked, null for a 404. */
+function newsroomClient(options: NewsroomApiOptions): { get: Get; required: <T>(path: string, parse: (body: unknown) => T) => Promise<T>; close(): void } {
   const base = new URL(`${options.baseUrl}/`);
   const agent = new (base.protocol === 'https:' ? https : http).Agent({ keepAlive: true, maxSockets: 32, timeout: idleSocketMs });
 
-  /** The answer, parsed and checked; null for a 404. Only paths built by apiPath from checked ids and slugs get here. */
+  /** Only paths built by apiPath from checked ids and slugs get here. */
   async function get<T>(path: string, parse: (body: unknown) => T | null): Promise<T | null> {
     const answer = await getJson(new URL(path, base), agent, options.timeoutMs);
     return answer.status === 404 ? null : parse(answer.body);
   }
 
-  /** A 404 for the front page or the latest list is not "nothing there": the API is wrong. */
-  async function required<T>(path: string, parse: (body: unknown) => T): Promise<T> {
-    const value = await get(path, parse);
-    if (value === null) throw new UpstreamError('status', 'answered 404');
-    return value;
+  return {
+    get,
+    /** A 404 for the front page or the latest list is not "nothing there": the API is wrong. */
+    async required<T>(path: string, parse: (body: unknown) => T): Promise<T> {
+      const value = await get(path, parse);
+      if (value === null) throw new UpstreamError('status', 'answered 404');
+      return value;
+    },
+    close: () => agent.destroy(),
+  };
+}
+
+type SectionRead = (slug: SectionSlug, limit: number, before: string | undefined) => Promise<Teaser[]>;
+
+/** The store's lists from the API's pages: a section's or a tag's a page at a time, 'all' from the sections'. */
+function newsroomLists(get: Get): Pick<ArticleStore, 'teasers' | 'newest'> {
+  /** One page of a section's or a tag's list; an unknown one (404) has none. */
+  async function page(list: { section: SectionSlug } | { tag: string }, limit: number, cursor: string | undefined): Promise<ListPage> {
+    const found =
+      'section' in list
+        ? await get(apiPath.section(list.section, { limit, cursor }), (body) => parseSectionPage(body, list.section, limit))
+        : await get(apiPath.tag(list.tag, { limit, cursor }), (body) => parseTagPage(body, list.tag, limit));
+    return found ?? { items: [], nextCursor: null };
+  }
+
+  /** A section's or a tag's newest `limit` older than `before`, a page of the API's at a time. */
+  async function listTeasers(list: { section: SectionSlug } | { tag: string }, limit: number, before: string | undefined): Promise<Teaser[]> {
+    const teasers: Teaser[] = [];
+    let cursor = before;
+    while (teasers.length < limit) {
+      const { items, nextCursor } = await page(list, Math.min(apiPageSize, limit - teasers.length), cursor);
+      teasers.push(...items);
+      if (nextCursor === null || items.length === 0) break;
+      cursor = nextCursor;
+    }
+    return teasers;
+  }
+
+  /** Reads each section's list once however many lists of one call need it. */
+  function sectionReader(): SectionRead {
+    const read = new Map<string, Promise<Teaser[]>>();
+    return (slug, limit, before) => {
+      const key = `${slug}:${limit}:${before ?? ''}`;
+      let found = read.get(key);
+      if (found === undefined) read.set(key, (found = listTeasers({ section: slug }, limit, before)));
+      return found;
+    };
+  }
+
+  /**
+   * The newest of every article: /api has no such list of teasers, but each article is in
+   * exactly one section, so the newest of all are the newest of the sections' newest.
+   */
+  async function newestOfAll(limit: number, before: string | undefined, sectionRead: SectionRead): Promise<Teaser[]> {
+    const bySection = await Promise.all(sections.map(({ slug }) => sectionRead(slug, limit, before)));
+    return bySection
+      .flat()
+      .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, limit);
+  }
+
+  function teasers(list: ArticleList, limit: number, before: string | undefined, sectionRead = sectionReader()): Promise<Teaser[]> {
+    if (list === 'all') return newestOfAll(limit, before, sectionRead);
+    if ('section' in list) return sectionRead(list.section, limit, before);
+    return listTeasers(list, limit, before);
   }
 
   return {
-    kind: 'pages',
-    name: 'newsroom API',
-    changes: new ChangeHub(),
-    isOutage,
-    frontPage: () => required(apiPath.front(), parseFrontPage),
-    section: (slug, limit, cursor) => get(apiPath.section(slug, { limit, cursor }), (body) => parseSectionPage(body, slug, limit)),
-    tag: (slug, limit, cursor) => get(apiPath.tag(slug, { limit, cursor }), (body) => parseTagPage(body, slug, limit)),
-    latest: (limit) => required(apiPath.latest(limit), (body) => parseLatest(body, limit)),
-    mostRead: (limit) => required(apiPath.mostRead(limit), (body) => parseLatest(body, limit, 'mostRead')),
-    articleWithTeasers: (id) => get(apiPath.article(id), (body) => parsePublishedArticle(body, id)),
-    close() {
-      agent.destroy();
+    teasers: (list, limit, before) => teasers(list, limit, before),
+    newest(lists, limit) {
+      const sectionRead = sectionReader();
+      return Promise.all(lists.map((list) => teasers(list, limit, undefined, sectionRead)));
     },
+  };
+}
+
+/**
+ * The store contract from another Kiosk's /api: lists (newsroomLists), articles, the trending
+ * tags (the front page's), the most-read ranking (its own). It has no drafts, no count and no
+ * change feed: those reject or are null, and the cache keeps its answers for CONTENT_FRESH_S.
+ */
+export function openNewsroomApi(options: NewsroomApiOptions): ArticleStore {
+  const { get, required, close } = newsroomClient(options);
+  return {
+    name: 'newsroom API',
+    changes: null,
+    isOutage,
+    ...newsroomLists(get),
+    article: async (id) => (await get(apiPath.article(id), (body) => parsePublishedArticle(body, id)))?.article ?? null,
+    articleAnyStatus: () => Promise.reject(new Error(noDrafts)),
+    previewsRevokedBefore: () => Promise.reject(new Error(noDrafts)),
+    // The API does not say how far back its trending tags were counted.
+    trendingTags: async (_window, size) => ({ tags: (await required(apiPath.front(), parseFrontPage)).trendingTags.slice(0, size), oldestId: null }),
+    count: () => Promise.reject(new Error('the newsroom API does not say how many articles it has')),
+    mostRead: (limit) => {
+      const n = Math.min(apiPageSize, limit);
+      return required(apiPath.mostRead(n), (body) => parseLatest(body, n, 'mostRead'));
+    },
+    close,
   };
 }

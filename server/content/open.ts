@@ -1,12 +1,13 @@
 import type { Config, ContentSetting } from '../config';
 import { ContentCache } from './cache';
+import { StoreFailures } from './failure';
 import { openNewsroomApi } from './newsroom-api';
 import { PublishedIds } from './published-ids';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres';
-import { readArticles, readPages } from './reader';
+import { readArticles } from './reader';
 import { StoreBusy, type ArticleWriter, type ContentReader, type SignupStore, type ViewsStore } from './source';
 import { lazyWriter, openSqliteStore } from './sqlite';
-import type { ContentStore } from './store';
+import type { ArticleStore } from './store';
 
 // The one place a content setting becomes the parts the server uses: the store, the content
 // cache over it (fed by the store's change feed), the reader pages use, the CMS's writer, and
@@ -35,7 +36,7 @@ export interface Content {
    */
   published(): PublishedIds | null;
   cache: ContentCache;
-  store: ContentStore;
+  store: ArticleStore;
   /** Lets go of the cache and the store's connections. */
   close(): Promise<void>;
 }
@@ -79,10 +80,11 @@ export function openContent(setting: ContentSetting, settings: CacheSettings, ov
 /**
  * The content cache and the parts over a store already open: what openContent does once it has
  * opened one (and what tests use over a store they hold). Store failures in a write or a
- * sign-up become ContentUnavailable here, logged as the cache logs its own.
+ * sign-up become ContentUnavailable here, logged by the store's one StoreFailures as the cache's
+ * reads are: writes and sign-ups never pass through the cache.
  */
 export function contentOver(
-  store: ContentStore,
+  store: ArticleStore,
   settings: CacheSettings,
   overrides: ContentOverrides,
   parts: {
@@ -93,44 +95,30 @@ export function contentOver(
     close?: () => void | Promise<void>;
   },
 ): Content {
+  // One per store: the cache's reads and the writes beside it log their failures as one.
+  const failures = new StoreFailures(store.name, overrides.now);
   const cache = new ContentCache({
     name: store.name,
+    failures,
     isOutage: (error) => store.isOutage(error),
-    changes: store.changes,
+    changes: store.changes ?? undefined,
     maxEntries: settings.contentCacheEntries,
     maxBytes: settings.contentCacheMb * 1024 * 1024,
     staleMs: settings.contentStaleS * 1000,
     // A store whose feed says what changed keeps answers until then; the newsroom API's for a while.
-    freshMs: store.kind === 'pages' ? settings.contentFreshS * 1000 : Infinity,
+    freshMs: store.changes === null ? settings.contentFreshS * 1000 : Infinity,
     backoffMs: overrides.backoffMs ?? defaultBackoffMs,
     now: overrides.now,
   });
-  const reader = store.kind === 'rows' ? readArticles(store, cache) : readPages(store, cache);
+  const reader = readArticles(store, cache, failures);
   let published: PublishedIds | null = null;
-  const { writer, signups } = parts;
   return {
     reader,
-    writer: writer
-      ? {
-          upsert: (article, order) => cache.direct('upsert', async () => writer.upsert(article, order)),
-          unpublish: (id, updatedAt, order) => cache.direct('unpublish', async () => writer.unpublish(id, updatedAt, order)),
-        }
-      : null,
+    writer: parts.writer ? storeWrites(parts.writer, failures) : null,
     views: parts.views ?? null,
-    // A busy store is the reader's "try again in a moment" (StoreBusy); any other failure the short 503.
-    signups: signups
-      ? {
-          signup: (address, newsletters, at) =>
-            signups.signup(address, newsletters, at).catch((error: unknown) => {
-              if (error instanceof StoreBusy) throw error;
-              return cache.direct('signup', () => Promise.reject(error as Error));
-            }),
-          expireUnconfirmed: (before) => cache.direct('expiring sign-ups', () => signups.expireUnconfirmed(before)),
-          close: () => signups.close(),
-        }
-      : null,
+    signups: parts.signups ? storeSignups(parts.signups, failures) : null,
     published: () => {
-      if (parts.publishedIds === undefined) return null;
+      if (parts.publishedIds === undefined || store.changes === null) return null;
       published ??= new PublishedIds(parts.publishedIds, store.changes);
       return published;
     },
@@ -142,5 +130,26 @@ export function contentOver(
       await parts.close?.();
       await store.close();
     },
+  };
+}
+
+/** The CMS's writes, straight to the store (never through the cache): a failure is the short 503, logged. */
+function storeWrites(writer: ArticleWriter, failures: StoreFailures): ArticleWriter {
+  return {
+    upsert: (article, order) => failures.answer('upsert', () => writer.upsert(article, order)),
+    unpublish: (id, updatedAt, order) => failures.answer('unpublish', () => writer.unpublish(id, updatedAt, order)),
+  };
+}
+
+/** Sign-ups, straight to the store: a busy store is the reader's "try again in a moment" (StoreBusy); any other failure the short 503. */
+function storeSignups(signups: SignupStore, failures: StoreFailures): SignupStore {
+  return {
+    signup: (address, newsletters, at) =>
+      signups.signup(address, newsletters, at).catch((error: unknown) => {
+        if (error instanceof StoreBusy) throw error;
+        throw failures.unavailable('signup', error);
+      }),
+    expireUnconfirmed: (before) => failures.answer('expiring sign-ups', () => signups.expireUnconfirmed(before)),
+    close: () => signups.close(),
   };
 }

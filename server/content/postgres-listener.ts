@@ -40,112 +40,118 @@ export interface ListenerOptions {
  * heartbeat finds connections that died silently.
  */
 export function listenForChanges(options: ListenerOptions): ContentListener {
-  const timeoutS = Math.max(1, Math.ceil(options.timeoutMs / 1000));
-  let listening = false;
-  let closed = false;
-  let attempt = 0;
-  let connecting = false;
-  let retryTimer: NodeJS.Timeout | undefined;
+  return new Listener(options);
+}
 
+class Listener implements ContentListener {
+  #listening = false;
+  #closed = false;
+  #attempt = 0;
+  #connecting = false;
+  #retryTimer: NodeJS.Timeout | undefined;
   // A postgres.js instance of one connection per attempt: one that was ended cannot be used
   // again, and a connection that stopped answering must be let go of for a fresh one.
-  let sql: postgres.Sql | null = null;
+  #sql: postgres.Sql | null = null;
+  readonly #heartbeat: NodeJS.Timeout;
 
-  function open(): postgres.Sql {
+  constructor(private readonly options: ListenerOptions) {
+    this.#heartbeat = setInterval(() => this.#ping(), options.heartbeatMs ?? defaultHeartbeatMs);
+    this.#heartbeat.unref();
+    void this.#connect();
+  }
+
+  get listening(): boolean {
+    return this.#listening;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#listening = false;
+    clearInterval(this.#heartbeat);
+    clearTimeout(this.#retryTimer);
+    const instance = this.#sql;
+    this.#sql = null;
+    await instance?.end({ timeout: 1 });
+  }
+
+  #open(): postgres.Sql {
+    const { options } = this;
     // onnotify is postgres.js's hook for every NOTIFY on this connection; its types leave it out.
     const instance: postgres.Sql = postgres(options.url, {
       max: 1,
       idle_timeout: 0,
       max_lifetime: null,
-      connect_timeout: timeoutS,
+      connect_timeout: Math.max(1, Math.ceil(options.timeoutMs / 1000)),
       fetch_types: false,
       onnotice: () => undefined,
       connection: { application_name: options.applicationName ?? 'kiosk-listener' },
       onnotify(channel: string, payload: string) {
         if (channel === contentChannel) options.onChange(parseNotification(payload));
       },
-      onclose() {
-        if (sql === instance) lost(null);
+      onclose: () => {
+        if (this.#sql === instance) this.#lost(null);
       },
     } as postgres.Options<Record<string, never>>);
     return instance;
   }
 
-  function drop() {
-    const instance = sql;
-    sql = null;
+  #drop(): void {
+    const instance = this.#sql;
+    this.#sql = null;
     void instance?.end({ timeout: 0 }).catch(() => undefined);
   }
 
-  function lost(error: unknown) {
-    if (closed) return;
-    drop();
-    if (listening) {
-      listening = false;
+  #lost(error: unknown): void {
+    if (this.#closed) return;
+    this.#drop();
+    if (this.#listening) {
+      this.#listening = false;
       log.warn('content listener lost; reconnecting', error ? describeError(error) : {});
-      options.onListening?.(false);
+      this.options.onListening?.(false);
     }
-    if (!connecting) schedule();
+    if (!this.#connecting) this.#schedule();
   }
 
-  function schedule() {
-    if (closed || retryTimer !== undefined) return;
-    const delay = Math.min(maxRetryMs, firstRetryMs * 2 ** attempt) * (0.5 + Math.random() / 2);
-    attempt += 1;
-    retryTimer = setTimeout(() => {
-      retryTimer = undefined;
-      void connect();
+  #schedule(): void {
+    if (this.#closed || this.#retryTimer !== undefined) return;
+    const delay = Math.min(maxRetryMs, firstRetryMs * 2 ** this.#attempt) * (0.5 + Math.random() / 2);
+    this.#attempt += 1;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      void this.#connect();
     }, delay);
-    retryTimer.unref();
+    this.#retryTimer.unref();
   }
 
-  async function connect() {
-    if (closed || listening || connecting) return;
-    connecting = true;
-    const instance = open();
-    sql = instance;
+  async #connect(): Promise<void> {
+    if (this.#closed || this.#listening || this.#connecting) return;
+    this.#connecting = true;
+    const instance = this.#open();
+    this.#sql = instance;
     try {
-      await withDeadline(instance.unsafe(`LISTEN ${contentChannel}`), options.timeoutMs);
-      connecting = false;
-      if (closed || sql !== instance) return;
-      attempt = 0;
-      listening = true;
-      options.onListening?.(true);
-      options.onChange(everythingChanged);
+      await withDeadline(instance.unsafe(`LISTEN ${contentChannel}`), this.options.timeoutMs);
+      this.#connecting = false;
+      if (this.#closed || this.#sql !== instance) return;
+      this.#attempt = 0;
+      this.#listening = true;
+      this.options.onListening?.(true);
+      this.options.onChange(everythingChanged);
     } catch (error) {
-      connecting = false;
-      lost(error);
+      this.#connecting = false;
+      this.#lost(error);
     }
   }
 
-  const heartbeat = setInterval(() => {
-    const instance = sql;
-    if (!listening || connecting || instance === null) return;
+  #ping(): void {
+    const instance = this.#sql;
+    if (!this.#listening || this.#connecting || instance === null) return;
     // The ping asks whether the connection is alive, not whether this worker is busy: a worker
     // at full load must not take its own delay for a lost connection (and, while it listens
     // again, treat everything as changed).
-    withDeadline(instance.unsafe('SELECT 1'), options.timeoutMs, { readFirst: true }).catch((error: unknown) => {
-      if (sql === instance) lost(error);
+    withDeadline(instance.unsafe('SELECT 1'), this.options.timeoutMs, { readFirst: true }).catch((error: unknown) => {
+      if (this.#sql === instance) this.#lost(error);
     });
-  }, options.heartbeatMs ?? defaultHeartbeatMs);
-  heartbeat.unref();
-
-  void connect();
-
-  return {
-    get listening() {
-      return listening;
-    },
-    async close() {
-      closed = true;
-      listening = false;
-      clearInterval(heartbeat);
-      clearTimeout(retryTimer);
-      const instance = sql;
-      sql = null;
-      await instance?.end({ timeout: 1 });
-    },
-  };
+  }
 }
 
 function stateIn(value: unknown): ArticleState | null | undefined {

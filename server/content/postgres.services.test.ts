@@ -125,6 +125,7 @@ describe('postgres store', () => {
         sectionNextPage: ['news', '202611212100010200', 21],
         publishedArticle: ['202611212100010200'],
         anyArticle: ['202611212100010200'],
+        previewsRevokedBefore: ['202611212100010200'],
         countPublished: [],
         countAll: [],
         tagFirstPage: ['elections', 21],

@@ -1,6 +1,6 @@
 import type { Article, ArticleWithTeasers, FrontPage, Headline, SectionPage, TagPage, Teaser } from '../../src/content';
 import { clampPageSize, latestListSize, maxSectionPageSize, mostReadSize, sectionPageSize, trendingTagsSize } from '../../src/content';
-import { apiPath, assertCursor } from '../../src/api-paths';
+import { assertCursor } from '../../src/api-paths';
 import { serializeState } from '../../src/page-contract';
 import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import { isTagSlug } from '../../src/tags';
@@ -14,12 +14,14 @@ import {
   type KeptList,
 } from './article-teasers';
 import { frozenWithJson, jsonOf, keepJson, type ContentCache, type Dependency } from './cache';
+import type { StoreFailures } from './failure';
 import type { ContentReader } from './source';
-import { listKey, type ArticleList, type ArticleStore, type PageStore } from './store';
+import { listKey, type ArticleList, type ArticleStore } from './store';
 import { mostReadFreshMs, rankedIds } from './views-window';
 
-// The site's content from a SQL store, through the content cache. The store is read for a few
-// kinds of thing only, each kept with what it depends on:
+// The site's content from any store (SQLite, PostgreSQL, the newsroom API: store.ts's one
+// contract), through the content cache. The store is read for a few kinds of thing only, each
+// kept with what it depends on:
 //   article:<id>           one published article, as its JSON text   depends on that article
 //   head:<list>            a list's newest headSize teasers           on the list, down to its last id
 //   trending               the trending tags                          on the newest 200, down to the oldest
@@ -73,7 +75,8 @@ function firstPage(head: readonly Teaser[], limit: number): { items: Teaser[]; n
   return { items, nextCursor: head.length > limit && items.length > 0 ? items.at(-1)!.id : null };
 }
 
-export function readArticles(store: ArticleStore, cache: ContentCache): ContentReader {
+/** A list's pages from the kept heads (first pages) and kept pages behind a cursor. */
+function listReads(store: ArticleStore, cache: ContentCache) {
   /**
    * Lists' newest teasers, those not kept read in one statement. A tag no published article
    * carries is not kept: a crawl of made-up tags cannot fill the cache.
@@ -92,11 +95,6 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
       (head, key): Dependency => ({ list: key.slice('head:'.length), from: head.teasers.length === headSize ? head.teasers.at(-1)!.id : null }),
     );
     return keys.map((key) => found[unique.indexOf(key)]?.value ?? null);
-  }
-
-  async function readArticle(id: string): Promise<KeptArticle | null> {
-    const article = await store.article(id);
-    return article && { section: article.section, tags: article.tags, json: serializeState(article) };
   }
 
   async function head(list: ArticleList): Promise<KeptHead | null> {
@@ -123,34 +121,76 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
     return kept === null ? null : firstPage(kept.teasers, limit);
   }
 
+  return { heads, head, page: listPage };
+}
+
+type Heads = (lists: readonly ArticleList[]) => Promise<(KeptHead | null)[]>;
+
+/** The front page: the heads of everything and of each section, and the trending tags. */
+async function frontPage(store: ArticleStore, cache: ContentCache, heads: Heads): Promise<FrontPage> {
+  const [[all, ...bySection], trending] = await Promise.all([
+    heads(['all', ...sections.map(({ slug }) => ({ section: slug }))]),
+    cache.get(
+      'trending',
+      () => store.trendingTags(trendingWindowArticles, trendingTagsSize),
+      ({ oldestId }): Dependency => ({ list: 'all', from: oldestId }),
+    ),
+  ]);
+  const lead = all?.teasers[0];
+  if (lead === undefined) throw new Error(`the ${store.name} has no published articles; run \`npm run seed\``);
+  return {
+    lead,
+    sections: sections.map(({ slug }, i) => ({
+      section: slug,
+      teasers: (bySection[i]?.teasers ?? []).filter((t) => t.id !== lead.id).slice(0, frontPageTeasersPerSection),
+    })),
+    trendingTags: trending?.tags ?? [],
+  };
+}
+
+async function readArticle(store: ArticleStore, id: string): Promise<KeptArticle | null> {
+  const article = await store.article(id);
+  return article && { section: article.section, tags: article.tags, json: serializeState(article) };
+}
+
+/** An article's page: the article, and its related stories and more from its section, from its tags' and its section's heads. */
+async function articleWithTeasers(store: ArticleStore, cache: ContentCache, heads: Heads, id: string): Promise<ArticleWithTeasers | null> {
+  if (!articleIdPattern.test(id)) return null;
+  const key = `article:${id}`;
+  const kept =
+    cache.fresh<KeptArticle>(key) ??
+    (await cache.get(
+      key,
+      () => readArticle(store, id),
+      (): Dependency => ({ article: id }),
+    ));
+  if (kept === null) return null;
+  // Its tags' lists (for related stories) and its section's: at once where every one is kept,
+  // else read together where not.
+  const lists = [...kept.tags.map((tag): ArticleList => ({ tag })), { section: kept.section }];
+  const keys = lists.map((list) => `head:${listKey(list)}`);
+  let found: (KeptHead | null | undefined)[] = keys.map((listKey) => cache.fresh<KeptHead>(listKey));
+  if (found.includes(undefined)) found = await heads(lists);
+  const section = found.pop() ?? null;
+  const tagLists = found.filter((list) => list != null);
+  // Which stories it shows, worked out again only when one of its lists was read again.
+  const places = cache.memo(key, keys, () => articleTeaserPlaces(id, tagLists, section));
+  // This request's own copy: the text it was parsed from is what its embedded state writes.
+  const article = keepJson(JSON.parse(kept.json) as Article, kept.json);
+  return { article, related: teasersAt(places.related, tagLists, section), moreFromSection: teasersAt(places.moreFromSection, tagLists, section) };
+}
+
+export function readArticles(store: ArticleStore, cache: ContentCache, failures: StoreFailures): ContentReader {
+  const lists = listReads(store, cache);
   const reader: ContentReader = {
-    async frontPage(): Promise<FrontPage> {
-      const [[all, ...bySection], trending] = await Promise.all([
-        heads(['all', ...sections.map(({ slug }) => ({ section: slug }))]),
-        cache.get(
-          'trending',
-          () => store.trendingTags(trendingWindowArticles, trendingTagsSize),
-          ({ oldestId }): Dependency => ({ list: 'all', from: oldestId }),
-        ),
-      ]);
-      const lead = all?.teasers[0];
-      if (lead === undefined) throw new Error(`the ${store.name} has no published articles; run \`npm run seed\``);
-      return {
-        lead,
-        sections: sections.map(({ slug }, i) => ({
-          section: slug,
-          teasers: (bySection[i]?.teasers ?? []).filter((t) => t.id !== lead.id).slice(0, frontPageTeasersPerSection),
-        })),
-        trendingTags: trending?.tags ?? [],
-      };
-    },
+    frontPage: () => frontPage(store, cache, lists.heads),
 
     async section(slug, options = {}): Promise<SectionPage | null> {
       const { cursor } = options;
       // The API validates shapes first; this guards against callers that forgot.
       assertCursor(cursor);
       if (!isSectionSlug(slug)) return null;
-      const page = await listPage({ section: slug }, cursor, clampPageSize(options.limit, sectionPageSize));
+      const page = await lists.page({ section: slug }, cursor, clampPageSize(options.limit, sectionPageSize));
       return page && { section: slug, ...page };
     },
 
@@ -158,45 +198,21 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
       const { cursor } = options;
       assertCursor(cursor);
       if (!isTagSlug(slug)) return null;
-      const page = await listPage({ tag: slug }, cursor, clampPageSize(options.limit, sectionPageSize));
+      const page = await lists.page({ tag: slug }, cursor, clampPageSize(options.limit, sectionPageSize));
       // A tag no published article carries has no page; past its last article, an empty page.
       return page && { tag: slug, ...page };
     },
 
     async latest(limit = latestListSize): Promise<Headline[]> {
       const n = clampPageSize(limit, latestListSize);
-      return (await head('all'))?.headlines?.slice(0, n) ?? [];
+      return (await lists.head('all'))?.headlines?.slice(0, n) ?? [];
     },
 
     async article(id): Promise<Article | null> {
       return (await reader.articleWithTeasers(id))?.article ?? null;
     },
 
-    async articleWithTeasers(id): Promise<ArticleWithTeasers | null> {
-      if (!articleIdPattern.test(id)) return null;
-      const key = `article:${id}`;
-      const kept =
-        cache.fresh<KeptArticle>(key) ??
-        (await cache.get(
-          key,
-          () => readArticle(id),
-          (): Dependency => ({ article: id }),
-        ));
-      if (kept === null) return null;
-      // Its tags' lists (for related stories) and its section's: at once where every one is kept,
-      // else read together where not.
-      const lists = [...kept.tags.map((tag): ArticleList => ({ tag })), { section: kept.section }];
-      const keys = lists.map((list) => `head:${listKey(list)}`);
-      let found: (KeptHead | null | undefined)[] = keys.map((listKey) => cache.fresh<KeptHead>(listKey));
-      if (found.includes(undefined)) found = await heads(lists);
-      const section = found.pop() ?? null;
-      const tagLists = found.filter((list) => list != null);
-      // Which stories it shows, worked out again only when one of its lists was read again.
-      const places = cache.memo(key, keys, () => articleTeaserPlaces(id, tagLists, section));
-      // This request's own copy: the text it was parsed from is what its embedded state writes.
-      const article = keepJson(JSON.parse(kept.json) as Article, kept.json);
-      return { article, related: teasersAt(places.related, tagLists, section), moreFromSection: teasersAt(places.moreFromSection, tagLists, section) };
-    },
+    articleWithTeasers: (id) => articleWithTeasers(store, cache, lists.heads, id),
 
     async mostRead(limit = mostReadSize): Promise<Headline[]> {
       const n = clampPageSize(limit, mostReadSize);
@@ -210,79 +226,20 @@ export function readArticles(store: ArticleStore, cache: ContentCache): ContentR
       return ranking?.slice(0, n) ?? [];
     },
 
+    // Never kept: an editor's preview reads the store each time, its failure mapped as a write's is.
     async articleAnyStatus(id): Promise<Article | null> {
       if (!articleIdPattern.test(id)) return null;
-      return cache.direct('draft', () => store.articleAnyStatus(id));
+      return failures.answer('draft', () => store.articleAnyStatus(id));
     },
 
     async previewsRevokedBefore(id): Promise<string | null> {
       if (!articleIdPattern.test(id)) return null;
-      return cache.direct('preview revocation', () => store.previewsRevokedBefore(id));
+      return failures.answer('preview revocation', () => store.previewsRevokedBefore(id));
     },
 
     version() {
       return cache.version;
     },
-  };
-  return reader;
-}
-
-/**
- * The site's content from the newsroom API, through the same cache: each answer kept by its
- * path, for CONTENT_FRESH_S (the API cannot say what changed), and standing in when it fails.
- */
-export function readPages(store: PageStore, cache: ContentCache): ContentReader {
-  const byTime = (): null => null;
-  const reader: ContentReader = {
-    async frontPage(): Promise<FrontPage> {
-      return (await cache.get(apiPath.front(), () => store.frontPage(), byTime))!;
-    },
-
-    async section(slug, options = {}): Promise<SectionPage | null> {
-      const { cursor } = options;
-      assertCursor(cursor);
-      // Only a well-formed slug or id is ever put into the API's URL.
-      if (!isSectionSlug(slug)) return null;
-      const limit = clampPageSize(options.limit, sectionPageSize);
-      return cache.get(apiPath.section(slug, { limit, cursor }), () => store.section(slug, limit, cursor), byTime);
-    },
-
-    async tag(slug, options = {}): Promise<TagPage | null> {
-      const { cursor } = options;
-      assertCursor(cursor);
-      if (!isTagSlug(slug)) return null;
-      const limit = clampPageSize(options.limit, sectionPageSize);
-      return cache.get(apiPath.tag(slug, { limit, cursor }), () => store.tag(slug, limit, cursor), byTime);
-    },
-
-    async latest(limit = latestListSize): Promise<Headline[]> {
-      const n = clampPageSize(limit, latestListSize);
-      return (await cache.get(apiPath.latest(n), () => store.latest(n), byTime))!;
-    },
-
-    async mostRead(limit = mostReadSize): Promise<Headline[]> {
-      const n = clampPageSize(limit, mostReadSize);
-      return (await cache.get(apiPath.mostRead(n), () => store.mostRead(n), byTime))!;
-    },
-
-    async article(id): Promise<Article | null> {
-      return (await reader.articleWithTeasers(id))?.article ?? null;
-    },
-
-    async articleWithTeasers(id): Promise<ArticleWithTeasers | null> {
-      if (!articleIdPattern.test(id)) return null;
-      return cache.get(apiPath.article(id), () => store.articleWithTeasers(id), byTime);
-    },
-
-    async articleAnyStatus(): Promise<Article | null> {
-      throw new Error('drafts are not available from the newsroom API: previews are off with CONTENT_API_URL');
-    },
-
-    async previewsRevokedBefore(): Promise<string | null> {
-      throw new Error('drafts are not available from the newsroom API: previews are off with CONTENT_API_URL');
-    },
-
-    version: () => null,
   };
   return reader;
 }

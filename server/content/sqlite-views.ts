@@ -75,46 +75,47 @@ export function prepareViewsFile(db: Database.Database): void {
   }).immediate();
 }
 
+/** The views file's connection and the statements every worker runs on it. */
+function openViewsFile(path: string) {
+  const db = new Database(path);
+  try {
+    // Only opening may wait: another worker may be creating the same file right now.
+    db.pragma('busy_timeout = 2000');
+    prepareViewsFile(db);
+    db.pragma('busy_timeout = 0');
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  const addMinute = db.prepare<[string, number, number]>(viewQueries.addMinute);
+  const addTotal = db.prepare<[string, number]>(viewQueries.addTotal);
+  const leaving = db.prepare<[number, number], LeavingRow>(viewQueries.leaving);
+  const subtract = db.prepare<[number, string]>(viewQueries.subtract);
+  const dropMinute = db.prepare<[string, number]>(viewQueries.dropMinute);
+  const dropTotal = db.prepare<[string]>(viewQueries.dropTotal);
+  const ranked = db.prepare<[number], string>(viewQueries.ranked).pluck();
+  const add = db.transaction((minute: number, entries: readonly [string, number][]) => {
+    for (const [id, views] of entries) {
+      addMinute.run(id, minute, views);
+      addTotal.run(id, views);
+    }
+  });
+  const expireSome = db.transaction((before: number): number => {
+    const rows = leaving.all(before, rowsPerExpiry);
+    for (const row of rows) {
+      subtract.run(row.views, row.article_id);
+      dropMinute.run(row.article_id, row.minute);
+      dropTotal.run(row.article_id);
+    }
+    return rows.length;
+  });
+  return { db, add, expireSome, ranked };
+}
+
 /** Opened on first use: a one-shot tool that never counts or ranks never creates the file. */
 export function openSqliteViews(path: string): ViewsStore {
-  let opened: ReturnType<typeof open> | null = null;
-
-  function open() {
-    const db = new Database(path);
-    try {
-      // Only opening may wait: another worker may be creating the same file right now.
-      db.pragma('busy_timeout = 2000');
-      prepareViewsFile(db);
-      db.pragma('busy_timeout = 0');
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-    const addMinute = db.prepare<[string, number, number]>(viewQueries.addMinute);
-    const addTotal = db.prepare<[string, number]>(viewQueries.addTotal);
-    const leaving = db.prepare<[number, number], LeavingRow>(viewQueries.leaving);
-    const subtract = db.prepare<[number, string]>(viewQueries.subtract);
-    const dropMinute = db.prepare<[string, number]>(viewQueries.dropMinute);
-    const dropTotal = db.prepare<[string]>(viewQueries.dropTotal);
-    const ranked = db.prepare<[number], string>(viewQueries.ranked).pluck();
-    const add = db.transaction((minute: number, entries: readonly [string, number][]) => {
-      for (const [id, views] of entries) {
-        addMinute.run(id, minute, views);
-        addTotal.run(id, views);
-      }
-    });
-    const expireSome = db.transaction((before: number): number => {
-      const rows = leaving.all(before, rowsPerExpiry);
-      for (const row of rows) {
-        subtract.run(row.views, row.article_id);
-        dropMinute.run(row.article_id, row.minute);
-        dropTotal.run(row.article_id);
-      }
-      return rows.length;
-    });
-    return { db, add, expireSome, ranked };
-  }
-  const views = () => (opened ??= open());
+  let opened: ReturnType<typeof openViewsFile> | null = null;
+  const views = () => (opened ??= openViewsFile(path));
 
   return {
     async record(minute, counts) {

@@ -225,6 +225,7 @@ describe('sqlite store', () => {
         sectionNextPage: ['news', '202611212100010200', 21],
         publishedArticle: ['202611212100010200'],
         anyArticle: ['202611212100010200'],
+        previewsRevokedBefore: ['202611212100010200'],
         countPublished: [],
         countAll: [],
         tagFirstPage: ['elections', 21],

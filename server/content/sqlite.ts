@@ -1,25 +1,14 @@
 import Database from 'better-sqlite3';
-import type { Article, Headline, Teaser } from '../../src/content';
-import {
-  byList,
-  decideUnpublish,
-  decideUpsert,
-  storedRow,
-  toArticle,
-  toHeadline,
-  toTeaser,
-  type ArticleRow,
-  type HeadlineRow,
-  type StoredRow,
-  type TeaserRow,
-} from './rows';
-import { describeError, log } from '../log';
-import { ChangeHub, everythingChanged, stateOf, type ChangeFeed, type ContentChange } from './changes';
+import type { Article } from '../../src/content';
+import { decideUnpublish, decideUpsert, storedRow, type StoredRow } from './rows';
+import type { ChangeFeed } from './changes';
+import { changeLogRows, SqliteChangeFeed } from './sqlite-changes';
 import type { ArticleWriter, SignupStore, ViewsStore, WriteOrder, WriteResult } from './source';
 import { openSqliteSignups, signupsPathFor } from './sqlite-signups';
 import { openSqliteViews, viewsPathFor } from './sqlite-views';
-import { rankedOrNone } from './views-window';
-import type { ArticleList, ArticleStore } from './store';
+import { sqliteQueries, storedColumns, replaceParams, writeStatements, type Query } from './sql-queries';
+import { sqlReads } from './sql-reads';
+import type { ArticleStore } from './store';
 
 /** The embedded store: data only (the content cache keeps answers), read and written synchronously where it can. */
 export interface SqliteStore extends ArticleStore, ArticleWriter {
@@ -45,17 +34,6 @@ export interface SqliteStore extends ArticleStore, ArticleWriter {
   /** Every article written through any connection to this file, this one's own writes included. */
   readonly changes: ChangeFeed;
   close(): void;
-}
-
-interface ChangeRow {
-  seq: number;
-  article_id: string;
-  section: string | null;
-  tags: string | null;
-  status: string | null;
-  was_section: string | null;
-  was_tags: string | null;
-  was_status: string | null;
 }
 
 // Ids are 18 digits (publish minute + serial), so comparing them as text is comparing
@@ -125,63 +103,11 @@ const changeLogSchema = `
   END;
 `;
 
-/** Changes kept in the log; a reader that misses more than this between two looks starts afresh. */
-export const changeLogRows = 1_000;
-/** How often a reader with subscribers looks at the log when no read asks it to (visibility within 1 s). */
-const changeLogPollMs = 250;
+export { changeLogRows } from './sqlite-changes';
 
-// Teaser lists never read the body: it is most of the row and no list shows it.
-const teaserColumns = 'id, section, title, lead, image, published_at';
-const articleColumns = `${teaserColumns}, author, updated_at, tags, body, status`;
-const joinedTeaserColumns = 'a.id, a.section, a.title, a.lead, a.image, a.published_at';
-
-/** The store's SQL, exported so tests can check every query's plan uses an index. */
-export const queries = {
-  latest: `SELECT ${teaserColumns} FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT ?`,
-  latestNextPage: `SELECT ${teaserColumns} FROM articles WHERE status = 'published' AND id < ? ORDER BY id DESC LIMIT ?`,
-  sectionFirstPage: `SELECT ${teaserColumns} FROM articles
-    WHERE status = 'published' AND section = ? ORDER BY id DESC LIMIT ?`,
-  sectionNextPage: `SELECT ${teaserColumns} FROM articles
-    WHERE status = 'published' AND section = ? AND id < ? ORDER BY id DESC LIMIT ?`,
-  publishedArticle: `SELECT ${articleColumns} FROM articles WHERE id = ? AND status = 'published'`,
-  anyArticle: `SELECT ${articleColumns} FROM articles WHERE id = ?`,
-  countPublished: `SELECT count(*) AS n FROM articles WHERE status = 'published'`,
-  countAll: 'SELECT count(*) AS n FROM articles',
-  tagFirstPage: `SELECT ${joinedTeaserColumns} FROM article_tags t CROSS JOIN articles a ON a.id = t.article_id
-    WHERE t.tag = ? AND a.status = 'published' ORDER BY t.article_id DESC LIMIT ?`,
-  tagNextPage: `SELECT ${joinedTeaserColumns} FROM article_tags t CROSS JOIN articles a ON a.id = t.article_id
-    WHERE t.tag = ? AND t.article_id < ? AND a.status = 'published' ORDER BY t.article_id DESC LIMIT ?`,
-  publishedHeadline: `SELECT id, section, title, published_at FROM articles WHERE id = ? AND status = 'published'`,
-  publishedIds: `SELECT id FROM articles WHERE status = 'published'`,
-  trendingTags: `SELECT t.tag AS tag, count(*) AS n
-    FROM (SELECT id FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT ?) AS r
-    JOIN article_tags t ON t.article_id = r.id GROUP BY t.tag ORDER BY n DESC, t.tag LIMIT ?`,
-  /** The oldest of the newest `window` (OFFSET window - 1): a change older than it cannot move the trending tags. */
-  trendingOldest: `SELECT id FROM articles WHERE status = 'published' ORDER BY id DESC LIMIT 1 OFFSET ?`,
-} as const;
-
-/**
- * Several lists' newest in one statement: one part per list, each an index walk as the single
- * list's query is, told apart by `n` (from 1). Exported for the plan test.
- */
-export function newestOfListsSql(kinds: readonly ('all' | 'section' | 'tag')[]): string {
-  const part = (kind: 'all' | 'section' | 'tag', n: number) => {
-    if (kind === 'all') return `SELECT ${n} AS n, * FROM (${queries.latest})`;
-    return `SELECT ${n} AS n, * FROM (${kind === 'section' ? queries.sectionFirstPage : queries.tagFirstPage})`;
-  };
-  return kinds.map((kind, i) => part(kind, i + 1)).join('\n  UNION ALL ');
-}
-
-const insertSql = `INSERT INTO articles (${articleColumns}, modified_at, previews_revoked_before)
-  VALUES (@id, @section, @title, @lead, @image, @published_at, @author, @updated_at, @tags, @body, @status, @modified_at, @previews_revoked_before)`;
-
-// Rows written before ordered pushes have no modified_at: their updated_at stands in.
-const storedRowSql = `SELECT ${articleColumns}, coalesce(modified_at, updated_at) AS modified_at, previews_revoked_before FROM articles WHERE id = ?`;
-
-const replaceSql = `UPDATE articles SET section = @section, title = @title, lead = @lead, image = @image, published_at = @published_at,
-    author = @author, updated_at = @updated_at, tags = @tags, body = @body, status = @status,
-    modified_at = @modified_at, previews_revoked_before = @previews_revoked_before
-  WHERE id = @id`;
+/** The store's reads (server/content/sql-queries.ts, shared with PostgreSQL), exported so tests can check every query's plan uses an index. */
+export const queries = sqliteQueries;
+export { newestOfListsSql } from './sql-queries';
 
 interface CountRow {
   n: number;
@@ -289,99 +215,28 @@ function isOutage(error: unknown): boolean {
 }
 
 function createStore(db: Database.Database, path: string, viewsPath: string, signupsPath: string): SqliteStore {
-  const latest = db.prepare<[number], TeaserRow>(queries.latest);
-  const latestNextPage = db.prepare<[string, number], TeaserRow>(queries.latestNextPage);
-  const sectionFirstPage = db.prepare<[string, number], TeaserRow>(queries.sectionFirstPage);
-  const sectionNextPage = db.prepare<[string, string, number], TeaserRow>(queries.sectionNextPage);
-  const publishedArticle = db.prepare<[string], ArticleRow>(queries.publishedArticle);
-  const anyArticle = db.prepare<[string], ArticleRow>(queries.anyArticle);
-  const countPublished = db.prepare<[], CountRow>(queries.countPublished);
-  const countAll = db.prepare<[], CountRow>(queries.countAll);
-  const tagFirstPage = db.prepare<[string, number], TeaserRow>(queries.tagFirstPage);
-  const tagNextPage = db.prepare<[string, string, number], TeaserRow>(queries.tagNextPage);
-  const publishedHeadline = db.prepare<[string], HeadlineRow>(queries.publishedHeadline);
-  const trendingTags = db.prepare<[number, number], string>(queries.trendingTags).pluck();
-  const trendingOldest = db.prepare<[number], string>(queries.trendingOldest).pluck();
-  const publishedIdList = db.prepare<[], string>(queries.publishedIds).pluck();
-  const revokedBefore = db.prepare<[string], string | null>('SELECT previews_revoked_before FROM articles WHERE id = ?').pluck();
+  // One prepared statement per text (an article page's lists: one per shape of lists), on first use.
+  const prepared = new Map<string, Database.Statement<unknown[]>>();
+  const statement = (text: string) => prepared.get(text) ?? prepared.set(text, db.prepare(text)).get(text)!;
+  const rows = <R>(query: Query): R[] => statement(query.text).all(...query.params) as R[];
+  const count = (text: string) => rows<CountRow>({ text, params: [] })[0]?.n ?? 0;
   const views = openSqliteViews(viewsPath);
   const signups = openSqliteSignups(signupsPath);
-  const feed = changeFeed(db);
-
-  /** The ranking as published headlines; articles unpublished since they were read are left out. */
-  async function readMostRead(): Promise<Headline[]> {
-    const ids = await rankedOrNone(views);
-    return ids.flatMap((viewedId) => publishedHeadline.all(viewedId).map(toHeadline));
-  }
+  const feed = new SqliteChangeFeed(db);
   // The rest needs a connection that may write: prepared on first use, never on a read-only one.
   let writes: ReturnType<typeof prepareWrites> | null = null;
   const writing = () => (writes ??= prepareWrites(db));
 
-  // One prepared statement per shape of lists (an article page's: its tags, then its section).
-  const newestOfLists = new Map<string, Database.Statement<(string | number)[], TeaserRow & { n: number }>>();
-  function newestStatement(lists: readonly ArticleList[]) {
-    const kinds = lists.map((list) => (list === 'all' ? 'all' : 'section' in list ? 'section' : 'tag'));
-    const shape = kinds.join(',');
-    let statement = newestOfLists.get(shape);
-    if (statement === undefined) newestOfLists.set(shape, (statement = db.prepare(newestOfListsSql(kinds))));
-    return statement;
-  }
-
-  function teaserRows(list: Parameters<SqliteStore['teasers']>[0], limit: number, before: string | undefined): TeaserRow[] {
-    if (list === 'all') return before === undefined ? latest.all(limit) : latestNextPage.all(before, limit);
-    if ('section' in list) return before === undefined ? sectionFirstPage.all(list.section, limit) : sectionNextPage.all(list.section, before, limit);
-    return before === undefined ? tagFirstPage.all(list.tag, limit) : tagNextPage.all(list.tag, before, limit);
-  }
-
   return {
-    kind: 'rows',
     name: 'content store',
     path,
     isOutage,
-
-    async teasers(list, limit, before): Promise<Teaser[]> {
-      return teaserRows(list, limit, before).map(toTeaser);
-    },
-
-    async newest(lists, limit): Promise<Teaser[][]> {
-      if (lists.length === 0) return [];
-      const params = lists.flatMap((list) => (list === 'all' ? [limit] : ['section' in list ? list.section : list.tag, limit]));
-      return byList(newestStatement(lists).all(...params), lists.length);
-    },
-
-    async article(id): Promise<Article | null> {
-      const row = publishedArticle.get(id);
-      return row ? toArticle(row) : null;
-    },
-
-    async articleAnyStatus(id): Promise<Article | null> {
-      const row = anyArticle.get(id);
-      return row ? toArticle(row) : null;
-    },
-
-    async previewsRevokedBefore(id): Promise<string | null> {
-      return revokedBefore.get(id) ?? null;
-    },
-
-    async trendingTags(window, size) {
-      return { tags: trendingTags.all(window, size), oldestId: trendingOldest.get(window - 1) ?? null };
-    },
-
-    async mostRead(limit): Promise<Headline[]> {
-      return (await readMostRead()).slice(0, limit);
-    },
-
+    ...sqlReads('sqlite', async (query) => rows(query), views),
     views,
     signups,
-    publishedIds: async () => publishedIdList.all(),
-
-    async count(): Promise<number> {
-      return countPublished.get()?.n ?? 0;
-    },
-
     insertMany: (articles) => feed.afterOwnWrite(writing().insertMany(articles)),
-    countAll: () => countAll.get()?.n ?? 0,
-    countPublished: () => countPublished.get()?.n ?? 0,
+    countAll: () => count(queries.countAll),
+    countPublished: () => count(queries.countPublished),
     deleteAll: () => feed.afterOwnWrite(writing().deleteAll()),
     // Immediate: the write lock is taken before the stored version is read, so of two workers
     // racing with the same article the second reads what the first wrote (busy_timeout waits).
@@ -399,14 +254,15 @@ function createStore(db: Database.Database, path: string, viewsPath: string, sig
 
 /** An article's row and its tag rows are written together, in the caller's transaction. */
 function prepareWrites(db: Database.Database) {
-  const insert = db.prepare<[StoredRow]>(insertSql);
-  const replace = db.prepare<[StoredRow]>(replaceSql);
-  const stored = db.prepare<[string], StoredRow>(storedRowSql);
-  const dropTags = db.prepare<[string]>('DELETE FROM article_tags WHERE article_id = ?');
-  const addTag = db.prepare<[string, string]>('INSERT INTO article_tags (tag, article_id) VALUES (?, ?)');
-  const unpublish = db.prepare<[string, string, string, string]>(
-    "UPDATE articles SET status = 'draft', updated_at = ?, modified_at = ?, previews_revoked_before = ? WHERE id = ?",
-  );
+  const sql = writeStatements('sqlite');
+  const insertRow = db.prepare<(string | null)[]>(sql.insert);
+  const replaceRow = db.prepare<(string | null)[]>(sql.replace);
+  const insert = { run: (row: StoredRow) => insertRow.run(...storedColumns.map((c) => row[c])) };
+  const replace = { run: (row: StoredRow) => replaceRow.run(...replaceParams(row)) };
+  const stored = db.prepare<[string], StoredRow>(sql.storedRow);
+  const dropTags = db.prepare<[string]>(sql.dropTags);
+  const addTag = db.prepare<[string, string]>(sql.addTags);
+  const unpublish = db.prepare<[string, string, string, string]>(sql.unpublish);
   const pruneChanges = db.prepare<[number]>('DELETE FROM article_changes WHERE seq <= (SELECT max(seq) FROM article_changes) - ?');
   const writeTags = (article: Article) => {
     for (const tag of article.tags) addTag.run(tag, article.id);
@@ -447,96 +303,6 @@ function prepareWrites(db: Database.Database) {
       prune();
       return deleted;
     }),
-  };
-}
-
-/**
- * The change feed of one connection. Another connection's commit moves data_version, which is
- * read at most once per turn of the event loop (every read asks, so the first read after a
- * commit sees it) and, while anyone subscribes, every changeLogPollMs; this connection's own
- * commits do not move it, so its writes read the log themselves.
- */
-function changeFeed(db: Database.Database) {
-  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
-  const lastSeq = db.prepare<[], number>("SELECT seq FROM sqlite_sequence WHERE name = 'article_changes'").pluck();
-  const since = db.prepare<[number, number], ChangeRow>(
-    'SELECT seq, article_id, section, tags, status, was_section, was_tags, was_status FROM article_changes WHERE seq > ? ORDER BY seq LIMIT ?',
-  );
-  let seenVersion = dataVersion.get();
-  let seenSeq = lastSeq.get() ?? 0;
-  let lookedThisTurn = false;
-  let failing = false;
-  let timer: NodeJS.Timeout | undefined;
-  const hub = new ChangeHub(() => {
-    if (lookedThisTurn) return;
-    lookedThisTurn = true;
-    setImmediate(() => (lookedThisTurn = false));
-    safely(look);
-  });
-
-  /** A log the reader cannot read must not fail the read that asked: it is read again next time. */
-  function safely(work: () => void): void {
-    try {
-      work();
-      failing = false;
-    } catch (error) {
-      if (!failing) log.warn('the content change log could not be read', describeError(error));
-      failing = true;
-    }
-  }
-
-  /** A row whose columns cannot be read (an operator's hand-made one) cannot be placed: everything. */
-  function changeOf(row: ChangeRow): ContentChange {
-    try {
-      return {
-        kind: 'article',
-        id: row.article_id,
-        now: stateOf(row.section, row.tags, row.status),
-        was: stateOf(row.was_section, row.was_tags, row.was_status),
-      };
-    } catch {
-      return everythingChanged;
-    }
-  }
-
-  function readLog(): void {
-    const rows = since.all(seenSeq, changeLogRows + 1);
-    if (rows.length === 0) return;
-    // A gap means the writers pruned changes this reader never saw.
-    const missed = rows[0]!.seq !== seenSeq + 1 || rows.length > changeLogRows;
-    seenSeq = missed ? (lastSeq.get() ?? rows.at(-1)!.seq) : rows.at(-1)!.seq;
-    if (missed) {
-      hub.emit(everythingChanged);
-      return;
-    }
-    for (const row of rows) hub.emit(changeOf(row));
-  }
-
-  function look(): void {
-    const version = dataVersion.get();
-    if (version === seenVersion) return;
-    readLog();
-    // Only once read: a log that failed to read is read again at the next look.
-    seenVersion = version;
-  }
-
-  return {
-    subscribe(listener: Parameters<ChangeFeed['subscribe']>[0]): () => void {
-      if (timer === undefined) {
-        timer = setInterval(() => safely(look), changeLogPollMs);
-        timer.unref();
-      }
-      return hub.subscribe(listener);
-    },
-    poll: () => hub.poll(),
-    /** Passes a write's result through, after telling subscribers what it changed. */
-    afterOwnWrite<T>(result: T): T {
-      safely(readLog);
-      return result;
-    },
-    close(): void {
-      clearInterval(timer);
-    },
   };
 }
 

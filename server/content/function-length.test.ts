@@ -1,0 +1,37 @@
+// The content layer's rule that no function is longer than a screen (eslint.config.js): a long
+// function in server/content is refused; its tests and the seed's files are not held to it.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ESLint } from 'eslint';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+async function rules(code: string, file: string): Promise<string[]> {
+  // The files are made up, so the type-aware rules (which need them in a tsconfig) are off here.
+  const eslint = new ESLint({
+    cwd: root,
+    overrideConfig: {
+      languageOptions: { parserOptions: { projectService: false } },
+      rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-misused-promises': 'off', '@typescript-eslint/await-thenable': 'off' },
+    },
+  });
+  const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
+  return result!.messages.map((m) => m.ruleId ?? '');
+}
+
+/** A function of `lines` statements, with blank lines and comments between that do not count. */
+function functionOf(lines: number): string {
+  const body = Array.from({ length: lines }, (_, i) => `  total += ${i};\n\n  // step ${i}`).join('\n');
+  return `export function long(): number {\n  let total = 0;\n${body}\n  return total;\n}\n`;
+}
+
+test('no function in server/content over 60 lines, blank lines and comments aside; tests and the seed are not held to it', async () => {
+  // 57 statements, the opening line, `let`, `return` and the closing brace: 61 lines.
+  assert.ok((await rules(functionOf(57), 'server/content/example.ts')).includes('max-lines-per-function'));
+  assert.ok((await rules(functionOf(57), 'server/content/nested/example.ts')).includes('max-lines-per-function'));
+  assert.ok(!(await rules(functionOf(56), 'server/content/example.ts')).includes('max-lines-per-function'), '60 lines are allowed');
+  for (const exempt of ['server/content/example.test.ts', 'server/content/seed-example.ts', 'server/example.ts']) {
+    assert.ok(!(await rules(functionOf(57), exempt)).includes('max-lines-per-function'), exempt);
+  }
+});
