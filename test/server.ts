@@ -15,6 +15,7 @@ import { createSite } from '../server/site';
 import { seedStore } from '../server/content/seed';
 import { openContent, type Content } from '../server/content/open';
 import type { ContentReader } from '../server/content/source';
+import type { ListenTarget } from '../server/worker';
 
 export async function seedTempStore(published = 600, drafts = 20): Promise<{ dir: string; dbPath: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-test-'));
@@ -87,6 +88,12 @@ export function textOf(html: string): string {
     .replace(/&#x27;|&#39;/g, "'")
     .replace(/\s+/g, ' ');
 }
+
+/**
+ * Where a worker started in the test's own process listens: any free loopback port, which the
+ * kernel picks (Kiosk's PORT is always a fixed port; the tests never race for one).
+ */
+export const anyLoopbackPort: ListenTarget = { port: 0, host: '127.0.0.1', exclusive: true };
 
 /** A port nobody listens on right now; one implementation for the tests and the PostgreSQL harness. */
 export { freePort };
