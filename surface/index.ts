@@ -89,5 +89,8 @@ export { accepts, nginxBinary } from '../scripts/nginx/local';
 // Where PostgreSQL's server binaries are: the bench records the version it measured.
 export { postgresBinDir } from '../scripts/db/cluster';
 
-// A command line read as every Kiosk command reads it: --help, and exit 2 on a flag it does not know.
-export { readCommandLine } from '../scripts/cli';
+// The tools' small library, shared with the commands in scripts/ (which may not import a tool, so
+// it lives on the product's side): a command line read as every Kiosk command reads it (--help,
+// exit 2 on a flag it does not know or a bad value), and the median and percentile, each defined once.
+export { numberFlag, parseCommandLine, portFlag, readCommandLine, refuse, runCommand, UsageError, wholeNumberFlag } from '../scripts/cli';
+export { median, percentile } from '../scripts/statistics';

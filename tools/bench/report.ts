@@ -2,6 +2,7 @@ import { belowCapacityShare, cpuMsPerRequest, cpuRatio, medianRatio, roundRatio,
 import { chunkRange } from './steadiness';
 import { connectionsExhausted, generatorFellShort, passes, type StepRecord } from './measure';
 import type { BenchResults, PassesRecord, SearchOutcome, Target } from './results';
+import { percentile } from '@kiosk/surface';
 
 const integer = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 0 });
 
@@ -503,8 +504,8 @@ function contentWork(step: StepRecord): string {
 /** "taken of sent, seen after p50 / max ms". */
 function pushesOf(pushes: readonly Push[]): string {
   const taken = pushes.filter((p) => p.status === 200 || p.status === 201);
-  const seen = taken.map((p) => p.visibleMs ?? Infinity).sort((a, b) => a - b);
-  return `${taken.length} of ${pushes.length}, ${seen.length ? `${ms(seen[Math.floor(seen.length / 2)]!)} / ${ms(seen.at(-1)!)}` : '–'}`;
+  const seen = taken.map((p) => p.visibleMs ?? Infinity);
+  return `${taken.length} of ${pushes.length}, ${seen.length ? `${ms(percentile(seen, 0.5))} / ${ms(percentile(seen, 1))}` : '–'}`;
 }
 
 function churnTable(r: BenchResults): string[] {
