@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { cacheControl } from '../server/cache-policy';
+import { defaultDrafts, defaultPublished, generateArticles } from '../server/content/seed';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -70,4 +71,24 @@ test('no doc counts the sections: src/sections.ts is where they are', () => {
       .flatMap((line, i) => (/\b(\d+|twelve|thirteen) sections\b/i.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
   );
   assert.deepEqual(counted, []);
+});
+
+test('every article path the docs quote as an example is one the demo seed writes', () => {
+  const docs = [
+    'README.md',
+    ...fs
+      .readdirSync(path.join(root, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
+  const quoted = docs.flatMap((file) =>
+    [...fs.readFileSync(path.join(root, file), 'utf8').matchAll(/\/([a-z-]+)\/(\d{18})\b/g)].map((m) => ({ file, path: m[0] })),
+  );
+  assert.ok(quoted.length > 0, 'the docs quote an example article');
+  const seeded = new Set<string>();
+  for (const article of generateArticles({ published: defaultPublished, drafts: defaultDrafts })) seeded.add(`/${article.section}/${article.id}`);
+  assert.deepEqual(
+    quoted.filter((q) => !seeded.has(q.path)),
+    [],
+  );
 });
