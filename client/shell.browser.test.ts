@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, afterEach, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { sections } from '../src/sections';
 import { seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
 import { latestArticlePath, launchChromium, nextNavigation, recordProblems } from '../test/browser';
 
@@ -59,7 +60,7 @@ describe('rendering from the shell', () => {
   test('the front page renders from the shell', async () => {
     const { page, problems } = await openShell('/');
     await page.waitForSelector('.front-page');
-    assert.equal(await page.locator('.front-page__section').count(), 12);
+    assert.equal(await page.locator('.front-page__section').count(), sections.length);
     assert.equal(await page.locator('h1').count(), 1);
     assert.deepEqual(problems, []);
   });

@@ -3,7 +3,7 @@
 // loopback, migrated, its CONTENT_DATABASE_URL printed. It runs until Ctrl-C, then stops.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { portFlag, readCommandLine, refuse, UsageError } from './cli';
 import { startCluster } from './db/cluster';
 import { migrate } from './db/migrate';
 
@@ -20,18 +20,16 @@ Options:
 `;
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({
-  options: { port: { type: 'string' }, dir: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  strict: true,
-});
-if (values.help) {
-  console.log(usage);
-  process.exit(0);
-}
-const port = Number(values.port ?? 5433);
-if (!Number.isInteger(port) || port < 1 || port > 65535) {
-  console.error(`db:up: --port must be a port number, got "${values.port}"\n\n${usage}`);
-  process.exit(2);
+const command = { name: 'db:up', usage, options: { port: { type: 'string' }, dir: { type: 'string' } } } as const;
+const line = readCommandLine(command);
+if (!line.ok) process.exit(line.exitCode);
+const { values } = line;
+let port: number;
+try {
+  port = portFlag('--port', values.port) ?? 5433;
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.exit(refuse(command, error.message));
 }
 const dataDir = path.resolve(values.dir ?? path.join(root, 'data/postgres'));
 

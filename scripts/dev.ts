@@ -6,15 +6,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isEmptyStore, seedStore } from '../server/content/seed';
 import { loadConfig } from '../server/config';
+import { readCommandLine } from './cli';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const serverBundle = path.join(root, 'dist/server/index.cjs');
 const manifest = path.join(root, 'dist/client/manifest.json');
 
-if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  console.log('Usage: npm run dev\n\nRebuilds on every change (webpack --watch, development mode) and restarts the server on PORT.');
-  process.exit(0);
-}
+const line = readCommandLine({
+  name: 'dev',
+  usage: 'Usage: npm run dev\n\nRebuilds on every change (webpack --watch, development mode) and restarts the server on PORT.\n\n  -h, --help  show this help',
+  options: {},
+});
+if (!line.ok) process.exit(line.exitCode);
 
 const env = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development', WEB_CONCURRENCY: process.env.WEB_CONCURRENCY ?? '1' };
 const config = loadConfig(env);

@@ -1,6 +1,6 @@
 // npm run ingest -- file.json: pushes an article to a running Kiosk as the CMS does.
 import fs from 'node:fs';
-import { parseArgs } from 'node:util';
+import { readCommandLine, runCommand, UsageError } from './cli';
 import { articleIdPattern } from '../src/sections';
 
 const usage = `Usage: npm run ingest -- <file.json> [--url http://localhost:3000] [--if-match ETAG]
@@ -51,28 +51,21 @@ async function send(
   return { status: response.status, body: parsed, etag: response.headers.get('etag') };
 }
 
+const command = { name: 'ingest', usage };
+
 async function main(): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      allowPositionals: true,
-      options: {
-        url: { type: 'string' },
-        unpublish: { type: 'string' },
-        'modified-at': { type: 'string' },
-        'if-match': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    console.error(`${(error as Error).message}\n\n${usage}`);
-    return 2;
-  }
+  const parsed = readCommandLine({
+    ...command,
+    allowPositionals: true,
+    options: {
+      url: { type: 'string' },
+      unpublish: { type: 'string' },
+      'modified-at': { type: 'string' },
+      'if-match': { type: 'string' },
+    },
+  });
+  if (!parsed.ok) return parsed.exitCode;
   const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(usage);
-    return 0;
-  }
   const token = process.env.INGEST_TOKEN ?? '';
   if (!token) {
     console.error('ingest: set INGEST_TOKEN to the token the server runs with');
@@ -86,24 +79,20 @@ async function main(): Promise<number> {
   let query = '';
   if (values.unpublish !== undefined) {
     if (positionals.length > 0) {
-      console.error(`ingest: --unpublish takes no file\n\n${usage}`);
-      return 2;
+      throw new UsageError(`--unpublish takes no file`);
     }
     if (values['modified-at'] === undefined) {
-      console.error(`ingest: --unpublish needs --modified-at, the story's last-modified time in the CMS\n\n${usage}`);
-      return 2;
+      throw new UsageError(`--unpublish needs --modified-at, the story's last-modified time in the CMS`);
     }
     id = values.unpublish;
     method = 'DELETE';
     query = `?${new URLSearchParams({ modifiedAt: values['modified-at'] }).toString()}`;
   } else {
     if (values['modified-at'] !== undefined) {
-      console.error(`ingest: an article's modifiedAt is in its file\n\n${usage}`);
-      return 2;
+      throw new UsageError(`an article's modifiedAt is in its file`);
     }
     if (positionals.length !== 1) {
-      console.error(`ingest: give one JSON file\n\n${usage}`);
-      return 2;
+      throw new UsageError(`give one JSON file`);
     }
     const file = positionals[0]!;
     let article: unknown;
@@ -147,4 +136,5 @@ async function main(): Promise<number> {
   return 0;
 }
 
-void main().then((code) => process.exit(code));
+await runCommand(command, main);
+process.exit(process.exitCode ?? 0);

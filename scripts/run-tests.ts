@@ -18,9 +18,9 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { staleBuildReason } from './build-state';
+import { readCommandLine, refuse } from './cli';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tierNames = ['fast', 'services', 'browser'] as const;
@@ -36,32 +36,25 @@ const usage = `Usage: tsx scripts/run-tests.ts --fast | --services | --browser |
   --record-timings keep each file's measured seconds in scripts/test-timings.json, the order the
                    next runs start the files in (longest first)`;
 
-let values: { fast: boolean; services: boolean; browser: boolean; all: boolean; concurrency?: string; 'record-timings': boolean; help: boolean };
-try {
-  ({ values } = parseArgs({
-    options: {
-      fast: { type: 'boolean', default: false },
-      services: { type: 'boolean', default: false },
-      browser: { type: 'boolean', default: false },
-      all: { type: 'boolean', default: false },
-      concurrency: { type: 'string' },
-      'record-timings': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  }));
-} catch (error) {
-  console.error(`run-tests: ${(error as Error).message}\n${usage}`);
-  process.exit(2);
-}
-if (values.help) {
-  console.log(usage);
-  process.exit(0);
-}
+const command = { name: 'run-tests', usage };
+const line = readCommandLine({
+  ...command,
+  options: {
+    fast: { type: 'boolean', default: false },
+    services: { type: 'boolean', default: false },
+    browser: { type: 'boolean', default: false },
+    all: { type: 'boolean', default: false },
+    concurrency: { type: 'string' },
+    'record-timings': { type: 'boolean', default: false },
+  },
+});
+if (!line.ok) process.exit(line.exitCode);
+const { values } = line;
 const tiers = tierNames.filter((tier) => values.all || values[tier]);
 const concurrency = values.concurrency === undefined ? 2 : Number(values.concurrency);
-if (tiers.length === 0 || !Number.isInteger(concurrency) || concurrency < 1) {
-  console.error(tiers.length === 0 ? usage : `run-tests: --concurrency must be a whole number of files, 1 or more (got "${values.concurrency}")\n${usage}`);
-  process.exit(2);
+if (tiers.length === 0) process.exit(refuse(command, 'name a tier: --fast, --services, --browser or --all'));
+if (!/^\d+$/.test(values.concurrency ?? '2') || concurrency < 1) {
+  process.exit(refuse(command, `--concurrency must be a whole number of files, 1 or more, got "${values.concurrency}"`));
 }
 
 // The longest files start first, so a tier does not end with one long file running alone on an

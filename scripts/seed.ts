@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { seedPostgres } from '../server/content/postgres-seed';
 import { defaultDrafts, defaultPublished, seedStore, StoreNotEmptyError } from '../server/content/seed';
 import { sqliteContentPath } from '../server/config';
+import { parseCommandLine, runCommand, UsageError, wholeNumberFlag } from './cli';
 
 const usage = `Usage: tsx scripts/seed.ts [--db PATH | --database-url URL] [--published N] [--drafts N] [--reset] [--help]
 
@@ -24,38 +24,33 @@ Options:
 Exit codes: 0 seeded, 1 store not empty or seeding failed, 2 bad arguments.
 `;
 
-class UsageError extends Error {}
-
 interface SeedCommand {
   db: string;
   databaseUrl: string | null;
   published: number;
   drafts: number;
   reset: boolean;
-  help: boolean;
 }
 
-function readCommand(args: string[]): SeedCommand {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: false,
+/** The command line; null for --help. */
+function readCommand(args: string[]): SeedCommand | null {
+  const parsed = parseCommandLine(args, {
     options: {
       db: { type: 'string' },
       'database-url': { type: 'string' },
       published: { type: 'string' },
       drafts: { type: 'string' },
       reset: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  if (parsed === null) return null;
+  const { values } = parsed;
   return {
     db: values.db === undefined ? sqliteContentPath() : resolve(values.db),
     databaseUrl: databaseUrl(values['database-url'], values.db),
     published: count('--published', values.published, defaultPublished, 1),
     drafts: count('--drafts', values.drafts, defaultDrafts, 0),
     reset: values.reset,
-    help: values.help,
   };
 }
 
@@ -68,24 +63,12 @@ function databaseUrl(raw: string | undefined, db: string | undefined): string | 
 
 // The front page needs at least one published article; ids have room for 999,999 in all.
 function count(flag: string, raw: string | undefined, fallback: number, min: number): number {
-  if (raw === undefined) return fallback;
-  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > 500_000) {
-    throw new UsageError(`${flag} must be a whole number from ${min} to 500000, got "${raw}"`);
-  }
-  return value;
+  return wholeNumberFlag(flag, raw, min, 500_000) ?? fallback;
 }
 
 async function main(args: string[]): Promise<number> {
-  let command: SeedCommand;
-  try {
-    command = readCommand(args);
-  } catch (error) {
-    // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for unknown or malformed flags.
-    console.error(`seed: ${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
-    return 2;
-  }
-  if (command.help) {
+  const command = readCommand(args);
+  if (command === null) {
     console.log(usage);
     return 0;
   }
@@ -116,4 +99,4 @@ async function main(args: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+await runCommand({ name: 'seed', usage }, () => main(process.argv.slice(2)));

@@ -13,6 +13,7 @@ import { seedPostgres } from './content/postgres-seed';
 import { postgresViews } from './content/postgres-views';
 import { minuteOf } from './content/views-window';
 import { emptyPost, flood } from '../test/flood';
+import { median } from '../scripts/statistics';
 import { startBuiltServer, type BuiltServer } from '../test/server';
 
 let cluster: Cluster;
@@ -140,7 +141,6 @@ describe('views on PostgreSQL', () => {
         }
         if (i === 5) await new Promise((r) => setTimeout(r, 5_100));
       }
-      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
       assert.ok(median(timings.mostRead) <= 10, `most read: median ${median(timings.mostRead).toFixed(1)} ms`);
       assert.ok(median(timings.healthz) <= 50, `health check: median ${median(timings.healthz).toFixed(1)} ms`);
     } finally {

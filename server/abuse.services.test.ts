@@ -11,6 +11,7 @@ import { openSqliteStore } from './content/sqlite';
 import { signupsPathFor } from './content/sqlite-signups';
 import { openSqliteViews, prepareViewsFile, viewsPathFor } from './content/sqlite-views';
 import { minuteOf } from './content/views-window';
+import { median } from '../scripts/statistics';
 import { seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
 import { emptyPost, flood } from '../test/flood';
 
@@ -171,7 +172,6 @@ describe('views', () => {
         // A reading older than its 5 s is read again: make some of these readings fresh ones.
         if (i % 5 === 4) await new Promise((r) => setTimeout(r, 5_100));
       }
-      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
       const worst = (xs: number[]) => Math.max(...xs);
       // Medians, so that one slow moment of a busy test machine does not decide; the old ranking
       // took 1.6 s per reading at an hour of made-up ids, and the health check waited behind it.

@@ -17,7 +17,7 @@ test('WEB_CONCURRENCY and PORT are read and validated', () => {
   assert.equal(loadConfig({ WEB_CONCURRENCY: '3' }).webConcurrency, 3);
   assert.throws(() => loadConfig({ WEB_CONCURRENCY: '0' }), ConfigError);
   assert.throws(() => loadConfig({ PORT: 'eighty' }), /PORT must be a whole number/);
-  assert.throws(() => loadConfig({ PORT: '70000' }), /between 0 and 65535/);
+  assert.throws(() => loadConfig({ PORT: '70000' }), /between 1 and 65535/);
 });
 
 test('SITE_URL must be an absolute http(s) URL and loses any path', () => {
@@ -30,12 +30,6 @@ test('NODE_ENV outside production/development/test is refused', () => {
   assert.throws(() => loadConfig({ NODE_ENV: 'prod' }), ConfigError);
 });
 
-test('the cluster shares the port round-robin unless told none; a bad value is refused', () => {
-  assert.equal(loadConfig({}).clusterScheduling, 'rr');
-  assert.equal(loadConfig({ CLUSTER_SCHEDULING: 'none' }).clusterScheduling, 'none');
-  assert.throws(() => loadConfig({ CLUSTER_SCHEDULING: 'roundrobin' }), ConfigError);
-});
-
 test('the overload limits: crawlers never get less than readers', () => {
   const config = loadConfig({ SSR_QUEUE_LIMIT: '40', CRAWLER_QUEUE_LIMIT: '10' });
   assert.equal(config.ssrQueueLimit, 40);
@@ -43,19 +37,19 @@ test('the overload limits: crawlers never get less than readers', () => {
   assert.throws(() => loadConfig({ SHELL_S_MAXAGE_S: '60' }), /SHELL_S_MAXAGE_S must be between 0 and 10/);
 });
 
-test('listening: reuse-port by default, shared for port 0; per-worker on loopback, a fixed port, and a range that fits', () => {
+test('listening: reuse-port by default, per-worker on loopback; always a fixed port, and a range that fits', () => {
   const reusePort = loadConfig({});
   assert.equal(reusePort.listenMode, 'reuse-port');
   assert.equal(reusePort.host, '');
-  assert.equal(loadConfig({ PORT: '0' }).listenMode, 'shared');
-  assert.equal(loadConfig({ LISTEN_MODE: 'shared' }).listenMode, 'shared');
-  assert.throws(() => loadConfig({ LISTEN_MODE: 'reuse-port', PORT: '0' }), /reuse-port needs a fixed PORT/);
+  // Workers that each bound port 0 would each get a different port; the cluster's shared port is gone.
+  assert.throws(() => loadConfig({ PORT: '0' }), /PORT must be between 1 and 65535/);
+  assert.throws(() => loadConfig({ LISTEN_MODE: 'shared' }), /LISTEN_MODE must be reuse-port or per-worker/);
   assert.equal(loadConfig({ API_QUEUE_LIMIT: '12' }).apiQueueLimit, 12);
   assert.throws(() => loadConfig({ API_QUEUE_LIMIT: '0' }), /API_QUEUE_LIMIT/);
   const perWorker = loadConfig({ LISTEN_MODE: 'per-worker', PORT: '8080', WEB_CONCURRENCY: '4' });
   assert.equal(perWorker.host, '127.0.0.1');
   assert.equal(loadConfig({ LISTEN_MODE: 'per-worker', HOST: '0.0.0.0' }).host, '0.0.0.0');
-  assert.throws(() => loadConfig({ LISTEN_MODE: 'per-worker', PORT: '0' }), /fixed PORT/);
+  assert.throws(() => loadConfig({ LISTEN_MODE: 'per-worker', PORT: '0' }), /PORT must be between 1/);
   assert.throws(() => loadConfig({ LISTEN_MODE: 'per-worker', PORT: '65535', WEB_CONCURRENCY: '2' }), /past 65535/);
   assert.throws(() => loadConfig({ LISTEN_MODE: 'each' }), ConfigError);
   assert.throws(() => loadConfig({ HOST: 'a b' }), ConfigError);

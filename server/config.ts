@@ -8,16 +8,15 @@ if ('window' in globalThis) {
 
 export interface Config {
   nodeEnv: 'production' | 'development' | 'test';
-  /** The shared port, or in per-worker mode the first worker's port (worker slot k gets PORT + k). */
+  /** The port every worker listens on, or in per-worker mode the first worker's port (worker slot k gets PORT + k). */
   port: number;
   /**
    * `reuse-port` (the default without Nginx): every worker opens its own socket on PORT with
    * SO_REUSEPORT, so the kernel spreads new connections over the workers and none waits in the
-   * cluster primary's hand-off. `shared`: every worker serves PORT through the cluster module
-   * (CLUSTER_SCHEDULING says how). `per-worker`: each worker owns PORT + slot, so Nginx can
-   * count and balance each worker's requests (production).
+   * cluster primary's hand-off. `per-worker`: each worker owns PORT + slot, so Nginx can count
+   * and balance each worker's requests (production).
    */
-  listenMode: 'reuse-port' | 'shared' | 'per-worker';
+  listenMode: 'reuse-port' | 'per-worker';
   /** Bind address; empty means every interface. Per-worker ports default to loopback: only Nginx needs them. */
   host: string;
   /** Express's `trust proxy`: which peer's X-Forwarded-* headers to believe. */
@@ -55,14 +54,6 @@ export interface Config {
   shutdownGraceMs: number;
   /** Asked of listen(); the kernel caps it at net.core.somaxconn. */
   listenBacklog: number;
-  /**
-   * How the cluster shares the port. `rr` (Node's default on Linux): the primary accepts and
-   * hands connections to workers over IPC. `none`: each worker accepts from the shared socket
-   * itself. Neither lets the guard see connections still waiting: libuv accepts one connection
-   * per event-loop turn (libuv#3696), so under load `none` leaves them in the kernel's accept
-   * queue, and `rr` leaves them in the hand-off. See docs/overload.md.
-   */
-  clusterScheduling: 'none' | 'rr';
   /** Over this many in-flight requests, a page request gets the shell instead of SSR. */
   ssrQueueLimit: number;
   /** Known search-engine crawlers keep SSR up to this higher limit. */
@@ -90,8 +81,6 @@ export interface Config {
   previewConcurrencyLimit: number;
   /** Latest headlines in server-rendered HTML; the browser shows all of them after hydration. */
   ssrLatestItems: number;
-  /** Render the header, navigation and footer once per process instead of per request. */
-  ssrSharedChrome: boolean;
   /**
    * DOM_BUDGET=on (the default): the server renders what is above the fold and what search
    * engines need; most read, more from the section and the rest of the latest list render in
@@ -188,11 +177,10 @@ function siteUrl(env: Env, port: number): string {
   return url.origin;
 }
 
-function listenMode(env: Env, port: number): Config['listenMode'] {
-  // Workers that each bind port 0 would each get a different port: ask the cluster for one.
-  const raw = env.LISTEN_MODE ?? (port === 0 ? 'shared' : 'reuse-port');
-  if (raw === 'reuse-port' || raw === 'shared' || raw === 'per-worker') return raw;
-  throw new ConfigError(`LISTEN_MODE must be reuse-port, shared or per-worker, got "${raw}"`);
+function listenMode(env: Env): Config['listenMode'] {
+  const raw = env.LISTEN_MODE ?? 'reuse-port';
+  if (raw === 'reuse-port' || raw === 'per-worker') return raw;
+  throw new ConfigError(`LISTEN_MODE must be reuse-port or per-worker, got "${raw}"`);
 }
 
 function trustProxy(env: Env): Config['trustProxy'] {
@@ -321,12 +309,6 @@ function requireStoreAbilities(config: Config): void {
   }
 }
 
-function clusterScheduling(env: Env): Config['clusterScheduling'] {
-  const raw = env.CLUSTER_SCHEDULING ?? 'rr';
-  if (raw === 'none' || raw === 'rr') return raw;
-  throw new ConfigError(`CLUSTER_SCHEDULING must be none or rr, got "${raw}"`);
-}
-
 function pattern(env: Env, name: string, fallback: string, re: RegExp, rule: string): string {
   const raw = env[name] || fallback;
   if (!re.test(raw)) throw new ConfigError(`${name} must be ${rule}, got "${raw}"`);
@@ -384,15 +366,16 @@ function metricsConfig(env: Env, nodeEnv: Config['nodeEnv'], port: number): Metr
 
 /** Reads the environment once; throws ConfigError with a readable message on bad input. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
-  const port = integer(env, 'PORT', 3000, 0, 65535);
+  // Workers that each bound port 0 would each get a different port: a port is always fixed
+  // (tests and tools pick a free one first).
+  const port = integer(env, 'PORT', 3000, 1, 65535);
   const keepAliveTimeoutMs = integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 600_000);
   const environment = nodeEnv(env);
-  const mode = listenMode(env, port);
+  const mode = listenMode(env);
   const webConcurrency = integer(env, 'WEB_CONCURRENCY', os.availableParallelism(), 1, 256);
   if (mode === 'per-worker' && port + webConcurrency - 1 > 65535) {
     throw new ConfigError(`per-worker ports ${port}..${port + webConcurrency - 1} run past 65535`);
   }
-  if (mode !== 'shared' && port === 0) throw new ConfigError(`LISTEN_MODE=${mode} needs a fixed PORT, not 0`);
   const config: Config = {
     nodeEnv: environment,
     port,
@@ -409,7 +392,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     headersTimeoutMs: keepAliveTimeoutMs + 1_000,
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
     listenBacklog: integer(env, 'LISTEN_BACKLOG', 65_535, 1, 65_535),
-    clusterScheduling: clusterScheduling(env),
     ssrQueueLimit: integer(env, 'SSR_QUEUE_LIMIT', 15, 0, 1_000_000),
     // A crawler limit below the readers' would make crawlers worse off than readers.
     crawlerQueueLimit: Math.max(integer(env, 'CRAWLER_QUEUE_LIMIT', 30, 0, 1_000_000), integer(env, 'SSR_QUEUE_LIMIT', 15, 0, 1_000_000)),
@@ -423,7 +405,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     previewSecret: secretFor(env, 'preview', 'PREVIEW_ENABLED', 'PREVIEW_SECRET'),
     previewConcurrencyLimit: integer(env, 'PREVIEW_CONCURRENCY_LIMIT', 2, 1, 100),
     ssrLatestItems: integer(env, 'SSR_LATEST_ITEMS', 5, 0, latestListSize),
-    ssrSharedChrome: flag(env, 'SSR_SHARED_CHROME') ?? true,
     domBudget: flag(env, 'DOM_BUDGET') ?? true,
     viewsFlushS: integer(env, 'VIEWS_FLUSH_S', 5, 1, 60),
     clientAddressHops: integer(env, 'CLIENT_ADDRESS_HOPS', 0, 0, 10),

@@ -28,7 +28,7 @@ async function worker(id: number) {
   const listen: ListenTarget =
     config.listenMode === 'per-worker'
       ? { port: config.port + (await requestSlot()), host: config.host, exclusive: true, reusePort: false }
-      : { port: config.port, host: config.host, exclusive: config.listenMode === 'reuse-port', reusePort: config.listenMode === 'reuse-port' };
+      : { port: config.port, host: config.host, exclusive: true, reusePort: true };
   let running;
   try {
     running = await startWorker(config, { listen });
@@ -64,8 +64,6 @@ async function worker(id: number) {
 }
 
 async function primary() {
-  // Must be set before the first fork; see Config.clusterScheduling.
-  cluster.schedulingPolicy = config.clusterScheduling === 'none' ? cluster.SCHED_NONE : cluster.SCHED_RR;
   // Before any worker binds: a second Kiosk's reuse-port workers would join the first's port.
   const claim = await claimPorts(listenPorts(config), config.host);
   if (!claim.ok) {
@@ -86,7 +84,6 @@ async function primary() {
     workers: config.webConcurrency,
     listenMode: config.listenMode,
     ports: config.listenMode === 'per-worker' ? `${config.port}-${config.port + config.webConcurrency - 1}` : String(config.port),
-    clusterScheduling: config.clusterScheduling,
     listenBacklog: config.listenBacklog,
     somaxconn: readSomaxconn(),
     host: config.host || '*',

@@ -11,7 +11,7 @@ import { openContent } from './content/open';
 import { PublishedIds } from './content/published-ids';
 import { openSqliteStore, type SqliteStore } from './content/sqlite';
 import { viewsPathFor } from './content/sqlite-views';
-import { seedTempStore, testAssets } from '../test/server';
+import { anyLoopbackPort, seedTempStore, testAssets } from '../test/server';
 import { startWorker, type RunningWorker } from './worker';
 
 let dir: string;
@@ -28,8 +28,8 @@ before(async () => {
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 async function start(env: Record<string, string> = {}): Promise<{ worker: RunningWorker; base: string }> {
-  const config = loadConfig({ PORT: '0', CONTENT_DB_PATH: dbPath, SITE_URL: 'https://kiosk.example', ...env });
-  const worker = await startWorker(config, { assets: testAssets });
+  const config = loadConfig({ CONTENT_DB_PATH: dbPath, SITE_URL: 'https://kiosk.example', ...env });
+  const worker = await startWorker(config, { listen: anyLoopbackPort, assets: testAssets });
   return { worker, base: `http://127.0.0.1:${(worker.server.address() as AddressInfo).port}` };
 }
 
@@ -105,7 +105,7 @@ test('a worker listens only once it can tell published articles from made-up ids
   // Under load (CI with another suite beside it) the first read of the published ids took longer
   // than the worker took to listen: a made-up id's beacon was answered 204 and dropped, and so
   // was a real reader's. Here that read is held back 500 ms.
-  const config = loadConfig({ PORT: '0', CONTENT_DB_PATH: dbPath, SITE_URL: 'https://kiosk.example', CLIENT_ADDRESS_HOPS: '1' });
+  const config = loadConfig({ CONTENT_DB_PATH: dbPath, SITE_URL: 'https://kiosk.example', CLIENT_ADDRESS_HOPS: '1' });
   const content = openContent(config.content, config);
   const store = content.store as SqliteStore;
   const slow = new PublishedIds(async () => {
@@ -114,7 +114,7 @@ test('a worker listens only once it can tell published articles from made-up ids
   }, store.changes);
   const reader = ids[3]!;
   const before = totalViews(reader);
-  const worker = await startWorker(config, { assets: testAssets, content: { ...content, published: () => slow } });
+  const worker = await startWorker(config, { listen: anyLoopbackPort, assets: testAssets, content: { ...content, published: () => slow } });
   try {
     const base = `http://127.0.0.1:${(worker.server.address() as AddressInfo).port}`;
     assert.equal((await view(base, '209912312359000001', '198.51.100.7')).status, 404, 'a made-up id, the moment the worker listens');

@@ -100,7 +100,6 @@ test('a second Kiosk on a served port refuses to start, in every listening layou
     const bundle = ['--enable-source-maps', path.join(root, 'dist', 'server', 'index.cjs')];
     const attempts: [string, string[], Record<string, string>][] = [
       ['reuse-port', bundle, { LISTEN_MODE: 'reuse-port' }],
-      ['shared', bundle, { LISTEN_MODE: 'shared' }],
       ['per-worker', bundle, { LISTEN_MODE: 'per-worker', HOST: '', WEB_CONCURRENCY: '1' }],
       ['npm start', ['--import', 'tsx', path.join(root, 'scripts', 'start.ts'), '--no-build', '--no-seed'], {}],
     ];

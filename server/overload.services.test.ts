@@ -15,7 +15,7 @@ import type { ArticleStore } from './content/store';
 import { OverloadGuard } from './overload';
 import { securityHeaders } from './security-headers';
 import { WorkerMetrics } from './metrics/worker-metrics';
-import { seedTempStore, testAssets } from '../test/server';
+import { anyLoopbackPort, seedTempStore, testAssets } from '../test/server';
 import { startWorker, type RunningWorker } from './worker';
 
 let dir: string;
@@ -48,8 +48,8 @@ function gatedStore(): { content: Content; open(): void } {
 }
 
 async function start(env: Record<string, string>, content?: Content) {
-  const config = loadConfig({ PORT: '0', CONTENT_DB_PATH: dbPath, SITE_URL: 'https://kiosk.example', ...env });
-  const worker = await startWorker(config, { content, assets: testAssets });
+  const config = loadConfig({ CONTENT_DB_PATH: dbPath, SITE_URL: 'https://kiosk.example', ...env });
+  const worker = await startWorker(config, { listen: anyLoopbackPort, content, assets: testAssets });
   const { port } = worker.server.address() as AddressInfo;
   return { worker, base: `http://127.0.0.1:${port}` };
 }

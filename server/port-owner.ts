@@ -25,9 +25,8 @@ export function isAddressInUse(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | null)?.code === 'EADDRINUSE';
 }
 
-/** Every port a Kiosk's workers will listen on; none for an ephemeral shared port. */
+/** Every port a Kiosk's workers will listen on. */
 export function listenPorts(config: Pick<Config, 'port' | 'listenMode' | 'webConcurrency'>): number[] {
-  if (config.port === 0) return [];
   const count = config.listenMode === 'per-worker' ? config.webConcurrency : 1;
   return Array.from({ length: count }, (_, k) => config.port + k);
 }

@@ -29,7 +29,7 @@ export interface RenderDeps {
   latestItems?: number;
   /** DOM_BUDGET: leave the blocks below the fold to the browser (the default); false renders them here. */
   domBudget?: boolean;
-  /** The header, navigation and footer rendered once (SSR_SHARED_CHROME); null renders them per request. */
+  /** The header, navigation and footer rendered once (buildChrome, as every worker does); null renders them per request (the whole render the splice is checked against). */
   chrome?: Chrome | null;
 }
 

@@ -20,7 +20,6 @@ export type SiteConfig = AppConfig &
   Pick<
     Config,
     | 'ssrLatestItems'
-    | 'ssrSharedChrome'
     | 'domBudget'
     | 'viewsFlushS'
     | 'viewsPerClientPerMinute'
@@ -71,7 +70,7 @@ export function createSite({
     siteUrl: config.siteUrl,
     latestItems: config.domBudget ? config.ssrLatestItems : undefined,
     domBudget: config.domBudget,
-    chrome: config.ssrSharedChrome ? buildChrome() : null,
+    chrome: buildChrome(),
   };
   const published = content.views !== null ? content.published() : null;
   const views =

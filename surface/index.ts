@@ -1,9 +1,11 @@
 // What the tools in tools/ may use of Kiosk, and all they may use. Each tool is an npm package
 // of its own (a workspace) that depends on this one; test/boundaries.test.ts fails when a tool
 // imports any other file of the repository, or another tool's, and when product code (server/,
-// src/, client/, scripts/) imports a tool. So the product can change inside without breaking a
-// tool, and a change to this list is a change to a contract, made on purpose. Tool tests may
-// also use the test harnesses in test/. docs/architecture.md describes the list.
+// src/, client/, scripts/) imports a tool, or this surface anything of test/. So the product
+// can change inside without breaking a tool, and a change to this list is a change to a
+// contract, made on purpose. Tool tests may also use the test harnesses in test/; a tool's
+// own code gets what operators' commands need from scripts/ through this list, never from the
+// harness. docs/architecture.md describes the list.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 export const repositoryRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 // Configuration, read and validated as the server reads it.
-export { ConfigError, loadConfig, sqliteContentPath, type Config } from '../server/config';
+export { ConfigError, loadConfig, sqliteContentPath } from '../server/config';
 
 // Content: the seed's made-up articles (deterministic), a PostgreSQL store filled with them,
 // and editors' signed preview links.
@@ -23,8 +25,11 @@ export { previewPath } from '../server/preview';
 // directory, the built cluster as operators run it, free ports, a throwaway PostgreSQL cluster,
 // Nginx from the repository's template, and the admission limits Nginx is rendered with.
 export { prepareToServe } from '../scripts/prepare';
-export { freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
-export { processesOf, startCluster, type Cluster } from '../scripts/db/cluster';
+export { seedTempStore, startBuiltServer, type BuiltServer } from '../scripts/built-server';
+export { freePort, freePortRange } from '../scripts/ports';
+export { startCluster, type Cluster } from '../scripts/db/cluster';
+// A process's children from /proc: a cluster's workers, Nginx's worker processes.
+export { childPids } from '../scripts/processes';
 export { startLocalNginx, type LocalNginx } from '../scripts/nginx/local';
 export { admissionOf } from '../scripts/nginx/render';
 
@@ -83,8 +88,9 @@ export { staleBuildReason } from '../scripts/build-state';
 export { accepts, nginxBinary } from '../scripts/nginx/local';
 // Where PostgreSQL's server binaries are: the bench records the version it measured.
 export { postgresBinDir } from '../scripts/db/cluster';
-// A process's children from /proc (a harness of test/server.ts): what counts as a measured server.
-export { childPids } from '../test/server';
 
-// A command line read as every Kiosk command reads it: --help, and exit 2 on a flag it does not know.
-export { readCommandLine } from '../scripts/cli';
+// The tools' small library, shared with the commands in scripts/ (which may not import a tool, so
+// it lives on the product's side): a command line read as every Kiosk command reads it (--help,
+// exit 2 on a flag it does not know or a bad value), and the median and percentile, each defined once.
+export { numberFlag, parseCommandLine, portFlag, readCommandLine, refuse, runCommand, UsageError, wholeNumberFlag } from '../scripts/cli';
+export { median, percentile } from '../scripts/statistics';

@@ -81,6 +81,7 @@ function importProblem(file: string, specifier: string, tools: readonly Workspac
     if (!productDirs.some((dir) => within(file, dir))) return null;
     if (target && within(target, 'tools')) return `product code imports a tool: ${specifier}`;
     if (!relative && /^@kiosk\//.test(specifier) && specifier !== '@kiosk/surface') return `product code imports a tool: ${specifier}`;
+    if (target && within(target, 'test') && !within(file, 'test') && !isTest(file)) return `product code imports the test harness: ${specifier}`;
     return null;
   }
   if (specifier.startsWith('node:') || builtins.has(specifier)) return null;
@@ -159,6 +160,9 @@ describe('the boundary between the product and its tools', () => {
     assert.match(check('scripts/deploy/x.test.ts', '../../tools/edge/web-acl') ?? '', /product code imports a tool/);
     assert.match(check('test/x.ts', '@kiosk/edge') ?? '', /product code imports a tool/);
     assert.match(check('server/app.ts', '@kiosk/svg') ?? '', /product code imports a tool/);
+    assert.match(check('surface/index.ts', '../test/server') ?? '', /imports the test harness/, 'the surface hands no harness to the tools');
+    assert.match(check('scripts/built-server.ts', '../test/wait') ?? '', /imports the test harness/);
+    assert.match(check('server/site.ts', '../test/server') ?? '', /imports the test harness/);
     for (const [file, specifier] of [
       ['tools/edge/edge.ts', './web-acl'],
       ['tools/edge/edge.ts', '@kiosk/surface'],
@@ -167,6 +171,10 @@ describe('the boundary between the product and its tools', () => {
       ['tools/edge/edge.services.test.ts', '../../test/moto'],
       ['tools/fleet/run.ts', '@kiosk/svg'],
       ['scripts/start.ts', '../server/config'],
+      ['test/server.ts', '../scripts/built-server'],
+      ['test/moto.ts', './server'],
+      ['server/app.services.test.ts', '../test/server'],
+      ['surface/index.ts', '../scripts/ports'],
     ] as const) {
       assert.equal(check(file, specifier), null, `${file} -> ${specifier}`);
     }

@@ -1,27 +1,16 @@
 // Shared by the server's tests: a real SQLite store in a temporary directory and the real
 // app listening on a real socket on an ephemeral port.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { freePort } from '../scripts/db/cluster';
 import type { Assets } from '../server/assets';
 import { loadConfig } from '../server/config';
 import { createSite } from '../server/site';
-import { seedStore } from '../server/content/seed';
 import { openContent, type Content } from '../server/content/open';
 import type { ContentReader } from '../server/content/source';
-
-export async function seedTempStore(published = 600, drafts = 20): Promise<{ dir: string; dbPath: string }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-test-'));
-  const dbPath = path.join(dir, 'kiosk.sqlite');
-  await seedStore(dbPath, { published, drafts, log: () => {} });
-  return { dir, dbPath };
-}
+import type { ListenTarget } from '../server/worker';
 
 /**
  * The app tests run without a client build, so the documents name these asset paths
@@ -88,110 +77,17 @@ export function textOf(html: string): string {
     .replace(/\s+/g, ' ');
 }
 
-/** A port nobody listens on right now; one implementation for the tests and the PostgreSQL harness. */
-export { freePort };
-
-/** The pids of a process's children (a cluster's workers, Nginx's worker processes), from /proc; none once it is gone. */
-export function childPids(pid: number): number[] {
-  let children: string;
-  try {
-    children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8');
-  } catch {
-    return [];
-  }
-  return children.trim().split(/\s+/).filter(Boolean).map(Number);
-}
-
 /**
- * `count` consecutive free loopback ports, for per-worker listening. Drawn below Linux's
- * ephemeral range (32768 and up), which a load test fills with its own client ports.
+ * Where a worker started in the test's own process listens: any free loopback port, which the
+ * kernel picks (Kiosk's PORT is always a fixed port; the tests never race for one).
  */
-export async function freePortRange(count: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const first = 20_000 + Math.floor(Math.random() * (12_000 - count));
-    const probes: http.Server[] = [];
-    let free = true;
-    for (let port = first; port < first + count && free; port++) {
-      const probe = http.createServer();
-      free = await new Promise<boolean>((resolve) => {
-        probe.once('error', () => resolve(false));
-        probe.listen(port, '127.0.0.1', () => resolve(true));
-      });
-      if (free) probes.push(probe);
-    }
-    await Promise.all(probes.map((probe) => new Promise<void>((resolve) => probe.close(() => resolve()))));
-    if (free) return first;
-  }
-  throw new Error(`found no ${count} consecutive free ports`);
-}
+export const anyLoopbackPort: ListenTarget = { port: 0, host: '127.0.0.1', exclusive: true };
 
-export interface BuiltServer {
-  baseUrl: string;
-  process: ChildProcess;
-  /** Everything the cluster printed so far. */
-  output(): string;
-  /** The pid of every worker that has said it is listening, replacements included, in order. */
-  workerPids(): number[];
-  /** Resolves with the exit code once the cluster has exited. */
-  exited: Promise<number | null>;
-  stop(): Promise<number | null>;
-}
-
-const distDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
-
-/**
- * The production build as operators run it: `node dist/server/index.cjs`, the throng
- * primary with its workers. Needs `npm run build` first (npm test does it).
- */
-export async function startBuiltServer(dbPath: string, env: Record<string, string> = {}): Promise<BuiltServer> {
-  const bundle = path.join(distDir, 'server', 'index.cjs');
-  if (!fs.existsSync(bundle)) throw new Error(`${bundle} is missing: run "npm run build" first`);
-  // A caller may choose the port (per-worker mode needs a free range); otherwise any free one.
-  const port = env.PORT ? Number(env.PORT) : await freePort();
-  const child = spawn(process.execPath, ['--enable-source-maps', bundle], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      PORT: String(port),
-      WEB_CONCURRENCY: '1',
-      CONTENT_DB_PATH: dbPath,
-      DIST_DIR: distDir,
-      SHUTDOWN_GRACE_MS: '3000',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const workers = Number(env.WEB_CONCURRENCY ?? '1');
-  const deadline = Date.now() + 15_000;
-  while ((output.match(/"worker listening"/g)?.length ?? 0) < workers) {
-    if (child.exitCode !== null) throw new Error(`the server exited during start-up:\n${output}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the server did not start within 15 s:\n${output}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return {
-    baseUrl,
-    process: child,
-    output: () => output,
-    workerPids: () =>
-      output
-        .split('\n')
-        .filter((line) => line.includes('"worker listening"'))
-        .map((line) => (JSON.parse(line) as { pid: number }).pid),
-    exited,
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
+// Started the way operators' tools start them (scripts/), so the tests and the tools share one
+// implementation: free ports, a process's children, a seeded store, the built cluster.
+export { freePort, freePortRange } from '../scripts/ports';
+export { childPids } from '../scripts/processes';
+export { seedTempStore, startBuiltServer, type BuiltServer } from '../scripts/built-server';
 
 export interface RawResponse {
   status: number;

@@ -5,9 +5,10 @@
 // `nobody` and its programs run as that user.
 import { execFileSync, spawnSync, type SpawnSyncOptions } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../ports';
+import { childPids } from '../processes';
 import { migrate } from './migrate';
 
 const binDirs = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'];
@@ -41,18 +42,6 @@ export function postgresBinDir(): string {
     throw new Error(`no PostgreSQL server binaries in ${candidates.join(' or ')}: run scripts/setup-system.sh (Debian's postgresql package)`);
   }
   return found;
-}
-
-/** A port nobody listens on right now (the kernel's pick for port 0). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function runAs(): { uid: number; gid: number } | null {
@@ -171,19 +160,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   };
 }
 
-/** A process and its children, found by parent id in /proc (the parent id is the second field after the command name). */
+/** A process and its children. */
 export function processesOf(parent: number): number[] {
-  const children = fs
-    .readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-  return [parent, ...children];
+  return [parent, ...childPids(parent)];
 }

@@ -82,7 +82,7 @@ test('pages: the origin decides how long, the query string is not in the key, st
   assert.equal(pages.DefaultTTL, 0);
   for (const header of [cacheControl.front, cacheControl.section, cacheControl.article]) {
     const sMaxAge = directive(header, 's-maxage');
-    assert.ok(sMaxAge >= 10 && sMaxAge <= 60 && sMaxAge <= pages.MaxTTL, `s-maxage ${sMaxAge}`);
+    assert.ok(sMaxAge > 0 && sMaxAge <= pages.MaxTTL, `s-maxage ${sMaxAge} within the behaviour's MaxTTL`);
     assert.ok(pages.MaxTTL >= directive(header, 'stale-if-error'), 'MaxTTL must not cut the stale-if-error window');
   }
   const key = pages.ParametersInCacheKeyAndForwardedToOrigin;

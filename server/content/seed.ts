@@ -22,6 +22,8 @@ export interface GenerateOptions {
   published: number;
   drafts: number;
   seed?: number;
+  /** The sections articles are filed to (default: every section of src/sections.ts). */
+  sections?: readonly SectionSlug[];
 }
 
 export interface SeedOptions {
@@ -46,24 +48,70 @@ export class StoreNotEmptyError extends Error {
 /**
  * Newest first, a few minutes apart. Drafts are spread evenly among the published pieces
  * (a draft holds the slot it is planned for), so listings must skip them mid-page.
+ *
+ * Each thing is drawn from a random stream of its own, so a change to one leaves the others as
+ * they were: the publish times (and so the ids) from one stream that knows nothing of sections;
+ * each article's section by a draw per article and per section, the lowest weighted draw winning
+ * (a new section takes only the articles it wins and moves no other); and each article's words
+ * from a stream of its serial and section. Adding a section keeps every id and every article
+ * that stays in its section, byte for byte.
  */
 export function* generateArticles(options: GenerateOptions): Generator<Article, void, undefined> {
-  const { published, drafts, seed = defaultSeed } = options;
+  const { published, drafts, seed = defaultSeed, sections: filedTo = sections.map((s) => s.slug) } = options;
   const total = published + drafts;
   if (!Number.isInteger(published) || !Number.isInteger(drafts) || published < 0 || drafts < 0) {
     throw new RangeError(`article counts must be whole numbers >= 0, got ${published} and ${drafts}`);
   }
   if (total > maxSerial) throw new RangeError(`at most ${maxSerial} articles fit the id serial, asked for ${total}`);
 
-  const dice = new Dice(seededRandom(seed));
+  if (filedTo.length === 0) throw new RangeError('seed: no section to file articles to');
+  const clock = new Dice(seededRandom(mix(seed, clockStream)));
   let publishedMs = newestPublishedAt;
   for (let position = 0; position < total; position += 1) {
-    if (position > 0) publishedMs -= dice.int(1, 8) * minute;
+    if (position > 0) publishedMs -= clock.int(1, 8) * minute;
     const isDraft = draftsBefore(position + 1, drafts, total) > draftsBefore(position, drafts, total);
     // Serials count up with time, so even two pieces in one minute would sort by publish order.
-    yield writeArticle(dice, publishedMs, total - position, isDraft ? 'draft' : 'published', seed);
+    const serial = total - position;
+    const section = fileTo(filedTo, serial, seed);
+    const dice = new Dice(seededRandom(mix(seed, serial, slugHash(section))));
+    yield writeArticle(dice, section, publishedMs, serial, isDraft ? 'draft' : 'published', seed);
   }
 }
+
+/** The publish times' stream, apart from every article's. */
+const clockStream = 0x636c6f63;
+
+/** One 32-bit seed from several numbers (FNV-1a over them, with a shift so nearby parts differ widely). */
+function mix(...parts: number[]): number {
+  let h = 0x811c9dc5;
+  for (const part of parts) h = Math.imul(h ^ (part >>> 0), 0x01000193) ^ (h >>> 15);
+  return h >>> 0;
+}
+
+function slugHash(slug: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < slug.length; i += 1) h = Math.imul(h ^ slug.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * The article's section: every section draws for it from its own stream (the article's serial
+ * and the section's slug), weighted as often as its desk files, and the lowest draw wins.
+ */
+function fileTo(filedTo: readonly SectionSlug[], serial: number, seed: number): SectionSlug {
+  let best: SectionSlug = filedTo[0]!;
+  let bestDraw = Infinity;
+  for (const slug of filedTo) {
+    // An exponential draw with rate = weight: the lowest of them lands on each section in
+    // proportion to its weight, and one section's draw never depends on which others there are.
+    const draw = -Math.log(1 - seededRandom(mix(seed, serial, slugHash(slug), sectionStream))()) / (deskWeight[slug] ?? 1);
+    if (draw < bestDraw) [best, bestDraw] = [slug, draw];
+  }
+  return best;
+}
+
+/** The section draws' stream, apart from the words'. */
+const sectionStream = 0x73656374;
 
 /** Spreads drafts evenly, half a gap in from either end, so none is the newest or oldest piece. */
 function draftsBefore(position: number, drafts: number, total: number): number {
@@ -193,8 +241,7 @@ class StoryFacts {
   }
 }
 
-function writeArticle(dice: Dice, publishedMs: number, serial: number, status: Article['status'], seed: number): Article {
-  const section = dice.pick(sectionWeights);
+function writeArticle(dice: Dice, section: SectionSlug, publishedMs: number, serial: number, status: Article['status'], seed: number): Article {
   const desk = desks[section];
   const { facts, story, title, lead } = writeHeadline(dice, desk);
   const id = `${publishMinute(publishedMs)}${String(serial).padStart(6, '0')}`;
@@ -314,7 +361,7 @@ interface Desk {
 }
 
 // News is the busiest desk; everybody else files about as often as each other.
-const sectionWeights: readonly SectionSlug[] = sections.flatMap(({ slug }) => (slug === 'news' ? [slug, slug, slug] : [slug]));
+const deskWeight: Partial<Record<SectionSlug, number>> = { news: 3 };
 
 const bylines = [
   'Anna Holm',

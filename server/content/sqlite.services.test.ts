@@ -310,7 +310,7 @@ describe('seedStore and isEmptyStore', () => {
       assert.equal(await full.count(), 10_000);
       assert.equal(full.countAll(), 10_200);
       const front = await opened.reader.frontPage();
-      assert.equal(front.sections.flatMap((s) => s.teasers).length, 36);
+      assert.equal(front.sections.flatMap((s) => s.teasers).length, 3 * sections.length);
     } finally {
       await opened.close();
     }

@@ -1,5 +1,5 @@
-// How evenly one instance's workers share the load: the cluster module's shared port (both
-// scheduling policies) against per-worker ports behind Nginx's least_conn. Measured with as
+// How evenly one instance's workers share the load: one port shared with SO_REUSEPORT (the
+// layout without Nginx) against per-worker ports behind Nginx's least_conn (production). Measured with as
 // many workers as cores, unpinned, at the one-core server-rendering capacity.
 import type { StepRecord } from './measure';
 import type { ServerUnderTest } from './processes';
@@ -13,8 +13,6 @@ export interface BalanceLayout {
 
 export const balanceLayouts: BalanceLayout[] = [
   { name: 'one port, LISTEN_MODE=reuse-port (SO_REUSEPORT)', env: { LISTEN_MODE: 'reuse-port' }, nginx: false },
-  { name: 'shared port, CLUSTER_SCHEDULING=rr', env: { LISTEN_MODE: 'shared', CLUSTER_SCHEDULING: 'rr' }, nginx: false },
-  { name: 'shared port, CLUSTER_SCHEDULING=none', env: { LISTEN_MODE: 'shared', CLUSTER_SCHEDULING: 'none' }, nginx: false },
   { name: 'per-worker ports, Nginx least_conn', env: {}, nginx: true },
 ];
 

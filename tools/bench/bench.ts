@@ -12,7 +12,7 @@ import { renderChart } from './chart';
 import { describeEnvironment, ensureBuild } from './environment';
 import { describeDomBudget, elementsAsShownInFull, measureDomBudget } from './dom-budget';
 import { connectionsExhausted, disturbed, doubtfulFailure, generatorFellShort, measureStep, passes, settle, type StepRecord, type StepTiming } from './measure';
-import { readOptions, usage, UsageError, type BenchOptions } from './options';
+import { readOptions, usage, type BenchOptions } from './options';
 import { allowedCpus } from './proc';
 import { NativeGenerator, nativeGeneratorBinary } from './native-generator';
 import {
@@ -27,7 +27,7 @@ import {
   startStaticNginx,
   type ServerUnderTest,
 } from './processes';
-import { postgresBinDir, repositoryRoot as root, seedPostgres, startCluster, type Cluster } from '@kiosk/surface';
+import { postgresBinDir, refuse, repositoryRoot as root, seedPostgres, startCluster, UsageError, type Cluster } from '@kiosk/surface';
 import { evaluateTargets, flagText, ms, pct, perS, renderMarkdown } from './report';
 import type { BenchResults, FallbackMode, PageFigures, PassesRecord, PostgresRun, RenderReference, SearchOutcome } from './results';
 import { searchMaxRate } from './search';
@@ -645,9 +645,8 @@ async function main(args: string[]): Promise<number> {
   try {
     options = readOptions(args, root, startedAt);
   } catch (error) {
-    if (!(error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw error;
-    console.error(`bench: ${(error as Error).message}\n\n${usage}`);
-    return 2;
+    if (!(error instanceof UsageError)) throw error;
+    return refuse({ name: 'bench', usage }, error.message);
   }
   if (!options) {
     console.log(usage);

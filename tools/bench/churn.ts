@@ -16,7 +16,7 @@
 // they change being put together again at the rate pushes cause it, and a window without them
 // starts after the last push's pages were read again rather than paying for them.
 import { randomBytes } from 'node:crypto';
-import { generateArticles, type Article } from '@kiosk/surface';
+import { generateArticles, median, type Article } from '@kiosk/surface';
 import type { StepRecord } from './measure';
 import type { ServerUnderTest } from './processes';
 import type { Steadiness } from './steadiness';
@@ -73,14 +73,6 @@ export function cpuRatio(step: StepRecord, of: StepRecord): number {
 /** The round's CPU per request with pushes over without. */
 export function roundRatio(pair: ChurnPair): number {
   return cpuRatio(pair.pushing, pair.steady);
-}
-
-/** The median (the mean of the middle two for an even count); NaN for none. */
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** The median of the rounds' ratios; NaN for none. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { numberFlag, parseCommandLine, UsageError, wholeNumberFlag } from '@kiosk/surface';
 import { defaultChurnRounds } from './churn';
 
 export const usage = `Usage: npm run bench -- [options]
@@ -83,20 +83,12 @@ export interface BenchOptions {
   keepStore: boolean;
 }
 
-export class UsageError extends Error {}
-
 function positive(flag: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new UsageError(`${flag} must be a positive number, got "${raw}"`);
-  return value;
+  return numberFlag(flag, raw, (n) => n > 0, 'a positive number') ?? fallback;
 }
 
 function churnRounds(raw: string | undefined): number {
-  if (raw === undefined) return defaultChurnRounds;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new UsageError(`--churn-rounds must be a whole number, 0 or more, got "${raw}"`);
-  return value;
+  return wholeNumberFlag('--churn-rounds', raw, 0, 1_000) ?? defaultChurnRounds;
 }
 
 function multipliers(raw: string | undefined, flag = '--multipliers'): number[] {
@@ -125,10 +117,7 @@ function timestamp(date: Date): string {
 
 /** Parses the command line; returns null for --help. */
 export function readOptions(args: string[], root: string, now = new Date()): BenchOptions | null {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: false,
+  const parsed = parseCommandLine(args, {
     options: {
       'step-seconds': { type: 'string' },
       'warmup-seconds': { type: 'string' },
@@ -154,10 +143,10 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
       out: { type: 'string' },
       'no-build': { type: 'boolean', default: false },
       'keep-store': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) return null;
+  if (parsed === null) return null;
+  const { values } = parsed;
   const quick = values.quick;
   const connections = positive('--connections', values.connections, 4000);
   if (!Number.isInteger(connections)) throw new UsageError('--connections must be a whole number');

@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { generateArticles, loadConfig, openContent, type Article } from '@kiosk/surface';
-import { median, newId } from './churn';
+import { generateArticles, loadConfig, median, openContent, type Article } from '@kiosk/surface';
+import { newId } from './churn';
 
 export interface PushCost {
   pushes: number;

@@ -2,6 +2,7 @@ import { belowCapacityShare, cpuMsPerRequest, cpuRatio, medianRatio, roundRatio,
 import { chunkRange } from './steadiness';
 import { connectionsExhausted, generatorFellShort, passes, type StepRecord } from './measure';
 import type { BenchResults, PassesRecord, SearchOutcome, Target } from './results';
+import { percentile } from '@kiosk/surface';
 
 const integer = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 0 });
 
@@ -436,7 +437,7 @@ function variantsTable(r: BenchResults): string[] {
   if (!render?.variants?.length) return [];
   const first = render.variants[0]!.renderPagePerS;
   return [
-    '| server rendering, in process | renderPage/s | vs neither | article page elements | bytes |',
+    '| server rendering, in process | renderPage/s | vs the whole render | article page elements | bytes |',
     '| --- | ---: | ---: | ---: | ---: |',
     ...render.variants.map((v) => `| ${v.name} | ${perS(v.renderPagePerS)} | ${pct(ratio(v.renderPagePerS, first))} | ${v.elements} | ${perS(v.bytes)} |`),
   ];
@@ -503,8 +504,8 @@ function contentWork(step: StepRecord): string {
 /** "taken of sent, seen after p50 / max ms". */
 function pushesOf(pushes: readonly Push[]): string {
   const taken = pushes.filter((p) => p.status === 200 || p.status === 201);
-  const seen = taken.map((p) => p.visibleMs ?? Infinity).sort((a, b) => a - b);
-  return `${taken.length} of ${pushes.length}, ${seen.length ? `${ms(seen[Math.floor(seen.length / 2)]!)} / ${ms(seen.at(-1)!)}` : '–'}`;
+  const seen = taken.map((p) => p.visibleMs ?? Infinity);
+  return `${taken.length} of ${pushes.length}, ${seen.length ? `${ms(percentile(seen, 0.5))} / ${ms(percentile(seen, 1))}` : '–'}`;
 }
 
 function churnTable(r: BenchResults): string[] {
@@ -612,7 +613,7 @@ export function renderMarkdown(r: BenchResults): string {
   const pushCost = pushCostLine(r);
   if (pushCost !== null) lines.push('', pushCost);
   const variants = variantsTable(r);
-  if (variants.length > 0) lines.push('', '## Server-rendering optimisations, each on and off (in process, core 0)', '', ...variants);
+  if (variants.length > 0) lines.push('', '## The latest list cut on the server, on and off (in process, core 0)', '', ...variants);
   if (r.hotSet.length > 0) {
     lines.push('', '## Breaking news: 95% of requests to 10 articles, fallback on', '', ...hotSetTable(r));
   }

@@ -4,8 +4,7 @@
 // server-rendering capacity checks that capacity has not fallen. Pinned like `npm run bench`: the server on core 0, the generator on 1.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { freePort, repositoryRoot as root } from '@kiosk/surface';
+import { freePort, numberFlag, readCommandLine, refuse, repositoryRoot as root, UsageError } from '@kiosk/surface';
 import { articlePaths, seedBenchStore } from './articles';
 import { ensureBuild } from './environment';
 import { measureStep, passes, settle, type StepRecord, type StepTiming } from './measure';
@@ -45,10 +44,7 @@ function progress(line: string): void {
 }
 
 function number(flag: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${flag} must be a positive number, got "${raw}"`);
-  return value;
+  return numberFlag(flag, raw, (n) => n > 0, 'a positive number') ?? fallback;
 }
 
 async function scrape(port: number): Promise<{ heap: number; rss: number }> {
@@ -72,29 +68,22 @@ async function idleMemory(port: number, idleS: number): Promise<{ heapMb: number
 }
 
 async function main(): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      options: {
-        runs: { type: 'string' },
-        'run-seconds': { type: 'string' },
-        multiplier: { type: 'string' },
-        capacity: { type: 'string' },
-        'idle-seconds': { type: 'string' },
-        short: { type: 'boolean', default: false },
-        'no-build': { type: 'boolean', default: false },
-        out: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
-  } catch (error) {
-    console.error(`bench:soak: ${(error as Error).message}\n\n${usage}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(usage);
-    return 0;
-  }
+  const command = { name: 'bench:soak', usage };
+  const line = readCommandLine({
+    ...command,
+    options: {
+      runs: { type: 'string' },
+      'run-seconds': { type: 'string' },
+      multiplier: { type: 'string' },
+      capacity: { type: 'string' },
+      'idle-seconds': { type: 'string' },
+      short: { type: 'boolean', default: false },
+      'no-build': { type: 'boolean', default: false },
+      out: { type: 'string' },
+    },
+  });
+  if (!line.ok) return line.exitCode;
+  const { values } = line;
   let runs: number, runSeconds: number, multiplier: number, idleS: number, fixedCapacity: number | null;
   try {
     runs = Math.round(number('--runs', values.runs, values.short ? 3 : 5));
@@ -103,8 +92,8 @@ async function main(): Promise<number> {
     idleS = number('--idle-seconds', values['idle-seconds'], values.short ? 10 : 12);
     fixedCapacity = values.capacity !== undefined ? number('--capacity', values.capacity, 0) : values.short ? 200 : null;
   } catch (error) {
-    console.error(`bench:soak: ${(error as Error).message}\n\n${usage}`);
-    return 2;
+    if (!(error instanceof UsageError)) throw error;
+    return refuse(command, error.message);
   }
 
   const outDir = path.resolve(root, values.out ?? path.join('bench-results', `soak-${new Date().toISOString().replace(/[:.]/g, '-')}`));

@@ -10,6 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pinned, serverCore } from './processes';
+import { percentile } from '@kiosk/surface';
 
 /** Nearest-rank percentiles of one kind's chunk times, in ms of the thread's CPU time. */
 export interface ChunkSpread {
@@ -29,11 +30,9 @@ export interface Steadiness {
 
 /** The spread of `times` (ms); NaN figures for none. */
 export function chunkSpread(times: readonly number[]): ChunkSpread {
-  const sorted = [...times].sort((a, b) => a - b);
-  const at = (share: number) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(share * sorted.length) - 1))]!);
-  const p10 = at(0.1);
-  const p90 = at(0.9);
-  return { chunks: sorted.length, p10, p50: at(0.5), p90, ratio: p10 > 0 ? p90 / p10 : Number.NaN };
+  const p10 = percentile(times, 0.1);
+  const p90 = percentile(times, 0.9);
+  return { chunks: times.length, p10, p50: percentile(times, 0.5), p90, ratio: p10 > 0 ? p90 / p10 : Number.NaN };
 }
 
 /** steadiness.c's JSON line, summarised; throws on anything else. */

@@ -3,7 +3,7 @@
 // model; the modules are in tools/capacity/.
 import fs from 'node:fs';
 import path from 'node:path';
-import { repositoryRoot } from '@kiosk/surface';
+import { repositoryRoot, UsageError } from '@kiosk/surface';
 import { readBenchJson, type BenchFigures } from './bench-input';
 import { renderChart } from './chart';
 import { InputError, span } from './duration';
@@ -253,7 +253,7 @@ function main(): number {
 try {
   process.exitCode = main();
 } catch (error) {
-  if (error instanceof InputError || error instanceof RangeError) {
+  if (error instanceof UsageError || error instanceof RangeError) {
     console.error(`capacity: ${error.message}`);
     process.exitCode = 2;
   } else {

@@ -1,6 +1,9 @@
 // Durations on the command line and in profiles: "90" or "90s" (seconds), "10m", "1.5h".
 
-export class InputError extends Error {}
+import { UsageError } from '@kiosk/surface';
+
+/** Input the simulator cannot use (a flag's value, a profile, a policy): a usage error, exit 2. */
+export class InputError extends UsageError {}
 
 const unitS: Record<string, number> = { '': 1, s: 1, m: 60, min: 60, h: 3600 };
 

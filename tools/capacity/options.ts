@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { numberFlag, parseCommandLine } from '@kiosk/surface';
 import { InputError, parseDuration } from './duration';
 import { parseRange, type Range } from './launch';
 
@@ -168,12 +168,7 @@ export interface CapacityOptions {
   meetShare: number;
 }
 
-function numberIn(flag: string, raw: string | undefined, check: (n: number) => boolean, rule: string): number | null {
-  if (raw === undefined) return null;
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || !check(value)) throw new InputError(`${flag} must be ${rule}, got "${raw}"`);
-  return value;
-}
+const numberIn = numberFlag;
 
 const positive = (n: number) => n > 0;
 const share = (n: number) => n >= 0 && n <= 1;
@@ -181,55 +176,46 @@ const whole = (n: number) => Number.isInteger(n) && n >= 1;
 
 /** Parses the command line; null for --help. */
 export function readOptions(args: string[]): CapacityOptions | null {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        bench: { type: 'string' },
-        'ssr-per-vcpu': { type: 'string' },
-        'shell-per-vcpu': { type: 'string' },
-        vcpus: { type: 'string' },
-        'api-cost': { type: 'string' },
-        ebextensions: { type: 'string' },
-        'field-policy': { type: 'boolean', default: false },
-        option: { type: 'string', multiple: true },
-        boot: { type: 'string' },
-        'in-service': { type: 'string' },
-        deploy: { type: 'string' },
-        'warming-cpu': { type: 'string' },
-        'metric-delay': { type: 'string' },
-        'custom-metric-delay': { type: 'string' },
-        runs: { type: 'string' },
-        seed: { type: 'string' },
-        'meet-share': { type: 'string' },
-        initial: { type: 'string' },
-        profile: { type: 'string' },
-        'profile-csv': { type: 'string' },
-        duration: { type: 'string' },
-        'rise-at': { type: 'string' },
-        'cdn-hit': { type: 'string' },
-        'pages-per-session': { type: 'string' },
-        price: { type: 'string' },
-        svg: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        recommend: { type: 'boolean', default: false },
-        objective: { type: 'string' },
-        settle: { type: 'string' },
-        hold: { type: 'string' },
-        day: { type: 'string' },
-        'max-shell-share': { type: 'string' },
-        'min-size-floor': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    throw new InputError((error as Error).message);
-  }
+  const parsed = parseCommandLine(args, {
+    options: {
+      bench: { type: 'string' },
+      'ssr-per-vcpu': { type: 'string' },
+      'shell-per-vcpu': { type: 'string' },
+      vcpus: { type: 'string' },
+      'api-cost': { type: 'string' },
+      ebextensions: { type: 'string' },
+      'field-policy': { type: 'boolean', default: false },
+      option: { type: 'string', multiple: true },
+      boot: { type: 'string' },
+      'in-service': { type: 'string' },
+      deploy: { type: 'string' },
+      'warming-cpu': { type: 'string' },
+      'metric-delay': { type: 'string' },
+      'custom-metric-delay': { type: 'string' },
+      runs: { type: 'string' },
+      seed: { type: 'string' },
+      'meet-share': { type: 'string' },
+      initial: { type: 'string' },
+      profile: { type: 'string' },
+      'profile-csv': { type: 'string' },
+      duration: { type: 'string' },
+      'rise-at': { type: 'string' },
+      'cdn-hit': { type: 'string' },
+      'pages-per-session': { type: 'string' },
+      price: { type: 'string' },
+      svg: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      recommend: { type: 'boolean', default: false },
+      objective: { type: 'string' },
+      settle: { type: 'string' },
+      hold: { type: 'string' },
+      day: { type: 'string' },
+      'max-shell-share': { type: 'string' },
+      'min-size-floor': { type: 'string' },
+    },
+  });
+  if (parsed === null) return null;
   const { values } = parsed;
-  if (values.help) return null;
   if (values.boot !== undefined) {
     throw new InputError(
       '--boot is gone: launch to traffic is now --in-service and --deploy (ranges, drawn per instance) plus the health checks from .ebextensions',

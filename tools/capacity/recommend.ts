@@ -12,6 +12,7 @@ import type { ScalingResources } from './policies';
 import type { ScalingPolicy } from './policy';
 import { simulate, type LaunchModel, type Second, type SimulationInput } from './simulate';
 import { shellShareOf } from './summary';
+import { percentile } from '@kiosk/surface';
 
 export interface Objective {
   baseViewsPerS: number;
@@ -164,10 +165,13 @@ function runOnce(input: RecommendInput, minSize: number, upperIncrement: number,
   };
 }
 
-/** Quantile q of values (null: never, sorts last). */
+/** The nearest-rank percentile q of values (null: never, sorts last). */
 function quantile(values: (number | null)[], q: number): number | null {
-  const sorted = [...values].sort((a, b) => (a ?? Infinity) - (b ?? Infinity));
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+  const value = percentile(
+    values.map((v) => v ?? Infinity),
+    q,
+  );
+  return value === Infinity ? null : value;
 }
 
 const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;

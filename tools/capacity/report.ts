@@ -7,6 +7,7 @@ import type { PolicyReading } from './policy';
 import type { ScalingAction } from './simulate';
 import type { MinuteRow, Summary } from './summary';
 import { serveOnInstance, type InstanceCapacity, type Traffic } from './workload';
+import { percentile } from '@kiosk/surface';
 
 export interface ReportInputs {
   capacity: InstanceCapacity;
@@ -189,10 +190,10 @@ export function summaryLines(summary: Summary): string[] {
 }
 
 function spread(values: (number | null)[], format: (v: number) => string): string {
-  const sorted = [...values].sort((a, b) => (a ?? Infinity) - (b ?? Infinity));
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? null;
-  const show = (v: number | null) => (v === null ? 'never' : format(v));
-  return `${show(sorted[0] ?? null)} / ${show(at(0.5))} / ${show(at(0.9))} / ${show(sorted[sorted.length - 1] ?? null)}`;
+  // null (never) sorts last, as Infinity.
+  const finite = values.map((v) => v ?? Infinity);
+  const show = (v: number) => (Number.isNaN(v) || v === Infinity ? 'never' : format(v));
+  return [0, 0.5, 0.9, 1].map((share) => show(percentile(finite, share))).join(' / ');
 }
 
 /** The spread over runs with launch times drawn anew: fastest, median, 90th percentile, slowest. */

@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '@kiosk/surface';
+import { ConfigError, loadConfig, numberFlag, parseCommandLine, UsageError } from '@kiosk/surface';
 import { Clients, setup, teardown } from './apply';
 import { alarmsByRegion, cloudFront, dashboardBody, dashboardName, monitoringDefaults, topicName, type MonitoringOptions } from './monitoring';
 import { scalingView } from './scaling';
@@ -45,25 +44,16 @@ AWS_ENDPOINT_URL_CLOUDWATCH and AWS_ENDPOINT_URL_SNS point it at other endpoints
 Exit codes: 0 done, 1 AWS refused or could not be reached, 2 bad arguments or configuration.
 `;
 
-class UsageError extends Error {}
-
 type Command = 'setup' | 'teardown' | 'print';
 
 function number(flag: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max) {
-    throw new UsageError(`--${flag} must be a number from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
+  return numberFlag(`--${flag}`, raw, (n) => n >= min && n <= max, `a number from ${min} to ${max}`) ?? fallback;
 }
 
 type Parsed = { help: true } | { help: false; command: Command; options: MonitoringOptions; subscribeEmail?: string };
 
 function readCommand(args: string[]): Parsed {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
+  const parsed = parseCommandLine(args, {
     allowPositionals: true,
     options: {
       region: { type: 'string' },
@@ -80,10 +70,10 @@ function readCommand(args: string[]): Parsed {
       'edge-minutes': { type: 'string' },
       'subscribe-email': { type: 'string' },
       'alarm-action': { type: 'string', multiple: true },
-      help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) return { help: true };
+  if (parsed === null) return { help: true };
+  const { values, positionals } = parsed;
   const [command, ...rest] = positionals;
   if (command !== 'setup' && command !== 'teardown' && command !== 'print') {
     throw new UsageError(command ? `unknown command "${command}"` : 'name a command: setup, teardown or print');

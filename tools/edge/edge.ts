@@ -1,7 +1,6 @@
 // npm run edge: switches the DDoS kit (cloudformation/edge-protection.yaml, a stack in us-east-1)
 // by changing its parameters with UpdateStack on the template already deployed. Nothing else of
 // the stack changes, and the command undoing each switch is printed with it.
-import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand, UpdateStackCommand, waitUntilStackUpdateComplete, type Stack } from '@aws-sdk/client-cloudformation';
 import {
   CountryError,
@@ -17,6 +16,7 @@ import {
   type Change,
   type EdgeParameters,
 } from './web-acl';
+import { parseCommandLine, UsageError } from '@kiosk/surface';
 
 const usage = `Usage: npm run edge -- <command> [options]
 
@@ -44,8 +44,6 @@ AWS credentials come from the SDK's usual chain; AWS_ENDPOINT_URL_CLOUDFORMATION
 endpoint. Exit codes: 0 done (or nothing to change), 1 AWS refused or could not be reached, 2 bad arguments.
 `;
 
-class UsageError extends Error {}
-
 interface Command {
   name: 'status' | 'block-countries' | 'unblock-countries' | 'rate-limit';
   change?: Change;
@@ -55,19 +53,17 @@ interface Command {
 }
 
 function readCommand(args: string[]): Command | 'help' {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
+  const parsed = parseCommandLine(args, {
     allowPositionals: true,
     options: {
       limit: { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       stack: { type: 'string' },
       'no-wait': { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) return 'help';
+  if (parsed === null) return 'help';
+  const { values, positionals } = parsed;
   const [name, argument, ...rest] = positionals;
   if (rest.length > 0) throw new UsageError(`unexpected "${rest.join(' ')}"`);
   const environment = process.env.KIOSK_ENV;

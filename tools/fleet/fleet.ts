@@ -5,8 +5,7 @@
 // chart.svg (requests/s by instance, 503s and failures over time) to bench-results/fleet-<time>/.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { generateArticles, repositoryRoot } from '@kiosk/surface';
+import { generateArticles, readCommandLine, refuse, repositoryRoot, UsageError, wholeNumberFlag } from '@kiosk/surface';
 import { chartSvg, openLoad, perSecond, startFleet } from './run';
 
 const usage = `Usage: npm run fleet [-- --rate N] [-- --outage-s N] [-- --workers N] [-- --out DIR]
@@ -18,29 +17,28 @@ the outage.
   --outage-s N   how long PostgreSQL is stopped (default 30)
   --workers N    workers per instance (default 2)
   --out DIR      where the report goes (default bench-results/fleet-<time>)
+  -h, --help     show this help
 `;
 
-const { values } = parseArgs({
+const command = { name: 'fleet', usage };
+const line = readCommandLine({
+  ...command,
   options: {
     rate: { type: 'string' },
     'outage-s': { type: 'string' },
     workers: { type: 'string' },
     out: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
   },
-  strict: true,
 });
-if (values.help) {
-  console.log(usage);
-  process.exit(0);
-}
+if (!line.ok) process.exit(line.exitCode);
+const { values } = line;
 const number = (raw: string | undefined, fallback: number, name: string) => {
-  const value = raw === undefined ? fallback : Number(raw);
-  if (!Number.isInteger(value) || value < 1) {
-    console.error(`fleet: --${name} must be a whole number >= 1\n\n${usage}`);
-    process.exit(2);
+  try {
+    return wholeNumberFlag(`--${name}`, raw, 1, 1_000_000) ?? fallback;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.exit(refuse(command, error.message));
   }
-  return value;
 };
 const rate = number(values.rate, 100, 'rate');
 const outageS = number(values['outage-s'], 30, 'outage-s');

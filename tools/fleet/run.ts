@@ -9,10 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   admissionOf,
+  childPids,
   freePort,
   freePortRange,
   loadConfig,
-  processesOf,
   seedPostgres,
   startBuiltServer,
   startCluster,
@@ -77,7 +77,7 @@ async function startInstance(nginxPort: number, workers: number, env: Record<str
   return {
     baseUrl: `http://127.0.0.1:${nginxPort}`,
     async kill() {
-      for (const pid of [...processesOf(node.process.pid!), ...processesOf(nginx.process.pid!)]) {
+      for (const pid of [node.process.pid!, ...childPids(node.process.pid!), nginx.process.pid!, ...childPids(nginx.process.pid!)]) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {

@@ -3,10 +3,9 @@
 // side by side. Uses Debian's Chromium (CHROME_PATH, default /usr/bin/chromium).
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
-import { prepareToServe, repositoryRoot as root, seedTempStore, startBuiltServer, type BuiltServer } from '@kiosk/surface';
+import { median, prepareToServe, readCommandLine, refuse, repositoryRoot as root, seedTempStore, startBuiltServer, type BuiltServer } from '@kiosk/surface';
 
 const usage = `Usage: npm run lighthouse [-- --runs N] [-- --out DIR]
 
@@ -29,11 +28,6 @@ interface Figures {
   seo: number;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 async function audit(url: string, port: number): Promise<Figures> {
   const result = await lighthouse(url, { port, output: 'json', logLevel: 'error', onlyCategories: ['performance', 'accessibility', 'seo'] });
   if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
@@ -52,22 +46,12 @@ async function audit(url: string, port: number): Promise<Figures> {
 }
 
 async function main(): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
-  } catch (error) {
-    console.error(`${(error as Error).message}\n\n${usage}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(usage);
-    return 0;
-  }
+  const command = { name: 'lighthouse', usage };
+  const line = readCommandLine({ ...command, options: { runs: { type: 'string', default: '3' }, out: { type: 'string' } } });
+  if (!line.ok) return line.exitCode;
+  const { values } = line;
   const runs = Number(values.runs);
-  if (!Number.isInteger(runs) || runs < 1 || runs > 20) {
-    console.error(`--runs must be a whole number from 1 to 20, got "${values.runs}"`);
-    return 2;
-  }
+  if (!/^\d+$/.test(values.runs) || runs < 1 || runs > 20) return refuse(command, `--runs must be a whole number from 1 to 20, got "${values.runs}"`);
   const outDir = path.resolve(root, values.out ?? 'bench-results');
 
   await prepareToServe({ build: true, seed: false, contentDbPath: '', name: 'lighthouse' });

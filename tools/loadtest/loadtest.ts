@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { sqliteContentPath } from '@kiosk/surface';
+import { refuse, sqliteContentPath, UsageError } from '@kiosk/surface';
 import { firstFeedPath, loadtestDir, writeFeed } from './feed';
 import { readReport } from './gatling-report';
 import { runGatling } from './gatling-run';
@@ -71,9 +71,8 @@ async function main(args: string[]): Promise<number> {
   try {
     options = readOptions(args, sqliteContentPath());
   } catch (error) {
-    // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes for unknown or malformed flags.
-    console.error(`loadtest: ${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
-    return 2;
+    if (!(error instanceof UsageError)) throw error;
+    return refuse({ name: 'loadtest', usage }, error.message);
   }
   if (options === null) {
     console.log(usage);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { numberFlag, parseCommandLine, UsageError } from '@kiosk/surface';
 import { defaultFeedPath } from './feed';
 
 export const simulations = {
@@ -66,15 +66,12 @@ export interface LoadtestOptions {
   verbose: boolean;
 }
 
-export class UsageError extends Error {}
+export { UsageError };
 
 function positive(flag: string, raw: string | undefined, fallback: number, { zero = false } = {}): number {
-  if (raw === undefined) return fallback;
-  const value = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : Number.NaN;
-  if (!Number.isFinite(value) || value < 0 || (value === 0 && !zero)) {
-    throw new UsageError(`${flag} must be a ${zero ? 'number >= 0' : 'positive number'}, got "${raw}"`);
-  }
-  return value;
+  const rule = zero ? 'number >= 0' : 'positive number';
+  if (raw !== undefined && !/^\d+(\.\d+)?$/.test(raw.trim())) throw new UsageError(`${flag} must be a ${rule}, got "${raw}"`);
+  return numberFlag(flag, raw, (n) => n > 0 || (zero && n === 0), `a ${rule}`) ?? fallback;
 }
 
 function whole(flag: string, raw: string | undefined, fallback: number): number {
@@ -132,10 +129,7 @@ const applies: Record<string, SimulationName[]> = {
 
 /** Parses the command line; returns null for --help. `defaultDb` is the store the default feed comes from. */
 export function readOptions(args: string[], defaultDb: string): LoadtestOptions | null {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: false,
+  const parsed = parseCommandLine(args, {
     options: {
       simulation: { type: 'string' },
       'base-url': { type: 'string' },
@@ -153,10 +147,10 @@ export function readOptions(args: string[], defaultDb: string): LoadtestOptions 
       feed: { type: 'string' },
       db: { type: 'string' },
       verbose: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help) return null;
+  if (parsed === null) return null;
+  const { values } = parsed;
   const simulation = (values.simulation ?? 'stress') as SimulationName;
   if (!Object.hasOwn(simulations, simulation)) {
     throw new UsageError(`--simulation must be one of ${Object.keys(simulations).join(', ')}, got "${values.simulation}"`);

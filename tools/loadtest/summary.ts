@@ -48,7 +48,8 @@ function sumBands(list: Bands[]): Bands {
   }));
 }
 
-function percentile(row: StatsRow, rank: number): number | null {
+/** The percentile Gatling's report gives for this row (it computes them; nothing is computed here). */
+function reportedPercentile(row: StatsRow, rank: number): number | null {
   if (!row.percentilesMs.has(rank)) {
     throw new Error(`the report has no ${rank}th percentile column; gatling.conf must track 50, 95 and 99`);
   }
@@ -71,9 +72,9 @@ function fromRow(row: StatsRow, bands: Bands, modes: Modes | null, seconds: numb
     pages: modes ? modes.pages : null,
     ssr: modes ? modes.ssr : null,
     shell: modes ? modes.shell : null,
-    p50Ms: percentile(row, 50),
-    p95Ms: percentile(row, 95),
-    p99Ms: percentile(row, 99),
+    p50Ms: reportedPercentile(row, 50),
+    p95Ms: reportedPercentile(row, 95),
+    p99Ms: reportedPercentile(row, 99),
     maxMs: row.maxMs,
     bands,
   };

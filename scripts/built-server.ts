@@ -1,0 +1,86 @@
+// The product as operators run it on one machine, for the tools (through the surface) and the
+// tests (through test/server.ts): a seeded SQLite store in a temporary directory, and the built
+// cluster (`node dist/server/index.cjs`) on a free port, with what it printed.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { seedStore } from '../server/content/seed';
+import { freePort } from './ports';
+
+/** A new temporary directory with a seeded SQLite store (`published` articles, `drafts` drafts) in it; the caller removes `dir`. */
+export async function seedTempStore(published = 600, drafts = 20): Promise<{ dir: string; dbPath: string }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-test-'));
+  const dbPath = path.join(dir, 'kiosk.sqlite');
+  await seedStore(dbPath, { published, drafts, log: () => {} });
+  return { dir, dbPath };
+}
+
+export interface BuiltServer {
+  baseUrl: string;
+  process: ChildProcess;
+  /** Everything the cluster printed so far. */
+  output(): string;
+  /** The pid of every worker that has said it is listening, replacements included, in order. */
+  workerPids(): number[];
+  /** Resolves with the exit code once the cluster has exited. */
+  exited: Promise<number | null>;
+  stop(): Promise<number | null>;
+}
+
+const distDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
+
+/**
+ * The production build as operators run it: `node dist/server/index.cjs`, the throng
+ * primary with its workers. Needs `npm run build` first (npm test does it).
+ */
+export async function startBuiltServer(dbPath: string, env: Record<string, string> = {}): Promise<BuiltServer> {
+  const bundle = path.join(distDir, 'server', 'index.cjs');
+  if (!fs.existsSync(bundle)) throw new Error(`${bundle} is missing: run "npm run build" first`);
+  // A caller may choose the port (per-worker mode needs a free range); otherwise any free one.
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const child = spawn(process.execPath, ['--enable-source-maps', bundle], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      WEB_CONCURRENCY: '1',
+      CONTENT_DB_PATH: dbPath,
+      DIST_DIR: distDir,
+      SHUTDOWN_GRACE_MS: '3000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const workers = Number(env.WEB_CONCURRENCY ?? '1');
+  const deadline = Date.now() + 15_000;
+  while ((output.match(/"worker listening"/g)?.length ?? 0) < workers) {
+    if (child.exitCode !== null) throw new Error(`the server exited during start-up:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the server did not start within 15 s:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    baseUrl,
+    process: child,
+    output: () => output,
+    workerPids: () =>
+      output
+        .split('\n')
+        .filter((line) => line.includes('"worker listening"'))
+        .map((line) => (JSON.parse(line) as { pid: number }).pid),
+    exited,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
