@@ -1,3 +1,4 @@
+import type { CachePolicyName } from '../src/request-kinds';
 import type { CacheClass } from '../src/routes';
 
 // CloudFront and browsers read these. Browsers always revalidate HTML (max-age=0); the CDN
@@ -19,5 +20,6 @@ export const cacheControl = {
   // origin a stampede; where it has the page itself, stale-if-error serves that instead.
   contentUnavailable: 'public, max-age=0, s-maxage=5',
   assets: 'public, max-age=31536000, immutable',
+  favicon: 'public, max-age=86400',
   noStore: 'private, no-store',
-} as const satisfies Record<CacheClass | 'assets' | 'noStore' | 'contentUnavailable', string>;
+} as const satisfies Record<CacheClass | Exclude<CachePolicyName, 'content'> | 'contentUnavailable', string>;
