@@ -1,6 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import { maxSectionPageSize, type ContentClient } from '../src/content';
-import { apiRoutes, isCursor } from '../src/api-paths';
+import { apiRoutes, isCursor, type ApiQueryParam } from '../src/api-paths';
 import { articleIdPattern, findSection, sectionSlugPattern } from '../src/sections';
 import { isTagSlug } from '../src/tags';
 import { answerEmpty, answerJson } from './answer';
@@ -11,7 +11,7 @@ import { clientAddress, clientKey } from './client-address';
 import { isCrossSite } from './same-site';
 import type { ViewCounter } from './views';
 
-function queryString(req: Request, name: string): string | undefined {
+function queryString(req: Request, name: ApiQueryParam): string | undefined {
   const value = (req.query as Record<string, unknown>)[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw new KioskError('badRequest', `"${name}" must be given once.`);
