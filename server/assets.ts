@@ -44,11 +44,12 @@ export function assetsDir(distDir: string): string {
   return path.join(distDir, 'client', 'assets');
 }
 
+/** The types Nginx gives the same files (nginx/kiosk.conf.template's types), so either answer is the same. */
 const fileTypes: Readonly<Record<string, string>> = {
-  '.js': 'application/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
+  '.js': 'application/javascript',
+  '.css': 'text/css',
+  '.map': 'application/json',
+  '.txt': 'text/plain',
   '.gz': 'application/gzip',
 };
 
