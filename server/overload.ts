@@ -8,8 +8,9 @@ import { routeOf, type Route } from '../src/request-kinds';
 import { busyJsonBody, busyPolicy } from './response-policy';
 import { serveShell, type Shell } from './shell';
 
-// The overload guard. Every request is counted in flight from the moment Node hands it over
-// until its response finishes, closes or fails. A page request is not answered at once: it
+// The overload guard, the first stage of the one pipeline (server/app.ts): every request is
+// counted in flight from the moment Node hands it over (the app runs this stage in the same
+// turn, before any other work) until its response finishes, closes or fails. A page request is not answered at once: it
 // waits one turn of the event loop (setImmediate), so the requests that arrived in the same
 // read are counted too, and only when its turn to render comes does the guard look at the
 // count. A naive counter on a synchronous render never rises above 1, because each request
