@@ -89,22 +89,23 @@ export function createApp({ config, content, signups = null, assets, writer, ren
   app.set('trust proxy', config.trustProxy);
 
   const renderDeps: RenderDeps = render ?? { content, assets, siteUrl: config.siteUrl };
+  const paths = { assets: route('assets'), favicon: route('favicon'), media: route('media'), preview: route('preview') };
   const api = routed(router().use(apiBase, apiRouter(content, { views, clientHops: config.clientAddressHops, siteUrl: config.siteUrl })));
 
   const handlers: Handlers = {
     health: reads((req, res) => answer(req, res, 200, { 'Cache-Control': cacheControl.noStore, 'Content-Type': contentTypes.text }, 'ok\n')),
     assets: reads((req, res, next) => {
-      readAsset(config.distDir, pathAfter(route('assets'), req.url ?? '/')).then((file) => {
+      readAsset(config.distDir, pathAfter(paths.assets, req.url ?? '/')).then((file) => {
         if (file === null) next(new KioskError('notFound'));
         else answer(req, res, 200, { ...assetPolicy.headers, 'Content-Type': file.type }, file.bytes);
       }, next);
     }),
     favicon: reads((req, res, next) => {
-      if (faviconFiles.includes(pathAfter(route('favicon'), req.url ?? '/'))) faviconHandler(req, res);
+      if (faviconFiles.includes(pathAfter(paths.favicon, req.url ?? '/'))) faviconHandler(req, res);
       else next();
     }),
     media: reads((req, res, next) => {
-      const file = pathAfter(route('media'), req.url ?? '/');
+      const file = pathAfter(paths.media, req.url ?? '/');
       if (file.includes('/')) next();
       else mediaHandler(req, res, decodeURIComponentOr(file));
     }),
@@ -112,8 +113,8 @@ export function createApp({ config, content, signups = null, assets, writer, ren
       (() => {
         const preview = previewHandler({ secret: config.previewSecret, content, render: renderDeps, concurrencyLimit: config.previewConcurrencyLimit });
         return (req, res, next) => {
-          const id = pathAfter(route('preview'), req.url ?? '/');
-          if (id.includes('/')) next();
+          const id = pathAfter(paths.preview, req.url ?? '/');
+          if (id === '' || id.includes('/')) next();
           else preview(req as Request, res as Response, decodeURIComponentOr(id)).catch(next);
         };
       })(),
