@@ -8,6 +8,14 @@ function shared(sMaxAgeS: number): string {
   return `public, max-age=0, s-maxage=${sMaxAgeS}, stale-while-revalidate=30, stale-if-error=86400`;
 }
 
+/**
+ * The overload shell's: the CDN may hold it only briefly (SHELL_S_MAXAGE_S), so once the spike
+ * passes readers get the server-rendered page again within seconds.
+ */
+export function shellCacheControl(sMaxAgeS: number): string {
+  return `public, max-age=0, s-maxage=${sMaxAgeS}`;
+}
+
 export const cacheControl = {
   front: shared(10),
   section: shared(30),

@@ -1,5 +1,5 @@
 import type { BodyFormat } from '../src/request-kinds';
-import { cacheControl } from './cache-policy';
+import { cacheControl, shellCacheControl } from './cache-policy';
 import { errors } from './errors';
 import { contentSecurityPolicy, securityHeaders } from './security-headers';
 
@@ -54,9 +54,7 @@ export function shellPolicy(sMaxAgeS: number): AnswerPolicy {
     contentType: contentTypes.html,
     headers: {
       ...securityHeaders,
-      // The CDN may hold the shell only briefly: once the spike passes, readers should get
-      // the server-rendered page again within seconds.
-      'Cache-Control': `public, max-age=0, s-maxage=${sMaxAgeS}`,
+      'Cache-Control': shellCacheControl(sMaxAgeS),
       'X-Render-Mode': 'shell',
       // Cached and shared: no nonce, so the policy trusts the site's own scripts instead.
       'Content-Security-Policy': contentSecurityPolicy('self'),
