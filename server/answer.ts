@@ -1,64 +1,94 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Response } from 'express';
-import { classify as requestKind } from '../src/request-kinds';
+import { routeOf } from '../src/request-kinds';
 import { classify as errorAnswer, errorHeaders } from './errors';
 import { describeError, log } from './log';
 import { renderErrorPage, type RenderDeps } from './render';
-import { contentSecurityPolicy, securityHeaders } from './security-headers';
+import { contentTypes, errorBody, errorPageHeaders, type AnswerPolicy } from './response-policy';
+import { securityHeaders } from './security-headers';
 import { utf8 } from './utf8';
 
-// The last stage of every request: the one way an answer is written, and the one way an error
-// is answered (answerError). Every answer carries the common headers (today the security
-// headers: no sniffing, no framing, a sober referrer); an answer's own headers come after them,
-// so one that needs a stricter value (a preview's Referrer-Policy) sets it.
-// Answers on the plain Node response (pages, error pages, the shell, the shed 503) go through
-// `sendAnswer` or are built once with `answerHeaders`/`answerHeaderList`; the Express app sets
-// the same headers with `commonHeadersMiddleware` before any route runs.
+// The last stage of every request: `answer` is the one function that writes an answer, and
+// `answerError` the one that answers an error. Every answer carries the common headers (the
+// security headers: no sniffing, no framing, a sober referrer); an answer's own headers come
+// after them, so one that needs a stricter value (a preview's Referrer-Policy) sets it. An
+// answer built once at start-up (the shell, the shed 503) is a `Prebuilt`: its header list
+// already holds the common headers and Content-Length, and `answer` writes it as it is.
 
 export type Headers = Readonly<Record<string, string>>;
 
-/** An answer's headers with the common ones under them. */
-export function answerHeaders(headers: Headers): Record<string, string> {
-  return { ...securityHeaders, ...headers };
+/** An answer made once and written many times: status, flat [name, value, …] header list, body. */
+export interface Prebuilt {
+  readonly status: number;
+  readonly headers: readonly string[];
+  readonly body: Buffer;
 }
 
-/** The same as a flat [name, value, …] list, for answers built once and written with writeHead. */
-export function answerHeaderList(headers: Headers): string[] {
-  return Object.entries(answerHeaders(headers)).flat();
+/** An answer built once from its policy: the header list holds the policy's headers (the common ones among them), `extra`, and Content-Length. */
+export function prebuilt(status: number, policy: AnswerPolicy, body: string | Buffer, extra: Headers = {}): Prebuilt {
+  const bytes = typeof body === 'string' ? utf8(body) : body;
+  const headers: Record<string, string> = { ...securityHeaders, ...policy.headers, ...extra, 'Content-Length': String(bytes.length) };
+  if (policy.contentType !== null) headers['Content-Type'] = policy.contentType;
+  return { status, headers: Object.entries(headers).flat(), body: bytes };
 }
 
 /**
- * A complete answer on the Node response: the common headers, Content-Length, no body for HEAD.
- * A text body is encoded once, here (server/utf8.ts): measuring its byte length and then writing
- * the string had Node walk a 35–55 KB page twice (7% of a busy worker's time each, in a CPU profile).
+ * Writes a complete answer on the Node response: the common headers, Content-Length, no body
+ * for HEAD. A text body is encoded once, here (server/utf8.ts): measuring its byte length and
+ * then writing the string had Node walk a 35–55 KB page twice (7% of a busy worker's time each,
+ * in a CPU profile). Headers a handler set earlier (res.setHeader) are kept under these.
  */
-export function sendAnswer(req: IncomingMessage, res: ServerResponse, status: number, headers: Headers, body: string | Buffer): void {
-  const bytes = typeof body === 'string' ? utf8(body) : body;
-  res.writeHead(status, { ...securityHeaders, ...headers, 'Content-Length': bytes.length });
-  res.end(req.method === 'HEAD' ? undefined : bytes);
+export function answer(req: IncomingMessage, res: ServerResponse, status: number, headers: Headers | null, body: string | Buffer | Prebuilt): void {
+  if (headers === null) {
+    const built = body as Prebuilt;
+    res.writeHead(built.status, built.headers as string[]);
+    res.end(req.method === 'HEAD' ? undefined : built.body);
+    return;
+  }
+  const bytes = typeof body === 'string' ? utf8(body) : (body as Buffer);
+  // 204 and 304 have no body, and a 304's Content-Length would describe the representation.
+  const bodiless = status === 204 || status === 304;
+  res.writeHead(status, bodiless ? { ...securityHeaders, ...headers } : { ...securityHeaders, ...headers, 'Content-Length': bytes.length });
+  res.end(req.method === 'HEAD' || bodiless ? undefined : bytes);
 }
 
-/** A complete answer built once: its header list already holds the common headers and Content-Length. */
-export function sendPrebuiltAnswer(req: IncomingMessage, res: ServerResponse, status: number, headerList: readonly string[], body: Buffer): void {
-  res.writeHead(status, headerList as string[]);
-  res.end(req.method === 'HEAD' ? undefined : body);
+const empty = Buffer.alloc(0);
+
+/** A prebuilt answer, as it was made. */
+export function answerPrebuilt(req: IncomingMessage, res: ServerResponse, built: Prebuilt): void {
+  answer(req, res, built.status, null, built);
 }
 
-/** For the Express app: every answer it writes, JSON, files and errors alike, gets the common headers. */
-export function commonHeadersMiddleware(_req: unknown, res: Response, next: () => void): void {
-  res.set(securityHeaders);
-  next();
+/**
+ * A JSON answer. A successful read carries a weak ETag of its body, and a request that already
+ * holds it gets a 304 (CloudFront revalidates its copies with it).
+ */
+export function answerJson(req: IncomingMessage, res: ServerResponse, status: number, headers: Headers, value: unknown): void {
+  const bytes = utf8(JSON.stringify(value));
+  if (status === 200 && (req.method === 'GET' || req.method === 'HEAD')) {
+    const etag = `W/"${bytes.length.toString(16)}-${createHash('sha1').update(bytes).digest('base64').slice(0, 27)}"`;
+    const ifNoneMatch = req.headers['if-none-match'];
+    if (ifNoneMatch !== undefined && ifNoneMatch.split(/\s*,\s*/).some((tag) => tag === etag || tag === '*' || tag === etag.slice(2))) {
+      answer(req, res, 304, { ...headers, ETag: etag }, empty);
+      return;
+    }
+    answer(req, res, status, { ...headers, ETag: etag, 'Content-Type': contentTypes.json }, bytes);
+    return;
+  }
+  answer(req, res, status, { ...headers, 'Content-Type': contentTypes.json }, bytes);
 }
 
-/** Error pages and message pages carry no scripts at all. */
-export const errorPageHeaders = { 'Content-Security-Policy': contentSecurityPolicy('none') };
+/** An answer with no body (a beacon's 204, its 429). */
+export function answerEmpty(req: IncomingMessage, res: ServerResponse, status: number, headers: Headers): void {
+  answer(req, res, status, headers, empty);
+}
 
 /**
  * Every request that ends in an error is answered here, whichever part of the server it reached:
  * the error registry's status, message, Retry-After and cache lifetime (server/errors.ts), as a
- * JSON error for the API's kinds of request and as a page in the site's chrome for every other;
- * internal details go to the log, never to the answer. `headers` are the answer's own on top (a
- * preview's no-store and noindex).
+ * JSON error where the route table says the path answers JSON and as a page in the site's
+ * chrome everywhere else; internal details go to the log, never to the answer. `headers` are
+ * the answer's own on top (a preview's no-store and noindex).
  */
 export function answerError(
   req: IncomingMessage,
@@ -67,19 +97,17 @@ export function answerError(
   pages: Pick<RenderDeps, 'assets' | 'siteUrl'>,
   headers: Headers = {},
 ): void {
-  const answer = errorAnswer(error);
-  if (answer.internal) log.error('request failed', { method: req.method, url: req.url, ...describeError(error) });
+  const found = errorAnswer(error);
+  if (found.internal) log.error('request failed', { method: req.method, url: req.url, ...describeError(error) });
   if (res.headersSent) {
     res.destroy();
     return;
   }
   // Express rewrites url inside a mounted router; originalUrl is what the client asked for.
-  const kind = requestKind((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/');
-  if (kind === 'api' || kind === 'beacon' || kind === 'ingest') {
-    const body = JSON.stringify({ error: { code: answer.code, message: answer.message } });
-    sendAnswer(req, res, answer.status, { ...errorHeaders(answer), ...headers, 'Content-Type': 'application/json; charset=utf-8' }, body);
+  if (routeOf((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/').body === 'json') {
+    answer(req, res, found.status, { ...errorHeaders(found), ...headers, 'Content-Type': contentTypes.json }, errorBody(found));
     return;
   }
-  const page = renderErrorPage(answer.status, answer.message, pages);
-  sendAnswer(req, res, answer.status, { ...errorPageHeaders, ...errorHeaders(answer), ...headers, 'Content-Type': page.contentType }, page.html);
+  const page = renderErrorPage(found.status, found.message, pages);
+  answer(req, res, found.status, { ...errorPageHeaders, ...errorHeaders(found), ...headers, 'Content-Type': page.contentType }, page.html);
 }

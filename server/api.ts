@@ -1,15 +1,17 @@
 import express, { type Request, type Response } from 'express';
 import { maxSectionPageSize, type ContentClient } from '../src/content';
-import { apiRoutes, isCursor } from '../src/api-paths';
+import { apiRoutes, isCursor, type ApiQueryParam } from '../src/api-paths';
 import { articleIdPattern, findSection, sectionSlugPattern } from '../src/sections';
 import { isTagSlug } from '../src/tags';
+import { answerEmpty, answerJson } from './answer';
 import { cacheControl } from './cache-policy';
+import { limitedPolicy } from './response-policy';
 import { KioskError } from './errors';
 import { clientAddress, clientKey } from './client-address';
 import { isCrossSite } from './same-site';
 import type { ViewCounter } from './views';
 
-function queryString(req: Request, name: string): string | undefined {
+function queryString(req: Request, name: ApiQueryParam): string | undefined {
   const value = (req.query as Record<string, unknown>)[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw new KioskError('badRequest', `"${name}" must be given once.`);
@@ -40,8 +42,8 @@ function cursorParam(req: Request): string | undefined {
   return cursor;
 }
 
-function send(res: Response, cache: string, body: unknown) {
-  res.set('Cache-Control', cache).json(body);
+function send(req: Request, res: Response, cache: string, body: unknown) {
+  answerJson(req, res, 200, { 'Cache-Control': cache }, body);
 }
 
 export interface ApiOptions {
@@ -53,12 +55,15 @@ export interface ApiOptions {
   siteUrl: string;
 }
 
-/** The JSON API the browser renders from. Errors reach the app's handler, which answers JSON. */
+/**
+ * The JSON API the browser renders from, mounted at its base. Errors reach the app's handler,
+ * which answers JSON; what no route here answers is the pipeline's 405 or 404 (server/routes.ts).
+ */
 export function apiRouter(content: ContentClient, options: ApiOptions): express.Router {
   const api = express.Router({ caseSensitive: true, strict: true });
 
-  api.get(apiRoutes.front, async (_req, res) => {
-    send(res, cacheControl.front, await content.frontPage());
+  api.get(apiRoutes.front, async (req, res) => {
+    send(req, res, cacheControl.front, await content.frontPage());
   });
 
   api.get(apiRoutes.section, async (req, res) => {
@@ -66,7 +71,7 @@ export function apiRouter(content: ContentClient, options: ApiOptions): express.
     const cursor = cursorParam(req);
     const page = await content.section(section.slug, { cursor, limit: limitParam(req) });
     if (!page) throw new KioskError('notFound', `There is no section "${section.slug}".`);
-    send(res, cacheControl.section, page);
+    send(req, res, cacheControl.section, page);
   });
 
   api.get(apiRoutes.article, async (req, res) => {
@@ -74,7 +79,7 @@ export function apiRouter(content: ContentClient, options: ApiOptions): express.
     if (!articleIdPattern.test(id)) throw new KioskError('badRequest', 'An article id is 18 digits.');
     const page = await content.articleWithTeasers(id);
     if (!page) throw new KioskError('notFound', `There is no published article ${id}.`);
-    send(res, cacheControl.article, page);
+    send(req, res, cacheControl.article, page);
   });
 
   api.get(apiRoutes.tag, async (req, res) => {
@@ -82,12 +87,12 @@ export function apiRouter(content: ContentClient, options: ApiOptions): express.
     if (!isTagSlug(slug)) throw new KioskError('badRequest', 'A tag is lower-case words joined by hyphens, at most 40 characters.');
     const page = await content.tag(slug, { cursor: cursorParam(req), limit: limitParam(req) });
     if (!page) throw new KioskError('notFound', `No published article is tagged "${slug}".`);
-    send(res, cacheControl.tag, page);
+    send(req, res, cacheControl.tag, page);
   });
 
   api.get(apiRoutes.mostRead, async (req, res) => {
     // Moves with every flush of views: cached like the front page.
-    send(res, cacheControl.front, { items: await content.mostRead(limitParam(req)) });
+    send(req, res, cacheControl.front, { items: await content.mostRead(limitParam(req)) });
   });
 
   // A beacon's answer is read by nobody: refusals are plain statuses (a 429 says when to come
@@ -99,30 +104,21 @@ export function apiRouter(content: ContentClient, options: ApiOptions): express.
     if (isCrossSite(req, options.siteUrl)) throw new KioskError('crossSite', 'Views are counted from pages of this site only.');
     const views = options.views;
     if (views === null) {
-      res.status(204).end();
+      answerEmpty(req, res, 204, { 'Cache-Control': cacheControl.noStore });
       return;
     }
     const outcome = views.record(id, clientKey(clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], options.clientHops)));
     if (outcome === 'limited') {
-      res.status(429).set('Retry-After', String(views.retryAfterS())).end();
+      // The same answer as Nginx's for a client past its share (scripts/nginx/render.ts).
+      answerEmpty(req, res, 429, limitedPolicy(null, views.retryAfterS()).headers);
       return;
     }
     if (outcome === 'unknown') throw new KioskError('notFound', `There is no published article ${id}.`);
-    res.status(204).end();
+    answerEmpty(req, res, 204, { 'Cache-Control': cacheControl.noStore });
   });
 
   api.get(apiRoutes.latest, async (req, res) => {
-    send(res, cacheControl.front, { items: await content.latest(limitParam(req)) });
-  });
-
-  api.all('/{*rest}', (req, res) => {
-    if (req.path.startsWith('/views/')) {
-      res.set('Allow', 'POST');
-      throw new KioskError('methodNotAllowed', 'This address only answers POST.');
-    }
-    if (req.method === 'GET' || req.method === 'HEAD') throw new KioskError('notFound');
-    res.set('Allow', 'GET, HEAD');
-    throw new KioskError('methodNotAllowed');
+    send(req, res, cacheControl.front, { items: await content.latest(limitParam(req)) });
   });
 
   return api;

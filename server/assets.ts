@@ -43,3 +43,27 @@ export function loadAssets(distDir: string): Assets {
 export function assetsDir(distDir: string): string {
   return path.join(distDir, 'client', 'assets');
 }
+
+/** The types Nginx gives the same files (nginx/kiosk.conf.template's types), so either answer is the same. */
+const fileTypes: Readonly<Record<string, string>> = {
+  '.js': 'application/javascript',
+  '.css': 'text/css',
+  '.map': 'application/json',
+  '.txt': 'text/plain',
+  '.gz': 'application/gzip',
+};
+
+/**
+ * The bundle's file named `name` (a bare file name, as the build writes them), or null: anything
+ * with a separator, a dot-dot or an encoding in it names no file of the bundle. Nginx serves these
+ * from disk in production; this is for running without it.
+ */
+export async function readAsset(distDir: string, name: string): Promise<{ bytes: Buffer; type: string } | null> {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name) || name.includes('..')) return null;
+  try {
+    const bytes = await fs.promises.readFile(path.join(assetsDir(distDir), name));
+    return { bytes, type: fileTypes[path.extname(name)] ?? 'application/octet-stream' };
+  } catch {
+    return null;
+  }
+}

@@ -1,3 +1,4 @@
+import type { CachePolicyName } from '../src/request-kinds';
 import type { CacheClass } from '../src/routes';
 
 // CloudFront and browsers read these. Browsers always revalidate HTML (max-age=0); the CDN
@@ -5,6 +6,14 @@ import type { CacheClass } from '../src/routes';
 // serving its copy for a day if the origin fails.
 function shared(sMaxAgeS: number): string {
   return `public, max-age=0, s-maxage=${sMaxAgeS}, stale-while-revalidate=30, stale-if-error=86400`;
+}
+
+/**
+ * The overload shell's: the CDN may hold it only briefly (SHELL_S_MAXAGE_S), so once the spike
+ * passes readers get the server-rendered page again within seconds.
+ */
+export function shellCacheControl(sMaxAgeS: number): string {
+  return `public, max-age=0, s-maxage=${sMaxAgeS}`;
 }
 
 export const cacheControl = {
@@ -19,5 +28,6 @@ export const cacheControl = {
   // origin a stampede; where it has the page itself, stale-if-error serves that instead.
   contentUnavailable: 'public, max-age=0, s-maxage=5',
   assets: 'public, max-age=31536000, immutable',
+  favicon: 'public, max-age=86400',
   noStore: 'private, no-store',
-} as const satisfies Record<CacheClass | 'assets' | 'noStore' | 'contentUnavailable', string>;
+} as const satisfies Record<CacheClass | Exclude<CachePolicyName, 'content'> | 'contentUnavailable', string>;

@@ -1,6 +1,9 @@
 import { renderModeAttribute, rootElementId, stateElementId, type RenderMode } from '../src/page-contract';
+import { route } from '../src/request-kinds';
 import type { Assets } from './assets';
 import { stateJson } from './state-json';
+
+const faviconHref = `${route('favicon').prefix!}svg`;
 
 export interface DocumentHead {
   title: string;
@@ -63,7 +66,7 @@ export function renderDocument({ head, siteUrl, assets, body, state, mode, banne
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    '<link rel="icon" href="/favicon.svg" type="image/svg+xml">' +
+    `<link rel="icon" href="${faviconHref}" type="image/svg+xml">` +
     headTags(head, siteUrl) +
     styles +
     scripts +

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { articlePath } from '../src/content';
 import { articleIdPattern } from '../src/sections';
+import { answerJson } from './answer';
 import { cacheControl } from './cache-policy';
 import { ingestSchemas, parseWith } from '../src/content-schema';
 import type { Article } from '../src/content';
@@ -124,14 +125,20 @@ export function ingestRouter(token: string | null, writer: () => ArticleWriter):
     const order: WriteOrder = ifMatch === undefined ? { modifiedAt } : { modifiedAt, ifMatch };
     const result = settle(res, id, modifiedAt, await writer().upsert(article, order));
     log.info('article ingested', { id, outcome: result.outcome, status: article.status, modifiedAt });
-    res.status(result.outcome === 'created' ? 201 : 200).json({
-      id,
-      outcome: result.outcome,
-      status: article.status,
-      path: articlePath(article),
-      modifiedAt: result.modifiedAt,
-      updatedAt: result.updatedAt,
-    });
+    answerJson(
+      req,
+      res,
+      result.outcome === 'created' ? 201 : 200,
+      {},
+      {
+        id,
+        outcome: result.outcome,
+        status: article.status,
+        path: articlePath(article),
+        modifiedAt: result.modifiedAt,
+        updatedAt: result.updatedAt,
+      },
+    );
   });
 
   // DELETE's modifiedAt is a query parameter: a DELETE body has no defined meaning (RFC 9110,
@@ -148,14 +155,20 @@ export function ingestRouter(token: string | null, writer: () => ArticleWriter):
     const order: WriteOrder = ifMatch === undefined ? { modifiedAt } : { modifiedAt, ifMatch };
     const result = settle(res, id, modifiedAt, await writer().unpublish(id, new Date().toISOString(), order));
     log.info('article unpublished', { id, outcome: result.outcome, modifiedAt });
-    res.json({
-      id,
-      outcome: result.outcome === 'unchanged' ? 'unchanged' : 'unpublished',
-      status: 'draft',
-      modifiedAt: result.modifiedAt,
-      updatedAt: result.updatedAt,
-      previewsRevokedBefore: result.previewsRevokedBefore,
-    });
+    answerJson(
+      req,
+      res,
+      200,
+      {},
+      {
+        id,
+        outcome: result.outcome === 'unchanged' ? 'unchanged' : 'unpublished',
+        status: 'draft',
+        modifiedAt: result.modifiedAt,
+        updatedAt: result.updatedAt,
+        previewsRevokedBefore: result.previewsRevokedBefore,
+      },
+    );
   });
 
   router.all('/articles/:id', (_req, res) => {

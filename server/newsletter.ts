@@ -4,7 +4,8 @@ import { clientAddress, clientKey } from './client-address';
 import { StoreBusy, type SignupStore } from './content/source';
 import { KioskError } from './errors';
 import { describeError, log } from './log';
-import { errorPageHeaders } from './answer';
+import { answer } from './answer';
+import { errorPageHeaders } from './response-policy';
 import { PerClientLimit } from './per-client-limit';
 import { renderMessagePage, type RenderDeps } from './render';
 import { isCrossSite } from './same-site';
@@ -47,6 +48,8 @@ export function checkNewsletters(value: unknown): NewsletterId[] {
 }
 
 export interface NewsletterOptions {
+  /** Where the form posts (the route table's entry). */
+  path: string;
   /** Where sign-ups are kept; null where this site takes none. */
   signups: SignupStore | null;
   render: Pick<RenderDeps, 'assets' | 'siteUrl'>;
@@ -79,7 +82,7 @@ export function newsletterRouter(options: NewsletterOptions): express.Router {
   }
 
   const router = express.Router({ caseSensitive: true, strict: true });
-  router.post('/newsletter', express.urlencoded({ extended: false, limit: '2kb', parameterLimit: 10 }), async (req: Request, res: Response) => {
+  router.post(options.path, express.urlencoded({ extended: false, limit: '2kb', parameterLimit: 10 }), async (req: Request, res: Response) => {
     res.set('Cache-Control', cacheControl.noStore);
     if (isCrossSite(req, render.siteUrl)) {
       throw new KioskError('crossSite', 'Please sign up with the form on one of our article pages: sign-ups from other sites are not taken.');
@@ -106,12 +109,9 @@ export function newsletterRouter(options: NewsletterOptions): express.Router {
       `We have noted ${address}. You will get an email asking you to confirm; the briefing starts once you do.`,
       render,
     );
-    res
-      .status(200)
-      .set({ ...errorPageHeaders, 'Content-Type': page.contentType })
-      .send(page.html);
+    answer(req, res, 200, { ...errorPageHeaders, 'Content-Type': page.contentType }, page.html);
   });
-  router.all('/newsletter', (_req, res) => {
+  router.all(options.path, (_req, res) => {
     res.set('Allow', 'POST');
     throw new KioskError('methodNotAllowed', 'Sign up with the form on any article page.');
   });

@@ -1,14 +1,16 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { answerHeaderList, sendPrebuiltAnswer } from './answer';
+import { answerPrebuilt, prebuilt } from './answer';
 import type { Config } from './config';
 import type { EventLoopDelaySampler } from './metrics/event-loop';
 import type { Admission, WorkerMetrics } from './metrics/worker-metrics';
-import { classify } from '../src/request-kinds';
+import { routeOf, type Route } from '../src/request-kinds';
+import { busyJsonBody, busyPolicy } from './response-policy';
 import { serveShell, type Shell } from './shell';
 
-// The overload guard. Every request is counted in flight from the moment Node hands it over
-// until its response finishes, closes or fails. A page request is not answered at once: it
+// The overload guard, the first stage of the one pipeline (server/app.ts): every request is
+// counted in flight from the moment Node hands it over (the app runs this stage in the same
+// turn, before any other work) until its response finishes, closes or fails. A page request is not answered at once: it
 // waits one turn of the event loop (setImmediate), so the requests that arrived in the same
 // read are counted too, and only when its turn to render comes does the guard look at the
 // count. A naive counter on a synchronous render never rises above 1, because each request
@@ -23,11 +25,10 @@ export type OverloadLimits = Pick<Config, 'ssrQueueLimit' | 'crawlerQueueLimit' 
 // cheap to fake, so it only raises the limit to CRAWLER_QUEUE_LIMIT; it never bypasses the guard.
 export const crawlerPattern = /Googlebot|Google-InspectionTool|bingbot|DuckDuckBot|YandexBot|Baiduspider|Applebot|Slurp/i;
 
-/** Only reads are admitted by the guard; what a request is comes from src/request-kinds.ts. */
-export function guardedKind(req: IncomingMessage): GuardedKind {
+/** Only reads are admitted by the guard; how, the route table says (src/request-kinds.ts, its admission class). */
+export function guardedKind(req: IncomingMessage, route: Route): GuardedKind {
   if (req.method !== 'GET' && req.method !== 'HEAD') return 'other';
-  const kind = classify(req.url ?? '/');
-  return kind === 'page' || kind === 'api' ? kind : 'other';
+  return route.admission === 'none' ? 'other' : route.admission;
 }
 
 export class OverloadGuard {
@@ -50,30 +51,35 @@ export class OverloadGuard {
 }
 
 const arrivedAt = Symbol('kiosk.arrivedAt');
+const routed = Symbol('kiosk.route');
 type TrackedResponse = ServerResponse & { [arrivedAt]?: number };
+/** A request as the pipeline carries it: its entry of the route table, found once by the guard. */
+export type RoutedRequest = IncomingMessage & { [routed]?: Route };
+
+/** The request's entry of the route table: the one the guard found, or (before the guard) found now. */
+export function routeOfRequest(req: IncomingMessage): Route {
+  return (req as RoutedRequest)[routed] ?? routeOf(req.url ?? '/');
+}
+
+/** The pipeline's next stage, as Express hands it. */
+type Next = (error?: unknown) => void;
 
 /**
- * The worker's request listener: counts, defers page and API requests by one turn, then
- * answers with the shell or a 503 itself — before any framework work — or hands a page to
- * the page renderer and everything else to the Express app.
+ * The pipeline's first stage (server/app.ts puts it before every other): classifies the request
+ * by the route table, counts it, defers page and API reads by one turn, then answers with the
+ * shell or a 503 itself (built once at start-up: no rendering, no routing) or passes it on to
+ * its handler. Page and API reads past the shed limit get the same 503 Nginx gives when no
+ * worker has room: JSON for the API, with Retry-After.
  */
-export function overloadAwareListener(deps: {
-  app: RequestListener;
-  pages: RequestListener;
+export function overloadGuardStage(deps: {
   shell: Shell;
   guard: OverloadGuard;
   metrics: WorkerMetrics;
   shedRetryAfterS: number;
-}): RequestListener {
-  const { app, pages, shell, guard, metrics } = deps;
-  const shedBody = Buffer.from('Kiosk is very busy right now. Please try again in a few seconds.\n');
-  const shedHeaders = answerHeaderList({
-    'Content-Type': 'text/plain; charset=utf-8',
-    'Content-Length': String(shedBody.length),
-    'Retry-After': String(deps.shedRetryAfterS),
-    'Cache-Control': 'private, no-store',
-    'X-Render-Mode': 'shed',
-  });
+}): (req: IncomingMessage, res: ServerResponse, next: Next) => void {
+  const { shell, guard, metrics } = deps;
+  const shedPage = prebuilt(503, busyPolicy('text', deps.shedRetryAfterS), 'Kiosk is very busy right now. Please try again in a few seconds.\n');
+  const shedApi = prebuilt(503, busyPolicy('json', deps.shedRetryAfterS), busyJsonBody);
 
   // One shared function for every response (no closure per request); the arrival time on the
   // response doubles as the "still counted" flag, so finish, close and error release once.
@@ -86,24 +92,24 @@ export function overloadAwareListener(deps: {
     metrics.countStatus(this.statusCode);
   }
 
-  function takeTurn(req: IncomingMessage, res: TrackedResponse, kind: GuardedKind) {
+  function takeTurn(req: IncomingMessage, res: TrackedResponse, next: Next, kind: GuardedKind) {
     // The client may have gone while it waited; its close already released it.
     if (res[arrivedAt] === undefined || res.destroyed) return;
     const mode = guard.decide(req);
     if (mode === 'shed') {
       metrics.countMode('shed');
-      sendPrebuiltAnswer(req, res, 503, shedHeaders, shedBody);
+      answerPrebuilt(req, res, kind === 'api' ? shedApi : shedPage);
     } else if (kind === 'api') {
-      app(req, res);
+      next();
     } else if (mode === 'shell') {
       metrics.countMode('shell');
       serveShell(shell, req, res);
     } else {
-      pages(req, res);
+      next();
     }
   }
 
-  return (req, res: TrackedResponse) => {
+  return (req: RoutedRequest, res: TrackedResponse, next: Next) => {
     metrics.count.requests += 1;
     metrics.inFlight += 1;
     if (metrics.inFlight > metrics.inFlightMax) metrics.inFlightMax = metrics.inFlight;
@@ -111,8 +117,10 @@ export function overloadAwareListener(deps: {
     res.on('finish', release);
     res.on('close', release);
     res.on('error', release);
-    const kind = guardedKind(req);
-    if (kind === 'other') app(req, res);
-    else setImmediate(takeTurn, req, res, kind);
+    const route = routeOf(req.url ?? '/');
+    req[routed] = route;
+    const kind = guardedKind(req, route);
+    if (kind === 'other') next();
+    else setImmediate(takeTurn, req, res, next, kind);
   };
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { answerError, sendAnswer } from './answer';
+import { answer as sendAnswer, answerError } from './answer';
 import { cacheControl } from './cache-policy';
 import { KioskError } from './errors';
 import type { WorkerMetrics } from './metrics/worker-metrics';
@@ -8,8 +8,10 @@ import { renderPage, type RenderDeps } from './render';
 import type { CachedPage, PageCache } from './page-cache';
 import { contentSecurityPolicy, newNonce } from './security-headers';
 
-// Server-rendered pages are answered on the plain Node response, like the shell: the render
-// is the work; routing a page through the framework's middleware stack added a fifth to it.
+// Server-rendered pages: the route table's last entry, answered through the one pipeline
+// (server/app.ts) with the one answer function. The render is the work: nothing runs before it
+// but the guard, and the answer is written on the Node response (no framework serialiser, no
+// ETag hashing of a 50 KB page).
 
 const maxPathLength = 1024;
 
@@ -83,7 +85,9 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
     sendAnswer(req, res, outcome.status, headers, outcome.html);
   }
 
-  return (req: IncomingMessage, res: ServerResponse): void => {
-    answer(req, res).catch((error: unknown) => answerError(req, res, error, render));
+  return (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void => {
+    // Other methods are the pipeline's 405 (server/routes.ts).
+    if (req.method !== 'GET' && req.method !== 'HEAD') next();
+    else answer(req, res).catch((error: unknown) => answerError(req, res, error, render));
   };
 }

@@ -5,9 +5,11 @@ import { moreFromSectionSize, relatedSize } from '../src/content';
 import { articleIdPattern } from '../src/sections';
 import { cacheControl } from './cache-policy';
 import type { ContentReader } from './content/source';
-import { answerError } from './answer';
+import { answer, answerError } from './answer';
 import { errors, KioskError, type ErrorKind } from './errors';
 import { renderPage, type RenderDeps } from './render';
+import { contentTypes } from './response-policy';
+import { pathUnder } from '../src/request-kinds';
 
 // Editors' preview: /preview/:id?issued=<unix ms>&expires=<unix s>&sig=<HMAC-SHA256(PREVIEW_SECRET), base64url>.
 // The signature covers the id, the issue time and the expiry, so a link opens one article until
@@ -35,7 +37,7 @@ export function previewPath(id: string, ttlS: number, secret: string, nowMs = Da
   if (!Number.isInteger(ttlS) || ttlS < 1 || ttlS > maxTtlS) throw new RangeError(`a preview link lives 1 s to 7 days, not ${ttlS} s`);
   const issuedMs = Math.floor(nowMs);
   const expiresS = Math.floor(nowMs / 1000) + ttlS;
-  return `/preview/${id}?issued=${issuedMs}&expires=${expiresS}&sig=${signature(id, issuedMs, expiresS, secret)}`;
+  return `${pathUnder('preview', id)}?issued=${issuedMs}&expires=${expiresS}&sig=${signature(id, issuedMs, expiresS, secret)}`;
 }
 
 export type PreviewCheck = { kind: 'ok'; issuedMs: number } | { kind: 'missing' | 'invalid' | 'outdated' | 'expired' | 'tooLong' };
@@ -80,8 +82,8 @@ function withDraft(content: ContentClient, draft: Article): ContentClient {
 
 export function previewHandler(deps: { secret: string | null; content: ContentReader; render: RenderDeps; concurrencyLimit: number }) {
   let active = 0;
-  return async (req: Request, res: Response) => {
-    const id = String(req.params.id);
+  /** `id` is the path's segment after /preview/, decoded. */
+  return async (req: Request, res: Response, id: string): Promise<void> => {
     // The registry's answer (its Retry-After where it has one), with the preview's own no-store over its Cache-Control.
     const fail = (kind: ErrorKind, message: string) => answerError(req, res, new KioskError(kind, message), deps.render, previewHeaders);
     if (deps.secret === null) return fail('notFound', errors.notFound.message);
@@ -107,8 +109,7 @@ export function previewHandler(deps: { secret: string | null; content: ContentRe
       const render = { ...deps.render, content: withDraft(deps.content, draft), domBudget: false };
       const outcome = await renderPage(`/${draft.section}/${id}`, render, { preview: previewBanner });
       if (outcome.kind !== 'page') return fail('notFound', `There is no article ${id}.`);
-      res.status(outcome.status).set({ ...outcome.headers, ...previewHeaders, 'Content-Type': 'text/html; charset=utf-8' });
-      res.send(req.method === 'HEAD' ? '' : outcome.html);
+      answer(req, res, outcome.status, { ...outcome.headers, ...previewHeaders, 'Content-Type': contentTypes.html }, outcome.html);
     } finally {
       active -= 1;
     }

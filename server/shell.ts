@@ -6,8 +6,8 @@ import { Layout } from '../src/components/Layout';
 import { ShellPlaceholder } from '../src/pages/ShellPlaceholder';
 import type { Assets } from './assets';
 import { renderDocument } from './document';
-import { answerHeaderList, sendPrebuiltAnswer } from './answer';
-import { contentSecurityPolicy } from './security-headers';
+import { answer, prebuilt, type Prebuilt } from './answer';
+import { shellPolicy } from './response-policy';
 
 /** The overload answer: one document for every page, rendered once and held as bytes. */
 export interface Shell {
@@ -15,6 +15,10 @@ export interface Shell {
   readonly etag: string;
   /** Flat [name, value, …] list, ready for writeHead without building an object per request. */
   readonly headers: readonly string[];
+  /** The whole answer, built once. */
+  readonly answer: Prebuilt;
+  /** Its 304, built once. */
+  readonly notModified: Readonly<Record<string, string>>;
 }
 
 /**
@@ -33,31 +37,15 @@ export function buildShell(assets: Assets, siteUrl: string, sMaxAgeS: number, et
   });
   const body = Buffer.from(html);
   const tag = etagFor?.(body) ?? `"shell-${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`;
-  return {
-    body,
-    etag: tag,
-    headers: answerHeaderList({
-      'Content-Type': 'text/html; charset=utf-8',
-      'Content-Length': String(body.length),
-      ETag: tag,
-      // The CDN may hold the shell only briefly: once the spike passes, readers should get
-      // the server-rendered page again within seconds.
-      'Cache-Control': `public, max-age=0, s-maxage=${sMaxAgeS}`,
-      'X-Render-Mode': 'shell',
-      // Cached and shared: no nonce, so the policy trusts the site's own scripts instead.
-      'Content-Security-Policy': contentSecurityPolicy('self'),
-    }),
-  };
+  // Its headers are the response policy's (server/response-policy.ts), which Nginx's copy carries too.
+  const built = prebuilt(200, shellPolicy(sMaxAgeS), body, { ETag: tag });
+  return { body, etag: tag, headers: built.headers, answer: built, notModified: { ETag: tag, 'X-Render-Mode': 'shell' } };
 }
 
-/** Answers with the shell directly on the Node response: no framework work on this path. */
+/** Answers with the shell, built once: no rendering and no framework work on this path. */
 export function serveShell(shell: Shell, req: IncomingMessage, res: ServerResponse): void {
-  if (req.headers['if-none-match'] === shell.etag) {
-    res.writeHead(304, ['ETag', shell.etag, 'X-Render-Mode', 'shell']);
-    res.end();
-    return;
-  }
-  sendPrebuiltAnswer(req, res, 200, shell.headers, shell.body);
+  if (req.headers['if-none-match'] === shell.etag) answer(req, res, 304, shell.notModified, shell.body);
+  else answer(req, res, 200, null, shell.answer);
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Config } from './config';
 import type { Content } from './content/open';
 import { EventLoopDelaySampler, GcObserver } from './metrics/event-loop';
 import { WorkerMetrics } from './metrics/worker-metrics';
-import { OverloadGuard, overloadAwareListener } from './overload';
+import { OverloadGuard, overloadGuardStage } from './overload';
 import { PageCache } from './page-cache';
 import { createPageHandler } from './pages';
 import { buildChrome, type RenderDeps } from './render';
@@ -49,7 +49,7 @@ export interface Site {
   close(): Promise<void>;
 }
 
-/** Everything one worker answers with, put together: guard in front, then pages or the Express app. */
+/** Everything one worker answers with, put together: one Express app, the guard its first stage. */
 export function createSite({
   config,
   content,
@@ -81,28 +81,28 @@ export function createSite({
           maxClientsPerMinute: maxViewClientsPerMinute,
         })
       : null;
-  const listener = overloadAwareListener({
-    app: createApp({
-      config,
-      content: reader,
-      signups: content.signups,
-      assets,
-      writer: () => {
-        if (writer === null) throw new Error('this content store takes no writes');
-        return writer;
-      },
-      render,
-      views,
-    }),
+  const listener: RequestListener = createApp({
+    config,
+    content: reader,
+    signups: content.signups,
+    assets,
+    writer: () => {
+      if (writer === null) throw new Error('this content store takes no writes');
+      return writer;
+    },
+    render,
+    views,
     pages: createPageHandler({
       render,
       metrics,
       cache: config.pageCacheTtlMs > 0 ? new PageCache(config.pageCacheTtlMs, config.pageCacheMaxBytes, () => reader.version()) : null,
     }),
-    shell: shellForServing(config.distDir, assets, config.siteUrl, config.shellSMaxAgeS),
-    guard: new OverloadGuard(config, metrics, eventLoop),
-    metrics,
-    shedRetryAfterS: config.shedRetryAfterS,
+    guard: overloadGuardStage({
+      shell: shellForServing(config.distDir, assets, config.siteUrl, config.shellSMaxAgeS),
+      guard: new OverloadGuard(config, metrics, eventLoop),
+      metrics,
+      shedRetryAfterS: config.shedRetryAfterS,
+    }),
   });
   return {
     listener,

@@ -19,6 +19,13 @@ export const apiRoutes = {
   view: '/views/:id',
 } as const;
 
+/**
+ * Every query parameter the API reads (server/api.ts reads no other): CloudFront keys the API's
+ * copies on exactly these (scripts/deploy/cloudfront.ts).
+ */
+export const apiQueryParams = ['cursor', 'limit'] as const;
+export type ApiQueryParam = (typeof apiQueryParams)[number];
+
 /** A section page's cursor is the id of the last article on the page before. */
 export function isCursor(value: string): boolean {
   return articleIdPattern.test(value);

@@ -1,26 +1,15 @@
-// CloudFront's behaviours against what the origin says (server/cache-policy.ts) and reads
-// (server/api.ts). cfn-lint checks the same resources against CloudFormation's schemas in
-// cfn-lint.services.test.ts.
+// CloudFront's behaviours against their rendering from the route table (scripts/deploy/cloudfront.ts)
+// and what the origin says (server/cache-policy.ts). cfn-lint checks the same resources against
+// CloudFormation's schemas in cfn-lint.services.test.ts.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
 import { cacheControl } from '../../server/cache-policy';
-import { apiBase, apiRoutes } from '../../src/api-paths';
+import { apiBase, apiPath } from '../../src/api-paths';
+import { route, routeOf, routeTable, type Route } from '../../src/request-kinds';
 import { ebConfigPath } from '../nginx/render';
-import { loadConfigFiles, optionSettings, resources, root, settingValue } from './ebextensions';
-
-interface Behavior {
-  PathPattern?: string;
-  TargetOriginId: string;
-  ViewerProtocolPolicy: string;
-  AllowedMethods: string[];
-  CachedMethods: string[];
-  Compress?: boolean;
-  CachePolicyId: unknown;
-  OriginRequestPolicyId?: unknown;
-  FunctionAssociations?: { EventType: string; FunctionARN: unknown }[];
-}
+import { apiCacheKeyQueryStrings, cacheBehaviours, managed, type Behavior } from './cloudfront';
+import { loadConfigFiles, optionSettings, resources, settingValue } from './ebextensions';
 
 interface CachePolicyConfig {
   MinTTL: number;
@@ -35,13 +24,6 @@ interface CachePolicyConfig {
   };
 }
 
-// AWS-managed policies, by the ids CloudFormation takes ("Use managed cache policies",
-// "Use managed origin request policies").
-const managed = {
-  CachingOptimized: '658327ea-f89d-4fab-a63d-7e88639e58f6',
-  CachingDisabled: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad',
-  AllViewerExceptHostHeader: 'b689b0a8-53d0-40ab-baf2-68738e2966ac',
-};
 /** What Elastic Beanstalk's own template declares (and CloudFormation's pseudo parameters), so the resources may refer to it. */
 const ebProvided = new Set(['AWSEBV2LoadBalancer', 'AWSEBEnvironmentName', 'AWS::AccountId']);
 
@@ -95,33 +77,14 @@ test('pages: the origin decides how long, the query string is not in the key, st
   assert.deepEqual(distribution.DefaultCacheBehavior.AllowedMethods, ['GET', 'HEAD']);
 });
 
-test('the API: only the query parameters the API reads are in its cache key', () => {
-  const api = policyOf(behavior('/api/*')) as CachePolicyConfig;
-  const apiSource = fs.readFileSync(path.join(root, 'server/api.ts'), 'utf8');
-  const read = [...apiSource.matchAll(/queryString\(req, '(\w+)'\)/g)].map((m) => m[1]).sort();
-  assert.deepEqual(read, ['cursor', 'limit']);
-  const keyed = api.ParametersInCacheKeyAndForwardedToOrigin.QueryStringsConfig;
-  assert.equal(keyed.QueryStringBehavior, 'whitelist');
-  assert.deepEqual([...(keyed.QueryStrings ?? [])].sort(), read);
-  assert.equal(api.MinTTL, 0);
+test('the cache behaviours are exactly their rendering from the route table', () => {
+  assert.deepEqual(distribution.CacheBehaviors, cacheBehaviours());
 });
 
-test('assets and media are cached long; preview, ingest and metrics never', () => {
-  for (const pattern of ['/assets/*', '/media/*']) {
-    assert.equal(behavior(pattern).CachePolicyId, managed.CachingOptimized, pattern);
-    assert.equal(behavior(pattern).Compress, true);
-  }
-  assert.equal(cacheControl.assets, 'public, max-age=31536000, immutable');
-  for (const pattern of ['/preview/*', '/api/ingest*', '/metrics*']) {
-    assert.equal(behavior(pattern).CachePolicyId, managed.CachingDisabled, pattern);
-  }
-  for (const pattern of ['/preview/*', '/api/ingest*']) {
-    // Signed links and the CMS's credentials reach the origin whole.
-    assert.equal(behavior(pattern).OriginRequestPolicyId, managed.AllViewerExceptHostHeader, pattern);
-  }
-  assert.ok(behavior('/api/ingest*').AllowedMethods.includes('POST'));
-  const patterns = distribution.CacheBehaviors.map((b) => b.PathPattern!);
-  assert.ok(patterns.indexOf('/api/ingest*') < patterns.indexOf('/api/*'), 'the first matching pattern wins');
+test('the API: only the query parameters the API reads are in its cache key', () => {
+  const api = policyOf(behavior(`${apiBase}/*`)) as CachePolicyConfig;
+  assert.deepEqual(api.ParametersInCacheKeyAndForwardedToOrigin.QueryStringsConfig, apiCacheKeyQueryStrings());
+  assert.equal(api.MinTTL, 0);
 });
 
 /** The behaviour CloudFront picks for a path: the first pattern that matches, else the default. */
@@ -130,23 +93,51 @@ function behaviourFor(urlPath: string): Behavior {
   return distribution.CacheBehaviors.find((b) => matches(b.PathPattern!)) ?? distribution.DefaultCacheBehavior;
 }
 
-test('every path the site accepts a POST on reaches the origin through CloudFront, uncached', () => {
-  // The app's POST routes (server/api.ts, server/newsletter.ts, server/ingest.ts), as a reader's
-  // browser or the CMS sends them; CloudFront answers 403 itself to a method a behaviour does not allow.
-  const apiSource = fs.readFileSync(path.join(root, 'server/api.ts'), 'utf8');
-  assert.match(apiSource, /api\.post\(apiRoutes\.view,/);
-  const newsletterSource = fs.readFileSync(path.join(root, 'server/newsletter.ts'), 'utf8');
-  assert.match(newsletterSource, /router\.post\('\/newsletter',/);
-  const posts = [apiBase + apiRoutes.view.replace(':id', '202611221600000001'), '/newsletter', '/api/ingest/articles/202611221600000001'];
-  for (const urlPath of posts) {
+// A path of each entry, as a reader's browser or the CMS asks for it.
+const id = '202611221600000001';
+const samples: Record<string, string> = {
+  health: route('health').exact!,
+  assets: `${route('assets').prefix!}main.0123456789.js`,
+  favicon: `${route('favicon').prefix!}svg`,
+  media: `${route('media').prefix!}${id}.svg`,
+  preview: `${route('preview').prefix!}${id}`,
+  newsletter: route('newsletter').exact!,
+  metrics: route('metrics').prefix!,
+  ingest: `${route('ingest').prefix!}articles/${id}`,
+  views: `${apiBase}/${apiPath.view(id)}`,
+  api_root: apiBase,
+  api: `${apiBase}/${apiPath.article(id)}`,
+  pages: `/news/${id}`,
+};
+
+test('CloudFront lets through, uncached, every method each entry of the table answers, and caches only reads', () => {
+  for (const entry of routeTable as readonly Route[]) {
+    const urlPath = samples[entry.name];
+    assert.ok(urlPath, `a sample path for ${entry.name}`);
+    assert.equal(routeOf(urlPath).name, entry.name, urlPath);
     const chosen = behaviourFor(urlPath);
-    assert.ok(chosen.AllowedMethods.includes('POST'), `${urlPath} (${chosen.PathPattern ?? 'default'}) allows POST`);
-    assert.equal(chosen.CachePolicyId, managed.CachingDisabled, `${urlPath} is never cached`);
-    assert.equal(chosen.OriginRequestPolicyId, managed.AllViewerExceptHostHeader, `${urlPath} gets the request's headers`);
+    for (const method of entry.methods) assert.ok(chosen.AllowedMethods.includes(method), `${urlPath} (${chosen.PathPattern ?? 'default'}) allows ${method}`);
+    if (entry.methods.some((m) => m !== 'GET' && m !== 'HEAD')) {
+      assert.equal(chosen.CachePolicyId, managed.CachingDisabled, `${urlPath} is never cached`);
+      assert.equal(chosen.OriginRequestPolicyId, managed.AllViewerExceptHostHeader, `${urlPath} gets the request's headers`);
+    }
   }
   // Pages and the rest of the API stay GET/HEAD and cached.
-  assert.equal(behaviourFor('/news/202611221600000001').PathPattern, undefined);
-  assert.equal(behaviourFor(apiBase + '/articles/202611221600000001').PathPattern, '/api/*');
+  assert.equal(behaviourFor(samples.pages!).PathPattern, undefined);
+  assert.equal(behaviourFor(samples.api!).PathPattern, `${apiBase}/*`);
+});
+
+test('assets and media are cached long; preview, ingest and metrics never', () => {
+  for (const name of ['assets', 'media']) {
+    const chosen = behaviourFor(samples[name]!);
+    assert.equal(chosen.CachePolicyId, managed.CachingOptimized, name);
+    assert.equal(chosen.Compress, true);
+  }
+  assert.equal(cacheControl.assets, 'public, max-age=31536000, immutable');
+  for (const name of ['preview', 'ingest', 'metrics']) assert.equal(behaviourFor(samples[name]!).CachePolicyId, managed.CachingDisabled, name);
+  // Signed links and the CMS's credentials reach the origin whole.
+  for (const name of ['preview', 'ingest']) assert.equal(behaviourFor(samples[name]!).OriginRequestPolicyId, managed.AllViewerExceptHostHeader, name);
+  assert.equal(behaviourFor(samples.ingest!).ViewerProtocolPolicy, 'https-only');
 });
 
 test('/metrics never leaves the edge: a viewer-request function answers 404, as Nginx would', () => {

@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../../server/config';
 import { ebConfigPath, renderEbConfig } from '../nginx/render';
+import { route } from '../../src/request-kinds';
 import {
   disagreements,
   environmentProperties,
@@ -115,6 +116,7 @@ test("the load balancer's health check and enhanced health read what Nginx serve
   const port = value('aws:elasticbeanstalk:environment:process:default', 'Port') as number;
   assert.match(nginx, new RegExp(`listen ${port} default_server`), `Nginx listens on the process port ${port}`);
   const healthPath = String(value('aws:elasticbeanstalk:environment:process:default', 'HealthCheckPath'));
+  assert.equal(healthPath, route('health').exact, "the route table's health check");
   const block = new RegExp(`location = ${healthPath.replace(/[/$.]/g, '\\$&')} \\{([\\s\\S]*?)\\n {8}\\}`).exec(nginx)?.[1] ?? '';
   assert.match(block, /proxy_pass http:\/\/kiosk_workers;/, `Nginx proxies ${healthPath} to the workers, never a fallback`);
   assert.doesNotMatch(block, /error_page/);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import { loadConfig } from '../../server/config';
-import { pathKinds } from '../../src/request-kinds';
+import { routeTable } from '../../src/request-kinds';
 import { admissionOf, ebConfigPath, ebParams, localParams, originSecretConf, renderEbConfig, renderNginxConfig, templatePath } from './render';
 
 function directive(config: string, name: string): string[] {
@@ -73,7 +73,8 @@ test('the settings the newsroom learned hold in the Elastic Beanstalk rendering'
 
 test('every kind of request in src/request-kinds.ts has its location, rendered from the table', () => {
   const eb = renderEbConfig();
-  for (const { exact, prefix } of pathKinds) assert.ok(eb.includes(`location ${exact !== undefined ? `= ${exact}` : prefix} {`), exact ?? prefix);
+  for (const { exact, prefix } of routeTable as readonly { exact?: string; prefix?: string }[])
+    assert.ok(eb.includes(`location ${exact !== undefined ? `= ${exact}` : prefix} {`), exact ?? prefix);
   const template = fs.readFileSync(templatePath, 'utf8');
   assert.throws(
     () => renderNginxConfig('eb', ebParams(), template.replace('{{location_favicon}}', '/favicon.')),
@@ -99,7 +100,7 @@ test("admission: caps from the workers' own limits, the fallbacks wired to Nginx
     assert.doesNotMatch(block, /error_page [^;]*@(shell|api_busy)/, `${never} never gets a fallback`);
   }
   assert.match(eb, /return 503 '\{"error":\{"code":"unavailable",/);
-  assert.match(eb, /add_header Retry-After 5 always;/);
+  assert.match(eb, /add_header Retry-After '5' always;/);
   assert.match(eb, /"~\*\(Googlebot\|[^"]*\)" kiosk_crawlers;/);
   // Measured: a raised priority starved server rendering under the flood (the template says how much).
   assert.deepEqual(directive(eb, 'worker_priority'), []);

@@ -5,9 +5,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../../server/config';
 import { errors } from '../../server/errors';
+import { cacheControl } from '../../server/cache-policy';
 import { crawlerPattern } from '../../server/overload';
-import { contentSecurityPolicy, securityHeaders } from '../../server/security-headers';
-import { pathKinds, type RequestKind } from '../../src/request-kinds';
+import {
+  assetPolicy,
+  busyJsonBody,
+  busyPolicy,
+  contentTypes,
+  errorBody,
+  limitedPolicy,
+  privateErrorPolicy,
+  shellPolicy,
+  type AnswerPolicy,
+} from '../../server/response-policy';
+import { route, routeTable, type Route } from '../../src/request-kinds';
 import { environmentProperties, loadConfigFiles, optionSettings } from '../deploy/ebextensions';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -173,17 +184,28 @@ function quoted(value: string): string {
   return value.includes("'") ? `"${value}"` : `'${value}'`;
 }
 
-/** The shell's headers as Node sends them (server/shell.ts), plus HSTS, which add_header here would otherwise drop. */
-function shellHeaders(admission: Admission): string {
-  const headers: [string, string][] = [
-    ['Cache-Control', `public, max-age=0, s-maxage=${admission.shellSMaxAgeS}`],
-    ['X-Render-Mode', 'shell'],
-    ['Content-Security-Policy', contentSecurityPolicy('self')],
-    ...Object.entries(securityHeaders),
-    ['Strict-Transport-Security', 'max-age=31536000'],
-  ];
-  return headers.map(([name, value]) => `            add_header ${name} ${quoted(value)} always;`).join('\n');
+/** HTTPS only for a year: Nginx's, at the HTTPS edge, never Node's. */
+export const hsts = 'max-age=31536000';
+
+/**
+ * A location's answer as Node's response policy says (server/response-policy.ts): its body's type
+ * (default_type, for Nginx's own `return` bodies; a file's type comes from its name) and every
+ * header, plus HSTS, which add_header in a location would otherwise drop. `always` but for
+ * `onSuccessOnly`, which found files carry and errors do not.
+ */
+export function policyLines(policy: AnswerPolicy, options: { typeFromFile?: boolean; onSuccessOnly?: readonly string[] } = {}): string {
+  const lines: string[] = [];
+  if (policy.contentType !== null && !options.typeFromFile) lines.push(`default_type ${quoted(policy.contentType)};`);
+  for (const [name, value] of [...Object.entries(policy.headers), ['Strict-Transport-Security', hsts] as const]) {
+    lines.push(`add_header ${name} ${quoted(value)}${options.onSuccessOnly?.includes(name) ? '' : ' always'};`);
+  }
+  return lines.map((line) => `            ${line}`).join('\n');
 }
+
+/** How long a client past its share of view beacons waits (Nginx's share refills within the minute). */
+const viewsRetryAfterS = 60;
+/** How long a client past its share of sign-ups waits: the hour the share is counted over. */
+const signupsRetryAfterS = 3600;
 
 function crawlerUpstream(ports: number[], admission: Admission, keepaliveTimeout: string): string {
   const extra = admission.crawlerQueueLimit - admission.ssrQueueLimit;
@@ -247,12 +269,22 @@ function values(params: NginxParams): Record<string, string> {
     crawler_pattern: `(${crawlerPattern.source})`,
     crawler_upstream: admission.crawlerQueueLimit > admission.ssrQueueLimit ? 'kiosk_crawlers' : 'kiosk_pages',
     crawler_upstream_block: crawlerUpstream(params.workerPorts, admission, `${params.upstreamKeepaliveTimeoutS}s`),
-    shell_headers: shellHeaders(admission),
-    shed_retry_after_s: String(admission.shedRetryAfterS),
-    api_busy_body: quoted(JSON.stringify({ error: { code: errors.unavailable.code, message: errors.unavailable.message } })),
-    bad_request_body: quoted(JSON.stringify({ error: { code: errors.badRequest.code, message: errors.badRequest.message } })),
+    // The shell's file is html: its charset directive and type come from the file.
+    policy_shell: policyLines(shellPolicy(admission.shellSMaxAgeS), { typeFromFile: true }),
+    policy_api_busy: policyLines(busyPolicy('json', admission.shedRetryAfterS)),
+    policy_api_unreachable: policyLines(busyPolicy('json', admission.shedRetryAfterS, null)),
+    policy_api_too_large: policyLines(privateErrorPolicy('json')),
+    policy_views_limited: policyLines(limitedPolicy(null, viewsRetryAfterS)),
+    policy_signups_limited: policyLines(limitedPolicy('html', signupsRetryAfterS)),
+    policy_assets: policyLines(assetPolicy, { typeFromFile: true, onSuccessOnly: ['Cache-Control'] }),
+    health_path: route('health').exact!,
+    no_store: quoted(cacheControl.noStore),
+    hsts: quoted(hsts),
+    json_type: quoted(contentTypes.json),
+    api_busy_body: quoted(busyJsonBody),
+    bad_request_body: quoted(errorBody(errors.badRequest)),
     json_error_paths: jsonErrorPaths(),
-    api_too_large_body: quoted(JSON.stringify({ error: { code: errors.payloadTooLarge.code, message: errors.payloadTooLarge.message } })),
+    api_too_large_body: quoted(errorBody(errors.payloadTooLarge)),
     listen_backlog: String(params.listenBacklog),
     fallback_log: params.fallbackLog,
     upstream_keepalive_timeout: `${params.upstreamKeepaliveTimeoutS}s`,
@@ -269,20 +301,20 @@ function values(params: NginxParams): Record<string, string> {
   };
 }
 
-/** The kinds whose errors Node answers as JSON (server/answer.ts), as patterns of the request's target for the map that makes Nginx's own errors there JSON too. */
-export const jsonErrorKinds: readonly RequestKind[] = ['api', 'beacon', 'ingest'];
-
+/** The paths whose errors Node answers as JSON (the route table's `body`), as patterns of the request's target for the map that makes Nginx's own errors there JSON too. */
 function jsonErrorPaths(): string {
   const escape = (path: string) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return pathKinds
-    .filter(({ kind }) => jsonErrorKinds.includes(kind))
+  return (routeTable as readonly Route[])
+    .filter(({ body }) => body === 'json')
     .map(({ exact, prefix }) => `        "~^${exact !== undefined ? `${escape(exact)}(\\?|$)` : escape(prefix!)}" 1;`)
     .join('\n');
 }
 
 /** Each kind's location, from the one table of what a request is: `= /path` for an exact path, the prefix otherwise. */
 function locations(): Record<string, string> {
-  return Object.fromEntries(pathKinds.map(({ name, exact, prefix }) => [`location_${name}`, exact !== undefined ? `= ${exact}` : prefix!]));
+  return Object.fromEntries(
+    (routeTable as readonly Route[]).map(({ name, exact, prefix }) => [`location_${name}`, exact !== undefined ? `= ${exact}` : prefix!]),
+  );
 }
 
 export function renderNginxConfig(target: Target, params: NginxParams, template = fs.readFileSync(templatePath, 'utf8')): string {
@@ -305,7 +337,7 @@ export function renderNginxConfig(target: Target, params: NginxParams, template 
     return value;
   });
   // A kind the server and the browser know, which Nginx would otherwise send to the pages' upstream.
-  const missing = pathKinds.filter(({ name }) => !used.has(`location_${name}`));
+  const missing = (routeTable as readonly Route[]).filter(({ name }) => !used.has(`location_${name}`));
   if (missing.length > 0 && template.includes('location ')) {
     throw new Error(
       `nginx/kiosk.conf.template has no location for ${missing.map(({ name, kind }) => `{{location_${name}}} (${kind})`).join(', ')}: every kind in src/request-kinds.ts needs one`,

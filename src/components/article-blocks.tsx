@@ -8,6 +8,7 @@ import { tagName, tagPath } from '../tags';
 import { useBelowFold } from './below-fold';
 import { TeaserCard } from './TeaserCard';
 import { Timestamp } from './Timestamp';
+import { route } from '../request-kinds';
 
 // The article page's blocks around the article itself. Those the server leaves to the browser
 // under the DOM budget (most read, more from the section) keep their box and heading in the
@@ -184,7 +185,7 @@ export function NewsletterSignup() {
     <section className="newsletter" aria-labelledby="newsletter-heading">
       <h2 id="newsletter-heading">The morning briefing</h2>
       <p>The day&rsquo;s stories before breakfast, once a day. Free, and one click to leave.</p>
-      <form className="newsletter__form" method="post" action="/newsletter">
+      <form className="newsletter__form" method="post" action={route('newsletter').exact}>
         <fieldset>
           <legend>Send me</legend>
           {newsletters.map((n, i) => (
