@@ -55,6 +55,31 @@ test('WEB_CONCURRENCY workers serve the site, and a killed worker is replaced', 
   }
 });
 
+/** A process's command line as the kernel holds it. */
+function commandLine(pid: number): string[] {
+  return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+}
+
+test("each worker's young generation is bounded by WORKER_SEMI_SPACE_MB (8 MB unless set; 0 leaves V8's own), replacements too", async () => {
+  const bounded = await startBuiltServer(`${dir}/kiosk.sqlite`);
+  try {
+    const [pid] = bounded.workerPids();
+    assert.ok(commandLine(pid!).includes('--max-semi-space-size=8'), commandLine(pid!).join(' '));
+    assert.ok(!commandLine(bounded.process.pid!).some((flag) => flag.startsWith('--max-semi-space-size')), 'the primary keeps its own');
+    process.kill(pid!, 'SIGKILL');
+    await waitFor('a replacement worker', () => bounded.workerPids().length === 2);
+    assert.ok(commandLine(bounded.workerPids()[1]!).includes('--max-semi-space-size=8'));
+  } finally {
+    assert.equal(await bounded.stop(), 0);
+  }
+  const unbounded = await startBuiltServer(`${dir}/kiosk.sqlite`, { WORKER_SEMI_SPACE_MB: '0' });
+  try {
+    assert.ok(!commandLine(unbounded.workerPids()[0]!).some((flag) => flag.startsWith('--max-semi-space-size')));
+  } finally {
+    assert.equal(await unbounded.stop(), 0);
+  }
+});
+
 async function drainUnderLoad(signalEveryProcess: boolean) {
   // A grace period no honest drain nears, even on a busy machine: the worker says when it runs
   // out ("grace period over") and closes what is left, which the test would see.

@@ -54,6 +54,11 @@ export interface Config {
   shutdownGraceMs: number;
   /** Asked of listen(); the kernel caps it at net.core.somaxconn. */
   listenBacklog: number;
+  /**
+   * Each worker's V8 young generation: the largest semi-space, in MB (V8's --max-semi-space-size);
+   * 0 leaves V8's own, which grows to 64 MB a semi-space on a large host.
+   */
+  workerSemiSpaceMb: number;
   /** Over this many in-flight requests, a page request gets the shell instead of SSR. */
   ssrQueueLimit: number;
   /** Known search-engine crawlers keep SSR up to this higher limit. */
@@ -392,6 +397,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     headersTimeoutMs: keepAliveTimeoutMs + 1_000,
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
     listenBacklog: integer(env, 'LISTEN_BACKLOG', 65_535, 1, 65_535),
+    workerSemiSpaceMb: integer(env, 'WORKER_SEMI_SPACE_MB', 8, 0, 256),
     ssrQueueLimit: integer(env, 'SSR_QUEUE_LIMIT', 15, 0, 1_000_000),
     // A crawler limit below the readers' would make crawlers worse off than readers.
     crawlerQueueLimit: Math.max(integer(env, 'CRAWLER_QUEUE_LIMIT', 30, 0, 1_000_000), integer(env, 'SSR_QUEUE_LIMIT', 15, 0, 1_000_000)),

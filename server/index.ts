@@ -74,6 +74,8 @@ async function primary() {
   loadAssets(config.distDir);
   const storeProblem = contentStoreProblem(config);
   if (storeProblem !== null) throw new Error(storeProblem);
+  // Before throng forks the workers: each gets the young generation's bound on its command line.
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, config.workerSemiSpaceMb) });
   if (config.listenMode === 'per-worker') {
     serveSlots(config.webConcurrency, (w) => {
       log.error('no free port slot for a new worker, stopping it', { pid: w.process.pid });
@@ -106,6 +108,17 @@ async function primary() {
       void metrics.close(config.shutdownGraceMs);
     });
   }
+}
+
+/**
+ * A worker's Node flags: the primary's, with the young generation bounded. Render garbage dies
+ * young either way; V8's default semi-space (64 MB on a large host) keeps up to three times that
+ * resident per worker, which an 8 MB semi-space does not, at no measured cost in CPU per request
+ * (docs/performance.md, "Memory").
+ */
+function workerExecArgv(primary: readonly string[], semiSpaceMb: number): string[] {
+  const kept = primary.filter((flag) => !flag.startsWith('--max-semi-space-size'));
+  return semiSpaceMb > 0 ? [...kept, `--max-semi-space-size=${semiSpaceMb}`] : kept;
 }
 
 /** The kernel's cap on any listen backlog; logged so an operator sees when it undercuts LISTEN_BACKLOG. */
