@@ -108,13 +108,16 @@ test('a worker listens only once it can tell published articles from made-up ids
   const config = loadConfig({ CONTENT_DB_PATH: dbPath, SITE_URL: 'https://kiosk.example', CLIENT_ADDRESS_HOPS: '1' });
   const content = openContent(config.content, config);
   const store = content.store as SqliteStore;
-  const slow = new PublishedIds(async () => {
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    return store.publishedIds();
-  }, store.changes);
+  const slow = new PublishedIds(
+    async () => {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return store.publishedIds();
+    },
+    () => store.changes.poll(),
+  );
   const reader = ids[3]!;
   const before = totalViews(reader);
-  const worker = await startWorker(config, { listen: anyLoopbackPort, assets: testAssets, content: { ...content, published: () => slow } });
+  const worker = await startWorker(config, { listen: anyLoopbackPort, assets: testAssets, content: { ...content, published: slow } });
   try {
     const base = `http://127.0.0.1:${(worker.server.address() as AddressInfo).port}`;
     assert.equal((await view(base, '209912312359000001', '198.51.100.7')).status, 404, 'a made-up id, the moment the worker listens');

@@ -1,10 +1,14 @@
-import { LRUCache } from 'lru-cache';
+import type { ContentClient } from '../src/content';
+import type { ContentCache, PageReads } from './content/cache';
+import type { ContentReader } from './content/source';
 
 // The breaking-news cache (opt-in, PAGE_CACHE_TTL_MS > 0): on a spike thousands of readers ask
 // for the same few articles within seconds, and the CDN's copy expires for all of them at once.
-// Each worker keeps the pages it rendered for a moment, bounded in memory, and drops them as
-// soon as the content changes (the content cache's version, which moves with every change
-// readers can see) or their time is up. Only 200 pages: never a preview (answered elsewhere), an error or a redirect.
+// Each worker keeps the pages it rendered for a moment, in the content cache: what bounds a page
+// and what drops it is the rule at the top of server/content/cache.ts. A page is kept with what
+// the answers it was put together from depend on, so a push drops the pages that show what it
+// changed and leaves every other. Only 200 pages: never a preview (answered elsewhere), an error
+// or a redirect.
 
 export interface CachedPage {
   html: string;
@@ -13,58 +17,43 @@ export interface CachedPage {
   nonce: string;
 }
 
-interface Entry extends CachedPage {
-  storedAt: number;
-  version: number | null;
+/** One render on a miss: the content to render with, whose reads are noted for set(). */
+export interface PageRender {
+  readonly content: ContentClient;
+  readonly reads: PageReads;
 }
 
-/** JavaScript strings are UTF-16 in memory: two bytes a character is the honest bound. */
-function bytesOf(path: string, page: CachedPage): number {
-  return page.html.length * 2 + path.length * 2;
-}
+const keyOf = (path: string) => `page:${path}`;
 
 export class PageCache {
-  // lru-cache keeps the byte bound and the recency order; time and content version are ours,
-  // checked on every read against the injected clock and the store's version.
-  readonly #entries: LRUCache<string, Entry>;
   hits = 0;
   misses = 0;
 
   constructor(
     readonly ttlMs: number,
-    readonly maxBytes: number,
-    /** The content's current version, or null when the source cannot say (TTL only). */
-    private readonly version: () => number | null,
-    private readonly now: () => number = () => performance.now(),
-  ) {
-    this.#entries = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: (entry, path) => bytesOf(path, entry) });
-  }
-
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  get bytes(): number {
-    return this.#entries.calculatedSize;
-  }
+    private readonly cache: ContentCache,
+    private readonly reader: Pick<ContentReader, 'noting'>,
+  ) {}
 
   get(path: string): CachedPage | null {
-    const entry = this.#entries.get(path);
-    if (entry === undefined) {
-      this.misses += 1;
-      return null;
-    }
-    if (this.now() - entry.storedAt > this.ttlMs || entry.version !== this.version()) {
-      this.#entries.delete(path);
+    const page = this.cache.fresh<CachedPage>(keyOf(path));
+    if (page === undefined) {
       this.misses += 1;
       return null;
     }
     this.hits += 1;
-    return entry;
+    return page;
   }
 
-  /** A page larger than the whole budget is not kept (lru-cache refuses it and drops any older copy). */
-  set(path: string, page: CachedPage): void {
-    this.#entries.set(path, { ...page, storedAt: this.now(), version: this.version() });
+  /** The content a miss renders with: what it reads is noted, so set() knows what the page depends on. */
+  render(): PageRender {
+    const reads = this.cache.startPage();
+    return { reads, content: this.reader.noting(reads) };
+  }
+
+  /** Keeps a page rendered with `render`; one that cannot be vouched for, or larger than the whole bound, is not kept. */
+  set(path: string, page: CachedPage, render: PageRender): void {
+    // Kept frozen: its own copy of the headers, which the caller goes on to answer with.
+    this.cache.keepPage(keyOf(path), { html: page.html, headers: { ...page.headers }, nonce: page.nonce }, render.reads, this.ttlMs);
   }
 }

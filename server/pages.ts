@@ -72,8 +72,9 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
       sendCached(req, res, cached);
       return;
     }
+    const noted = cache?.render() ?? null;
     const started = performance.now();
-    const outcome = await renderPage(path, render);
+    const outcome = await renderPage(path, noted === null ? render : { ...render, content: noted.content });
     metrics.renderMs.record(performance.now() - started);
     metrics.countMode('ssr');
     if (outcome.kind === 'redirect') {
@@ -81,7 +82,7 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
       return;
     }
     const headers = { ...outcome.headers, 'Content-Type': 'text/html; charset=utf-8' };
-    if (cache && outcome.status === 200 && outcome.nonce) cache.set(path, { html: outcome.html, headers, nonce: outcome.nonce });
+    if (cache && noted && outcome.status === 200 && outcome.nonce) cache.set(path, { html: outcome.html, headers, nonce: outcome.nonce }, noted);
     sendAnswer(req, res, outcome.status, headers, outcome.html);
   }
 

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import { latestListSize } from '../src/content';
+import { latestListSize, type ContentClient, type Teaser } from '../src/content';
+import { ContentCache } from './content/cache';
+import { ChangeHub } from './content/changes';
+import { headSize } from './content/reader';
 import { stateElementId } from '../src/page-contract';
 import type { Content } from './content/open';
 import type { ContentReader } from './content/source';
@@ -110,29 +113,73 @@ test('the server renders SSR_LATEST_ITEMS latest headlines and says so in the st
   }
 });
 
-test('the page cache: fresh hits, expiry by time, by content version, and a memory bound that evicts the oldest', () => {
-  let now = 0;
-  let version = 1;
-  const cache = new PageCache(
-    1_000,
-    100_000,
-    () => version,
-    () => now,
+/** A page cache over a content cache of `maxBytes`, fed by a hub, on a clock the test moves. */
+function pageCacheOver(maxBytes: number) {
+  const clock = { ms: 0 };
+  const changes = new ChangeHub();
+  const cache = new ContentCache({
+    name: 'test store',
+    isOutage: () => false,
+    changes,
+    maxEntries: 1_000,
+    maxBytes,
+    staleMs: 0,
+    freshMs: Infinity,
+    backoffMs: 0,
+    now: () => clock.ms,
+  });
+  const pages = new PageCache(1_000, cache, { noting: () => ({}) as ContentClient });
+  /** Renders `path` as the reader would an article page: the article `id`, and the news section's head (ids 1 to 3). */
+  async function render(path: string, id: string, length = 20_000) {
+    const miss = pages.render();
+    const reads = cache.noting(miss.reads);
+    await reads.get(
+      `article:${id}`,
+      () => Promise.resolve({ id }),
+      () => ({ article: id }),
+    );
+    await reads.get(
+      'head:section:news',
+      () => Promise.resolve(['3', '2', '1']),
+      () => ({ list: 'section:news', from: null }),
+    );
+    pages.set(path, { html: 'x'.repeat(length), headers: {}, nonce: 'n' }, miss);
+  }
+  const news = { section: 'news' as const, tags: [], status: 'published' as const };
+  const sport = { ...news, section: 'sport' as const };
+  return { cache, pages, changes, clock, render, news, sport };
+}
+
+test('the page cache: in the content cache, expiry by time, dropped by a change to what it shows and by nothing else, one byte bound', async () => {
+  const { cache, pages, changes, clock, render, news, sport } = pageCacheOver(100_000);
+  await render('/a', '900');
+  assert.ok(pages.get('/a'));
+  clock.ms = 1_001;
+  assert.equal(pages.get('/a'), null, 'expired');
+  await render('/a', '900');
+  await render('/b', '901');
+  changes.emit({ kind: 'article', id: '900', now: sport, was: sport });
+  assert.equal(pages.get('/a'), null, 'the article it shows changed');
+  assert.ok(pages.get('/b'), 'another article changed, in no list it shows');
+  changes.emit({ kind: 'article', id: '4', now: news, was: null });
+  assert.equal(pages.get('/b'), null, 'a story entered a list it shows');
+  for (const key of ['/1', '/2', '/3', '/4', '/5', '/6']) await render(key, '900');
+  assert.ok(cache.stats().bytes <= 100_000);
+  assert.equal(pages.get('/1'), null, 'the least recently used went first');
+  assert.ok(pages.get('/6'));
+  await render('/huge', '900', 120_000);
+  assert.equal(pages.get('/huge'), null, 'a page larger than the whole budget is not kept');
+  await render('/c', '900');
+  const miss = pages.render();
+  await cache.noting(miss.reads).get(
+    'article:901',
+    () => Promise.resolve({ id: '901' }),
+    () => ({ article: '901' }),
   );
-  const page = (n: number) => ({ html: 'x'.repeat(n), headers: {}, nonce: 'n' });
-  cache.set('/a', page(10_000));
-  assert.ok(cache.get('/a'));
-  now = 1_001;
-  assert.equal(cache.get('/a'), null, 'expired');
-  cache.set('/a', page(10_000));
-  version = 2;
-  assert.equal(cache.get('/a'), null, 'the content changed');
-  for (const key of ['/1', '/2', '/3', '/4', '/5', '/6']) cache.set(key, page(10_000));
-  assert.ok(cache.bytes <= 100_000);
-  assert.equal(cache.get('/1'), null, 'the least recently used went first');
-  assert.ok(cache.get('/6'));
-  cache.set('/huge', page(60_000));
-  assert.equal(cache.get('/huge'), null, 'a page larger than the whole budget is not kept');
+  changes.emit({ kind: 'article', id: '5', now: sport, was: null });
+  pages.set('/d', { html: 'x', headers: {}, nonce: 'n' }, miss);
+  assert.equal(pages.get('/d'), null, 'a change came while it was put together: not kept');
+  assert.ok(pages.get('/c'), 'that change dropped none of what /c shows');
 });
 
 test('over a socket: cached pages get a fresh nonce, errors are never cached, an ingested update shows at once', async () => {
@@ -174,6 +221,65 @@ test('over a socket: cached pages get a fresh nonce, errors are never cached, an
     const fresh = await fetch(server.baseUrl + articlePath);
     assert.equal(fresh.headers.get('x-page-cache'), null, 'the update dropped the cached page');
     assert.match(await fresh.text(), /Updated: the correction is in/);
+  } finally {
+    await server.close();
+  }
+});
+
+test('over a socket: a push drops the pages that show the article and keeps every other page warm', async () => {
+  const token = 'render-test-ingest-token-0123456789abcdef';
+  const server = await serveTestApp(dbPath, undefined, { PAGE_CACHE_TTL_MS: '60000', INGEST_TOKEN: token });
+  try {
+    const all = await parts.store.teasers('all', 1_000);
+    // An article older than every list head reaches back to, listed on its section's first page.
+    let pushed: Teaser | undefined;
+    for (const teaser of all.slice(headSize + 1)) {
+      if (!(await content.section(teaser.section))!.items.some((t) => t.id === teaser.id)) continue;
+      pushed = teaser;
+      break;
+    }
+    assert.ok(pushed, 'the seed has an old article on the first page of its section');
+    const article = (await content.article(pushed.id))!;
+    let unrelated: Teaser | undefined;
+    for (const teaser of all) {
+      const other = await content.article(teaser.id);
+      if (other!.section !== article.section && !other!.tags.some((tag) => article.tags.includes(tag))) {
+        unrelated = teaser;
+        break;
+      }
+    }
+    assert.ok(unrelated, 'the seed has an article in another section with none of its tags');
+    const dropped = [`/${article.section}/${article.id}`, `/${article.section}`];
+    const kept = `/${unrelated.section}/${unrelated.id}`;
+    for (const path of [...dropped, kept]) {
+      await fetch(server.baseUrl + path);
+      const again = await fetch(server.baseUrl + path);
+      assert.equal(again.headers.get('x-page-cache'), 'hit', path);
+      if (path === `/${article.section}`) assert.match(await again.text(), new RegExp(article.id), 'the section page lists it');
+    }
+    const update = await fetch(`${server.baseUrl}/api/ingest/articles/${article.id}`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        section: article.section,
+        status: 'published',
+        title: 'Corrected: an old story',
+        lead: article.lead,
+        author: article.author,
+        image: article.image,
+        publishedAt: article.publishedAt,
+        body: article.body,
+        tags: article.tags,
+        modifiedAt: new Date().toISOString(),
+      }),
+    });
+    assert.equal(update.status, 200);
+    for (const path of dropped) {
+      const fresh = await fetch(server.baseUrl + path);
+      assert.equal(fresh.headers.get('x-page-cache'), null, `${path}: the push dropped it`);
+      assert.match(await fresh.text(), /Corrected: an old story/, path);
+    }
+    assert.equal((await fetch(server.baseUrl + kept)).headers.get('x-page-cache'), 'hit', `${kept}: shows nothing the push changed`);
   } finally {
     await server.close();
   }

@@ -6,7 +6,6 @@ import type { Content } from './content/open';
 import { EventLoopDelaySampler, GcObserver } from './metrics/event-loop';
 import { WorkerMetrics } from './metrics/worker-metrics';
 import { OverloadGuard, overloadGuardStage } from './overload';
-import { PageCache } from './page-cache';
 import { createPageHandler } from './pages';
 import { buildChrome, type RenderDeps } from './render';
 import { shellForServing } from './shell-file';
@@ -15,7 +14,7 @@ import { ViewCounter } from './views';
 /** Clients, and (client, article) pairs, a worker remembers per minute for views (about 100 bytes each). */
 const maxViewClientsPerMinute = 200_000;
 
-/** What the Express app reads (AppConfig), and what the site around it adds: rendering, views, the page cache, the guard. */
+/** What the Express app reads (AppConfig), and what the site around it adds: rendering, views, the guard. */
 export type SiteConfig = AppConfig &
   Pick<
     Config,
@@ -23,8 +22,6 @@ export type SiteConfig = AppConfig &
     | 'domBudget'
     | 'viewsFlushS'
     | 'viewsPerClientPerMinute'
-    | 'pageCacheTtlMs'
-    | 'pageCacheMaxBytes'
     | 'ssrQueueLimit'
     | 'crawlerQueueLimit'
     | 'shedQueueLimit'
@@ -56,7 +53,7 @@ export function createSite({
   assets,
 }: {
   config: SiteConfig;
-  content: Pick<Content, 'reader' | 'writer' | 'views' | 'signups' | 'published' | 'cache'>;
+  content: Pick<Content, 'reader' | 'writer' | 'views' | 'signups' | 'published' | 'pages' | 'cache'>;
   assets: Assets;
 }): Site {
   const { reader, writer } = content;
@@ -72,7 +69,7 @@ export function createSite({
     domBudget: config.domBudget,
     chrome: buildChrome(),
   };
-  const published = content.views !== null ? content.published() : null;
+  const published = content.views !== null ? content.published : null;
   const views =
     content.views !== null && published !== null
       ? new ViewCounter(content.views, published, {
@@ -95,7 +92,7 @@ export function createSite({
     pages: createPageHandler({
       render,
       metrics,
-      cache: config.pageCacheTtlMs > 0 ? new PageCache(config.pageCacheTtlMs, config.pageCacheMaxBytes, () => reader.version()) : null,
+      cache: content.pages,
     }),
     guard: overloadGuardStage({
       shell: shellForServing(config.distDir, assets, config.siteUrl, config.shellSMaxAgeS),

@@ -50,7 +50,7 @@ export interface ViewStats {
   flushFailures: number;
 }
 
-/** Which ids are published articles (server/content/published-ids.ts). */
+/** Which ids are published articles (kept by the content cache: server/content/published-ids.ts). */
 export interface PublishedCheck {
   readonly ready: boolean;
   has(id: string): boolean;

@@ -99,15 +99,13 @@ export interface KeptList {
   readonly teasers: readonly Teaser[];
   /** Each teaser's JSON text, as the embedded state writes it (counted in the cache's bound). */
   readonly json: readonly string[];
-  /** The first relatedCandidatesPerTag + 1 ids: enough whether or not the article is among them. */
+  /** The first relatedCandidatesPerTag + 1 ids (each at its place in `teasers`): enough whether or not the article is among them. */
   readonly rank: RankList;
-  /** Where each of those ids is in `teasers`. */
-  readonly at: ReadonlyMap<string, number>;
 }
 
 export function keptList(teasers: readonly Teaser[], json: readonly string[]): KeptList {
   const head = teasers.slice(0, relatedCandidatesPerTag + 1);
-  return { teasers, json, rank: rankList(head.map((t) => t.id)), at: new Map(head.map((t, i) => [t.id, i])) };
+  return { teasers, json, rank: rankList(head.map((t) => t.id)) };
 }
 
 /**
@@ -125,8 +123,9 @@ const perList = 1_000;
 /** Where the story `id` is: the first of `lists` whose head holds it. */
 function placeOf(lists: readonly KeptList[], id: string): number {
   for (let i = 0; i < lists.length; i += 1) {
-    const at = lists[i]!.at.get(id);
-    if (at !== undefined) return i * perList + at;
+    // A few dozen ids, looked at only when the page's stories are worked out again (a list changed).
+    const at = lists[i]!.rank.ids.indexOf(id);
+    if (at >= 0) return i * perList + at;
   }
   throw new Error(`${id} is in none of the lists`);
 }

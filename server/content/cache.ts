@@ -3,42 +3,50 @@ import { serializeState } from '../../src/page-contract';
 import { isPublicChange, type ChangeFeed, type ContentChange } from './changes';
 import { ContentUnavailable, StoreFailures } from './failure';
 import { deepFreeze } from './freeze';
+import { PublishedIds } from './published-ids';
 
-// The one place a worker keeps content between requests. The rule:
+// The one place a worker keeps content between requests. The rule, written here and only here
+// (other files point to it):
 //
-// - What is kept: answers a store read (an article, a list's newest teasers, the trending
-//   tags, a page of a list behind a cursor), each under a key with what it depends on: one
-//   article, or a list's articles down to the oldest it holds; and the most-read ranking, for
-//   mostReadFreshMs (views are not in the feed). Pages are not kept: each request
-//   puts its page together from these (server/content/reader.ts), so a page holds no copy of a
-//   list and a change has nothing else to drop.
-// - What drops an entry: a change from the store's change feed, the one way in (this cache
-//   subscribes to it and asks it to catch up before every read), drops exactly the entries
-//   whose dependency the changed article falls in, before or after the change. "Everything
-//   changed" drops every entry to stale. A store that cannot say what changed (the newsroom
-//   API) has its answers expire after freshMs instead.
-// - The bound: maxBytes of V8 heap, counted per entry by heapBytes() as V8 lays the value out
-//   (a string's characters at one or two bytes each, plus each object's and array's slots),
-//   and maxEntries; the least recently read go first. An article is kept as its JSON text, one
-//   string, rather than as the object graph a parse gives: a kept article is one object to the
-//   garbage collector instead of dozens, and each request parses its own copy (a few µs).
-// - Beside it, fed by the same feed: which ids are published articles (published-ids.ts, a set
-//   of ids the view beacons are checked against, made in open.ts). Nothing else in a worker
-//   keeps content or hears the feed.
+// - What is kept, each entry under a key with what it depends on (its dependencies, filed in one
+//   index by article id and list name):
+//   - answers a store read (reader.ts): an article, as its JSON text (one string, not the object
+//     graph a parse gives: one object to the garbage collector instead of dozens, and each
+//     request parses its own copy, a few µs), depending on that article; a list's newest teasers,
+//     the trending tags, a page of a list behind a cursor, each depending on its list down to the
+//     oldest id it holds; the most-read ranking, which depends on nothing the feed says (views
+//     are not in it) and is read again after mostReadFreshMs;
+//   - rendered pages, when the breaking-news cache is on (server/page-cache.ts, keepPage): a
+//     page depends on what every answer it was put together from depends on, and expires after
+//     PAGE_CACHE_TTL_MS;
+//   - beside the entries, which ids are published articles (published-ids.ts, the view beacons'
+//     check): a set read whole once and kept current by the same changes; about 70 bytes an id,
+//     bounded by the articles there are, never evicted.
+// - What drops an entry: the store's change feed, the one way in. This cache is its one
+//   subscriber (and asks it to catch up before every read, from #catchUp): a change drops exactly
+//   the entries with a dependency the changed article falls in, before or after the change (and
+//   tells the published ids). "Everything changed" drops every entry to stale (the published ids
+//   are read again). A store that cannot say what changed (the newsroom API) has its answers
+//   expire after freshMs instead.
+// - The bound: maxBytes of V8 heap, counted per entry by heapBytes() as V8 lays the value out (a
+//   string's characters at one or two bytes each, plus each object's and array's slots), and
+//   maxEntries, answers and pages together; the least recently read go first.
 // - Identity: everything handed out is frozen and shared by every request until a change. The
 //   JSON text of a kept object is kept beside it (jsonOf), so a page's embedded state writes a
-//   teaser or an article once per change, not once per request. That memo relies on an object
-//   handed out staying the object it was, which freezing guarantees; it lives here and nowhere
-//   else.
+//   teaser or an article once per change, not once per request (server/state-json.ts). That
+//   memo relies on an object handed out staying the object it was, which freezing guarantees;
+//   it lives here and nowhere else.
 //
 // Also where a failing store's reads are handled: readers of one key share one read; when the
 // store fails, a kept answer stands in for up to staleMs, else ContentUnavailable (the short
 // 503); after an outage the store is left alone for backoffMs; failures are logged through the
-// store's StoreFailures (failure.ts), at most once a second. Writes, sign-ups, drafts and
-// preview revocations never come here: they go to the store, their failures mapped by the same
-// StoreFailures (open.ts, reader.ts). lru-cache's fetch() has single flight and stale-on-error too, but a read it has
-// started cannot be told that a change arrived meanwhile: here a reader that comes after a
-// change never joins a read that began before it, and that read's answer is kept as stale.
+// store's StoreFailures (failure.ts), at most once a second. A page is kept only when every
+// answer it was put together from was current and no change came meanwhile. Writes, sign-ups,
+// drafts and preview revocations never come here: they go to the store, their failures mapped
+// by the same StoreFailures (open.ts, reader.ts). lru-cache's fetch() has single flight and
+// stale-on-error too, but a read it has started cannot be told that a change arrived meanwhile:
+// here a reader that comes after a change never joins a read that began before it, and that
+// read's answer is kept as stale.
 
 /** What a kept answer depends on: the changes that make it stale. */
 export type Dependency =
@@ -56,6 +64,8 @@ export interface ContentCacheOptions {
   isOutage(error: unknown): boolean;
   /** The store's change feed: the one way changes reach what is kept. */
   changes?: ChangeFeed;
+  /** Reads every published article's id: given, the cache keeps that set too (`published`). */
+  publishedIds?: () => Promise<string[]>;
   maxEntries: number;
   /** The bound in V8 heap bytes, as heapBytes() counts them. */
   maxBytes: number;
@@ -94,7 +104,8 @@ interface Entry {
   readonly storedAt: number;
   /** The epoch its read began in: a read begun earlier never replaces it. */
   readonly epoch: number;
-  readonly depends: Dependency | null;
+  /** What drops it, each filed in the dependency index: none for what only time drops. */
+  readonly depends: readonly Dependency[];
   /** Which read this is: a later read of the same key has a greater one. */
   readonly seq: number;
   /** Read again once older than this, whatever the feed says (a ranking the feed cannot speak for). */
@@ -172,6 +183,23 @@ function covers(depends: Dependency, id: string): boolean {
   return (depends.from === null || id >= depends.from) && (depends.below === undefined || id < depends.below);
 }
 
+/** Whether a change of article `id` in `list` reaches any of `depends`. */
+function coversIn(depends: readonly Dependency[], list: string, id: string): boolean {
+  return depends.some((one) => 'list' in one && one.list === list && covers(one, id));
+}
+
+/**
+ * What one page's render read (server/page-cache.ts): the keys of the entries it was put
+ * together from, and the epoch it began in. See keepPage.
+ */
+export interface PageReads {
+  readonly epoch: number;
+  readonly keys: Set<string>;
+}
+
+/** The reads reader.ts makes: the cache itself, or a view of it that notes a page's keys (noting()). */
+export type CacheReads = Pick<ContentCache, 'get' | 'readMany' | 'fresh' | 'memo'>;
+
 /** Names → the keys filed under each: one key as itself (an article's one entry), more as a set. */
 type Index = Map<string, string | Set<string>>;
 
@@ -209,6 +237,8 @@ export class ContentCache {
   #outageUntil = -Infinity;
   readonly #failures: StoreFailures;
   #counts: ContentCounts = { contentStoreReads: 0, contentRebuilt: 0 };
+  /** Which ids are published articles (the view beacons' check), where the options say how to read them. */
+  readonly published: PublishedIds | null;
   #reads = 0;
 
   constructor(private readonly options: ContentCacheOptions) {
@@ -220,10 +250,11 @@ export class ContentCache {
       sizeCalculation: (entry) => entryBytes(entry.value),
       dispose: (entry, key) => this.#unindex(key, entry),
     });
+    this.published = options.publishedIds ? new PublishedIds(options.publishedIds, () => this.#catchUp()) : null;
     this.#unsubscribe = options.changes?.subscribe((change) => this.apply(change)) ?? (() => undefined);
   }
 
-  /** Moves whenever a change readers can see has been applied (the page cache's key). */
+  /** Moves whenever a change readers can see has been applied. */
   get version(): number {
     this.#catchUp();
     return this.#epoch;
@@ -233,6 +264,7 @@ export class ContentCache {
   apply(change: ContentChange): void {
     if (!isPublicChange(change)) return;
     this.#epoch += 1;
+    this.published?.apply(change);
     if (change.kind === 'everything') {
       for (const entry of this.#entries.values()) entry.fresh = false;
       return;
@@ -243,7 +275,7 @@ export class ContentCache {
       for (const list of ['all', `section:${side.section}`, ...side.tags.map((tag) => `tag:${tag}`)]) {
         for (const key of keysIn(this.#byList, list)) {
           const depends = this.#entries.peek(key)?.depends;
-          if (depends && covers(depends, change.id)) this.#stale(key);
+          if (depends && coversIn(depends, list, change.id)) this.#stale(key);
         }
       }
     }
@@ -342,6 +374,55 @@ export class ContentCache {
     return Promise.all(answers);
   }
 
+  /**
+   * This cache, for one page's render: every key read through it is noted in `reads` (made by
+   * startPage), so the page can be kept with what those entries depend on.
+   */
+  noting(reads: PageReads): CacheReads {
+    const { keys } = reads;
+    return {
+      get: <T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null, maxAgeMs?: number) => {
+        keys.add(key);
+        return this.get(key, load, depends, maxAgeMs);
+      },
+      readMany: <T>(many: readonly string[], load: (keys: string[]) => Promise<(T | null)[]>, depends: (value: T, key: string) => Dependency | null) => {
+        for (const key of many) keys.add(key);
+        return this.readMany(many, load, depends);
+      },
+      fresh: <T>(key: string) => {
+        keys.add(key);
+        return this.fresh<T>(key);
+      },
+      memo: (key, inputs, compute) => this.memo(key, inputs, compute),
+    };
+  }
+
+  /** Begins a page's render: what it reads through noting() is noted here. */
+  startPage(): PageReads {
+    this.#catchUp();
+    return { epoch: this.#epoch, keys: new Set() };
+  }
+
+  /**
+   * Keeps a rendered page under `key` for up to `ttlMs`, depending on what every entry it was
+   * put together from depends on: the first change that drops one of them drops the page too,
+   * and a change that drops none of them leaves it. Not kept (false) when a change came while it
+   * was put together, or one of those entries is not current (a stand-in, expired or let go):
+   * then what it shows cannot be vouched for.
+   */
+  keepPage(key: string, value: object, reads: PageReads, ttlMs: number): boolean {
+    this.#catchUp();
+    if (reads.epoch !== this.#epoch) return false;
+    const depends: Dependency[] = [];
+    for (const input of reads.keys) {
+      const entry = this.#entries.peek(input);
+      if (entry === undefined || !this.#current(entry)) return false;
+      depends.push(...entry.depends);
+    }
+    this.#keep(key, deepFreeze(value), depends, true, this.#epoch, ttlMs);
+    return this.#entries.has(key);
+  }
+
   /** What is kept, for tests: the keys of answers that can be trusted until the next change, and of those that cannot. */
   snapshot(): { fresh: string[]; stale: string[] } {
     const fresh: string[] = [];
@@ -374,6 +455,7 @@ export class ContentCache {
   /** Lets go of everything kept and of the change feed. */
   close(): void {
     this.#unsubscribe();
+    this.published?.close();
     this.#entries.clear();
   }
 
@@ -443,24 +525,27 @@ export class ContentCache {
     // Shared by every request from now on: frozen so no caller can change it for the others.
     const frozen = deepFreeze(value);
     const fresh = epoch === this.#epoch;
-    if (!newer) this.#keep(key, frozen, depends(frozen), fresh, epoch, maxAgeMs);
+    const on = depends(frozen);
+    if (!newer) this.#keep(key, frozen, on === null ? [] : [on], fresh, epoch, maxAgeMs);
     return { value: frozen, fresh };
   }
 
-  #keep(key: string, value: unknown, depends: Dependency | null, fresh: boolean, epoch: number, maxAgeMs: number): void {
+  #keep(key: string, value: unknown, depends: readonly Dependency[], fresh: boolean, epoch: number, maxAgeMs: number): void {
     // An answer larger than the whole budget is not kept (lru-cache drops any older copy too).
     this.#entries.set(key, { value, storedAt: this.#now(), epoch, depends, fresh, seq: (this.#reads += 1), maxAgeMs });
-    if (depends === null || !this.#entries.has(key)) return;
-    if ('article' in depends) add(this.#byArticle, depends.article, key);
-    else add(this.#byList, depends.list, key);
+    if (!this.#entries.has(key)) return;
+    for (const one of depends) {
+      if ('article' in one) add(this.#byArticle, one.article, key);
+      else add(this.#byList, one.list, key);
+    }
   }
 
   /** Called by lru-cache when an entry is evicted, replaced or deleted. */
   #unindex(key: string, entry: Entry): void {
-    const { depends } = entry;
-    if (depends === null) return;
-    if ('article' in depends) remove(this.#byArticle, depends.article, key);
-    else remove(this.#byList, depends.list, key);
+    for (const one of entry.depends) {
+      if ('article' in one) remove(this.#byArticle, one.article, key);
+      else remove(this.#byList, one.list, key);
+    }
   }
 
   #stale(key: string): void {

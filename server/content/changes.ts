@@ -3,17 +3,16 @@ import type { SectionSlug } from '../../src/sections';
 import { describeError, log } from '../log';
 
 // What each store says changed, article by article, so that what is kept over it (the content
-// cache, cache.ts; the published ids, published-ids.ts) lets go of what depends on that article
-// and nothing else. Each store's feed is entered from one place, the only code that tells its
+// cache, cache.ts, its one subscriber) lets go of what depends on that article and nothing else. Each store's feed is entered from one place, the only code that tells its
 // subscribers anything:
 // - SQLite (sqlite-changes.ts): catchUp() reads the change log its triggers write. It is
 //   reached from poll() (the cache calls it before every read, from one method; at most once per
 //   turn of the event loop), from a 250 ms timer while anyone subscribes, and from this
 //   connection's own writes (its own commits do not move data_version).
-// - PostgreSQL (postgres.ts, postgresFeed): changed() tells what the LISTEN connection hears by
-//   NOTIFY from the articles triggers (any writer; "everything" when LISTEN is (re)established),
-//   this store's own writes at once (so its worker hears them twice), and "everything" on a
-//   timer while LISTEN is not in force. poll() does nothing.
+// - PostgreSQL (postgres-feed.ts): arrive() tells each commit once: another writer's by the NOTIFY
+//   the LISTEN connection hears, this store's own write when it commits (its NOTIFY is known as
+//   its echo and not told again), and "everything" when LISTEN is (re)established, on a timer
+//   while it is not in force, and after a bulk write. poll() does nothing.
 // - The newsroom API has no feed (store.changes is null): its answers expire by time instead.
 
 /** An article as lists see it: where it is listed, and whether it is listed at all. */
@@ -26,7 +25,7 @@ export interface ArticleState {
 /**
  * One article written, unpublished or removed. `now` is null when the row is gone, `was` when it
  * is new. Delivered after the commit, in commit order; a consumer must tolerate hearing of the
- * same change twice (PostgreSQL's writer hears its own write, then its NOTIFY).
+ * same change twice (rare: an echo PostgreSQL's writer awaited when its LISTEN connection was replaced).
  */
 export interface ArticleChange {
   kind: 'article';

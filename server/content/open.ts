@@ -1,19 +1,25 @@
 import type { Config, ContentSetting } from '../config';
+import { PageCache } from '../page-cache';
 import { ContentCache } from './cache';
 import { StoreFailures } from './failure';
 import { openNewsroomApi } from './newsroom-api';
-import { PublishedIds } from './published-ids';
+import type { PublishedIds } from './published-ids';
 import { openPostgresStore, type PostgresStoreOptions } from './postgres';
 import { readArticles } from './reader';
 import { StoreBusy, type ArticleWriter, type ContentReader, type SignupStore, type ViewsStore } from './source';
-import { lazyWriter, openSqliteStore } from './sqlite';
+import { openSqliteForWorker } from './sqlite';
 import type { ArticleStore } from './store';
 
-// The one place a content setting becomes the parts the server uses: the store, the content
-// cache over it (fed by the store's change feed), the reader pages use, the CMS's writer, and
-// the parts that keep what readers do. server/worker.ts calls openContent and nothing else.
+// The one place a content setting becomes the parts the server uses. server/worker.ts calls
+// openContent and nothing else, and the configuration goes one way, each file entered once:
+// this file → the store (sqlite.ts, postgres.ts or newsroom-api.ts) → failure.ts (the store's
+// one StoreFailures) → cache.ts (the content cache, the feed's one subscriber, which makes the
+// published ids, published-ids.ts) → reader.ts (the reader pages use) → server/page-cache.ts
+// (the breaking-news pages, kept in that cache) → back to the worker, which hands the finished
+// parts to server/site.ts.
 
-export type CacheSettings = Pick<Config, 'contentTimeoutMs' | 'contentFreshS' | 'contentStaleS' | 'contentCacheEntries' | 'contentCacheMb'>;
+export type CacheSettings = Pick<Config, 'contentTimeoutMs' | 'contentFreshS' | 'contentStaleS' | 'contentCacheEntries' | 'contentCacheMb'> &
+  Partial<Pick<Config, 'pageCacheTtlMs' | 'pageCacheMaxBytes'>>;
 
 /** What tests change besides the settings: the clock, the outage back-off, PostgreSQL's listener. */
 export interface ContentOverrides {
@@ -31,31 +37,41 @@ export interface Content {
   /** Where newsletter sign-ups go; null where the store keeps none. */
   signups: SignupStore | null;
   /**
-   * Which ids are published articles, kept current by the store's change feed beside the content
-   * cache (the views' check); null where no views are counted. Its first read starts on first use.
+   * Which ids are published articles, kept by the content cache (the views' check); null where no
+   * views are counted. Its first read starts when firstRead is first asked for.
    */
-  published(): PublishedIds | null;
+  published: PublishedIds | null;
+  /** The breaking-news pages (PAGE_CACHE_TTL_MS), kept in the content cache; null when off. */
+  pages: PageCache | null;
   cache: ContentCache;
   store: ArticleStore;
   /** Lets go of the cache and the store's connections. */
   close(): Promise<void>;
 }
 
+/** What a store brings besides its reads. */
+interface StoreParts {
+  writer?: ArticleWriter;
+  views?: ViewsStore;
+  signups?: SignupStore;
+  publishedIds?: () => Promise<string[]>;
+  close?: () => void | Promise<void>;
+}
+
 const defaultBackoffMs = 1_000;
 
 export function openContent(setting: ContentSetting, settings: CacheSettings, overrides: ContentOverrides = {}): Content {
+  const { store, parts } = openStore(setting, settings, overrides);
+  return contentOver(store, settings, overrides, parts);
+}
+
+function openStore(setting: ContentSetting, settings: CacheSettings, overrides: ContentOverrides): { store: ArticleStore; parts: StoreParts } {
   switch (setting.store) {
     case 'sqlite': {
       // Workers read through a read-only connection; the rare write opens one of its own.
-      const store = openSqliteStore(setting.path, { readonly: true });
-      const writer = lazyWriter(setting.path);
-      return contentOver(store, settings, overrides, {
-        writer,
-        views: store.views,
-        signups: store.signups,
-        publishedIds: () => store.publishedIds(),
-        close: () => writer.close(),
-      });
+      const { store, writer } = openSqliteForWorker(setting.path);
+      const parts = { writer, views: store.views, signups: store.signups, publishedIds: () => store.publishedIds(), close: () => writer.close() };
+      return { store, parts };
     }
     case 'postgresql': {
       const store = openPostgresStore({
@@ -65,15 +81,10 @@ export function openContent(setting: ContentSetting, settings: CacheSettings, ov
         unlistenedFreshMs: Math.max(1, settings.contentFreshS) * 1000,
         ...overrides.postgres,
       });
-      return contentOver(store, settings, overrides, {
-        writer: store,
-        views: store.views,
-        signups: store.signups,
-        publishedIds: () => store.publishedIds(),
-      });
+      return { store, parts: { writer: store, views: store.views, signups: store.signups, publishedIds: () => store.publishedIds() } };
     }
     case 'newsroom-api':
-      return contentOver(openNewsroomApi({ baseUrl: setting.url, timeoutMs: settings.contentTimeoutMs }), settings, overrides, {});
+      return { store: openNewsroomApi({ baseUrl: setting.url, timeoutMs: settings.contentTimeoutMs }), parts: {} };
   }
 }
 
@@ -83,27 +94,20 @@ export function openContent(setting: ContentSetting, settings: CacheSettings, ov
  * sign-up become ContentUnavailable here, logged by the store's one StoreFailures as the cache's
  * reads are: writes and sign-ups never pass through the cache.
  */
-export function contentOver(
-  store: ArticleStore,
-  settings: CacheSettings,
-  overrides: ContentOverrides,
-  parts: {
-    writer?: ArticleWriter;
-    views?: ViewsStore;
-    signups?: SignupStore;
-    publishedIds?: () => Promise<string[]>;
-    close?: () => void | Promise<void>;
-  },
-): Content {
+export function contentOver(store: ArticleStore, settings: CacheSettings, overrides: ContentOverrides, parts: StoreParts): Content {
   // One per store: the cache's reads and the writes beside it log their failures as one.
   const failures = new StoreFailures(store.name, overrides.now);
+  const pageTtlMs = settings.pageCacheTtlMs ?? 0;
   const cache = new ContentCache({
     name: store.name,
     failures,
     isOutage: (error) => store.isOutage(error),
     changes: store.changes ?? undefined,
+    // Only where views are counted, and a feed keeps the ids current.
+    publishedIds: store.changes === null ? undefined : parts.publishedIds,
     maxEntries: settings.contentCacheEntries,
-    maxBytes: settings.contentCacheMb * 1024 * 1024,
+    // The breaking-news pages, when kept, share the one bound: theirs is added to it.
+    maxBytes: settings.contentCacheMb * 1024 * 1024 + (pageTtlMs > 0 ? (settings.pageCacheMaxBytes ?? 0) : 0),
     staleMs: settings.contentStaleS * 1000,
     // A store whose feed says what changed keeps answers until then; the newsroom API's for a while.
     freshMs: store.changes === null ? settings.contentFreshS * 1000 : Infinity,
@@ -111,21 +115,16 @@ export function contentOver(
     now: overrides.now,
   });
   const reader = readArticles(store, cache, failures);
-  let published: PublishedIds | null = null;
   return {
     reader,
     writer: parts.writer ? storeWrites(parts.writer, failures) : null,
     views: parts.views ?? null,
     signups: parts.signups ? storeSignups(parts.signups, failures) : null,
-    published: () => {
-      if (parts.publishedIds === undefined || store.changes === null) return null;
-      published ??= new PublishedIds(parts.publishedIds, store.changes);
-      return published;
-    },
+    published: cache.published,
+    pages: pageTtlMs > 0 ? new PageCache(pageTtlMs, cache, reader) : null,
     cache,
     store,
     async close() {
-      published?.close();
       cache.close();
       await parts.close?.();
       await store.close();

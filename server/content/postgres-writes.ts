@@ -1,13 +1,14 @@
 import type postgres from 'postgres';
 import type { Article } from '../../src/content';
-import { everythingChanged, stateOf, type ArticleChange, type ContentChange } from './changes';
+import { stateOf, type ArticleChange } from './changes';
+import type { PostgresFeed } from './postgres-feed';
 import { decideUnpublish, decideUpsert, storedRow, type StoredRow } from './rows';
 import type { WriteOrder, WriteResult } from './source';
 import { replaceParams, storedColumns, writeStatements } from './sql-queries';
 
 // PostgreSQL's writes (the CMS's pushes, the seed's bulk load), each in one transaction, decided
-// by rows.ts as SQLite's are, with the statements of sql-queries.ts. A committed write is told
-// to this worker's feed at once (`changed`); the other workers hear it by NOTIFY.
+// by rows.ts as SQLite's are, with the statements of sql-queries.ts. Each names the change it
+// commits to the store's feed before its COMMIT, which tells it once (the rule: postgres-feed.ts).
 
 const writeSql = writeStatements('postgres');
 
@@ -79,27 +80,38 @@ async function unpublishIn(tx: postgres.TransactionSql, id: string, updatedAt: s
   return { before: stored, decision: decided };
 }
 
-export function postgresWrites(sql: postgres.Sql, counted: Counted, changed: (change: ContentChange) => void): PostgresWrites {
-  return {
-    async upsert(article, order) {
-      const { before, decision } = await sql.begin((tx) => upsertIn(tx, article, order, counted));
-      // This worker sees its own write at once; the others on the NOTIFY the trigger sends.
-      if (decision.write !== null) {
-        const was = before === null ? null : stateOf(before.section, before.tags, before.status);
-        changed({ kind: 'article', id: article.id, now: { section: article.section, tags: article.tags, status: article.status }, was });
-      }
-      return decision.result;
-    },
+/** What an upsert that writes changes: the article as it was stored (if it was) and as it now is. */
+function upsertChange(article: Article, before: StoredRow | null): ArticleChange {
+  const was = before === null ? null : stateOf(before.section, before.tags, before.status);
+  return { kind: 'article', id: article.id, now: { section: article.section, tags: article.tags, status: article.status }, was };
+}
 
-    async unpublish(id, updatedAt, order) {
-      const { before, decision } = await sql.begin((tx) => unpublishIn(tx, id, updatedAt, order, counted));
-      if (decision.write !== null && before !== null) {
-        const was = stateOf(before.section, before.tags, before.status);
-        const change: ArticleChange = { kind: 'article', id, now: was === null ? null : { ...was, status: 'draft' }, was };
-        changed(change);
-      }
-      return decision.result;
-    },
+function unpublishChange(id: string, before: StoredRow): ArticleChange {
+  const was = stateOf(before.section, before.tags, before.status);
+  return { kind: 'article', id, now: was === null ? null : { ...was, status: 'draft' }, was };
+}
+
+export function postgresWrites(sql: postgres.Sql, counted: Counted, feed: Pick<PostgresFeed, 'own' | 'bulk'>): PostgresWrites {
+  return {
+    upsert: (article, order) =>
+      feed.own(async (expect) => {
+        const { decision } = await sql.begin(async (tx) => {
+          const done = await upsertIn(tx, article, order, counted);
+          if (done.decision.write !== null) expect(upsertChange(article, done.before));
+          return done;
+        });
+        return decision.result;
+      }),
+
+    unpublish: (id, updatedAt, order) =>
+      feed.own(async (expect) => {
+        const { decision } = await sql.begin(async (tx) => {
+          const done = await unpublishIn(tx, id, updatedAt, order, counted);
+          if (done.decision.write !== null && done.before !== null) expect(unpublishChange(id, done.before));
+          return done;
+        });
+        return decision.result;
+      }),
 
     async insertMany(articles) {
       if (articles.length === 0) return 0;
@@ -111,7 +123,7 @@ export function postgresWrites(sql: postgres.Sql, counted: Counted, changed: (ch
         await tx`INSERT INTO articles ${tx(rows, ...storedColumns)}`;
         if (tagRows.length > 0) await tx`INSERT INTO article_tags ${tx(tagRows, 'tag', 'article_id')}`;
       });
-      changed(everythingChanged);
+      feed.bulk();
       return rows.length;
     },
 
@@ -120,7 +132,7 @@ export function postgresWrites(sql: postgres.Sql, counted: Counted, changed: (ch
         counted(1);
         return tx.unsafe('DELETE FROM articles');
       });
-      changed(everythingChanged);
+      feed.bulk();
       return result.count;
     },
   };

@@ -273,6 +273,37 @@ describe('postgres store', () => {
     }
   });
 
+  test('a store that listens tells its own write once: when it commits, its NOTIFY then known as the echo', async () => {
+    const writer = open({ unlistenedFreshMs: 3_600_000, listenerName: 'kiosk-listener-echo-test' });
+    const { reader } = read(writer);
+    const other = open({ listen: false });
+    await eventually(() => writer.stats().listening, 10_000);
+    const heard: ContentChange[] = [];
+    writer.changes.subscribe((change) => heard.push(change));
+    const [a, b] = generateArticles({ published: 2, drafts: 0, seed: 13 });
+    const at = '2026-11-22T22:00:00.000Z';
+    const mine = { ...a!, id: '202611222200999998', publishedAt: at, updatedAt: at };
+    const theirs = { ...b!, id: '202611222200999999', publishedAt: at, updatedAt: at };
+    const about = (id: string) => heard.filter((c) => c.kind === 'article' && c.id === id).length;
+    try {
+      const before = reader.version()!;
+      await writer.upsert(mine, { modifiedAt: at });
+      assert.ok(reader.version()! > before, 'told before upsert returned');
+      // Committed after it: once its NOTIFY is heard, so was the echo of the first (commit order).
+      await other.upsert(theirs, { modifiedAt: at });
+      await eventually(() => about(theirs.id) === 1, 10_000);
+      assert.equal(about(mine.id), 1, 'the own write was told once, its NOTIFY not again');
+      await writer.unpublish(mine.id, '2026-11-22T22:01:00.000Z', { modifiedAt: '2026-11-22T22:01:00.000Z' });
+      await other.unpublish(theirs.id, '2026-11-22T22:01:00.000Z', { modifiedAt: '2026-11-22T22:01:00.000Z' });
+      await eventually(() => about(theirs.id) === 2, 10_000);
+      assert.equal(about(mine.id), 2, 'the unpublish too');
+      assert.equal(await reader.article(mine.id), null);
+    } finally {
+      await writer.unpublish(mine.id, '2026-11-22T22:02:00.000Z', { modifiedAt: '2026-11-22T22:02:00.000Z' });
+      await other.unpublish(theirs.id, '2026-11-22T22:02:00.000Z', { modifiedAt: '2026-11-22T22:02:00.000Z' });
+    }
+  });
+
   test('concurrent readers of one article share one query', async () => {
     const quiet = open({ listen: false });
     const { reader } = read(quiet);

@@ -1,7 +1,8 @@
 import postgres from 'postgres';
 import { log, describeError } from '../log';
-import { ChangeHub, everythingChanged, type ChangeFeed, type ContentChange } from './changes';
-import { listenForChanges, withDeadline } from './postgres-listener';
+import type { ChangeFeed } from './changes';
+import { postgresFeed } from './postgres-feed';
+import { withDeadline } from './postgres-listener';
 import { postgresSignups, postgresViews } from './postgres-views';
 import { postgresWrites, type PostgresWrites } from './postgres-writes';
 import type { SignupStore, ViewsStore } from './source';
@@ -11,9 +12,8 @@ import type { ArticleStore } from './store';
 
 // The fleet's content store: one PostgreSQL for every worker of every instance. The same
 // queries, orderings and cursors as the SQLite store (the schema is migrations/…_articles.sql).
-// Data only: the content cache (server/content/cache.ts) keeps the answers, and drops what a
-// change touches when the change feed says so; the feed is fed by NOTIFY from the articles
-// triggers (any writer) and, at once, by this store's own writes.
+// Data only: the content cache (server/content/cache.ts) keeps the answers; the store's change
+// feed (postgres-feed.ts) tells it what each commit changed, once.
 
 export interface PostgresStoreOptions {
   url: string;
@@ -48,7 +48,7 @@ export interface PostgresStore extends ArticleStore, PostgresWrites {
   publishedIds(): Promise<string[]>;
   /** Resolves once every connection is closed. */
   end(): Promise<void>;
-  /** Every commit to articles anywhere (NOTIFY), this store's own writes at once. */
+  /** Every commit to articles anywhere, each told once (postgres-feed.ts). */
   readonly changes: ChangeFeed;
 }
 
@@ -85,41 +85,6 @@ function connect(options: PostgresStoreOptions): postgres.Sql {
   });
 }
 
-/**
- * The store's change feed. Its one way in is `changed`: entered by the LISTEN connection (every
- * commit anywhere, by NOTIFY; "everything" when LISTEN is (re)established), by this store's own
- * writes at once (postgres-writes.ts), and, while LISTEN is not in force, by a timer.
- */
-function postgresFeed(options: PostgresStoreOptions) {
-  const hub = new ChangeHub();
-  const changed = (change: ContentChange) => hub.emit(change);
-  const listener =
-    options.listen === false
-      ? null
-      : listenForChanges({
-          url: options.url,
-          timeoutMs: options.timeoutMs,
-          heartbeatMs: options.listenerHeartbeatMs,
-          applicationName: options.listenerName,
-          onChange: changed,
-        });
-  // Without notifications nothing says when content changes: while LISTEN is not in force
-  // (starting, or reconnecting after a loss) everything changes every unlistenedFreshMs, so
-  // kept answers and the page cache are at most that much older than a change made meanwhile.
-  const unlistenedTimer =
-    listener === null ? undefined : setInterval(() => (listener.listening ? undefined : changed(everythingChanged)), options.unlistenedFreshMs);
-  unlistenedTimer?.unref();
-  return {
-    hub,
-    changed,
-    listening: () => listener?.listening ?? false,
-    async close(): Promise<void> {
-      clearInterval(unlistenedTimer);
-      await listener?.close();
-    },
-  };
-}
-
 export function openPostgresStore(options: PostgresStoreOptions): PostgresStore {
   const sql = connect(options);
   const feed = postgresFeed(options);
@@ -141,7 +106,7 @@ export function openPostgresStore(options: PostgresStoreOptions): PostgresStore 
     name: 'content database',
     isOutage,
     ...sqlReads('postgres', run, views),
-    ...postgresWrites(sql, counted, feed.changed),
+    ...postgresWrites(sql, counted, feed),
     views,
     signups,
     async countAll(): Promise<number> {

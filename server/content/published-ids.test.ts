@@ -1,19 +1,29 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ContentCache } from './cache';
 import { ChangeHub, everythingChanged } from './changes';
-import { PublishedIds } from './published-ids';
+import type { PublishedIds } from './published-ids';
+
+const options = { name: 'test store', isOutage: () => false, maxEntries: 10, maxBytes: 1_000_000, staleMs: 0, freshMs: Infinity, backoffMs: 0 };
+
+/** The published ids as a worker keeps them: in the content cache, which hears `hub` once for both. */
+function publishedOver(hub: ChangeHub, load: () => Promise<string[]>): PublishedIds & { cache: ContentCache } {
+  const cache = new ContentCache({ ...options, changes: hub, publishedIds: load });
+  return Object.assign(cache.published!, { cache });
+}
 
 const state = (status: 'published' | 'draft') => ({ section: 'news' as const, tags: [], status });
 
 test('published ids follow the change feed: published, unpublished and removed articles, without reading the list again', async () => {
   const hub = new ChangeHub();
   let reads = 0;
-  const ids = new PublishedIds(async () => {
+  const ids = publishedOver(hub, async () => {
     reads += 1;
     return ['a', 'b'];
-  }, hub);
+  });
   assert.equal(ids.ready, false);
-  await ids.reload();
+  assert.equal(reads, 0, 'nothing is read before the first read is asked for');
+  await ids.firstRead;
   assert.ok(ids.ready && ids.has('a') && ids.has('b'));
   hub.emit({ kind: 'article', id: 'c', now: state('published'), was: null });
   hub.emit({ kind: 'article', id: 'a', now: state('draft'), was: state('published') });
@@ -23,11 +33,11 @@ test('published ids follow the change feed: published, unpublished and removed a
     ['a', 'b', 'c', 'd'].filter((id) => ids.has(id)),
     ['c'],
   );
-  // Heard twice (a PostgreSQL writer hears its own write, then its NOTIFY): the same.
+  // Heard twice (the feed allows it): the same.
   hub.emit({ kind: 'article', id: 'c', now: state('published'), was: null });
   assert.equal(ids.size, 1);
-  assert.equal(reads, 2, 'the list was read at start and by the explicit reload, never per change');
-  ids.close();
+  assert.equal(reads, 1, 'the list was read once, never per change');
+  ids.cache.close();
 });
 
 test('"everything changed" reads the whole list again; a change heard during a read is not lost', async () => {
@@ -35,12 +45,12 @@ test('"everything changed" reads the whole list again; a change heard during a r
   let list = ['a'];
   let release!: () => void;
   let hold = false;
-  const ids = new PublishedIds(async () => {
+  const ids = publishedOver(hub, async () => {
     const snapshot = [...list];
     if (hold) await new Promise<void>((resolve) => (release = resolve));
     return snapshot;
-  }, hub);
-  await ids.reload();
+  });
+  await ids.firstRead;
   list = ['a', 'x'];
   hold = true;
   hub.emit(everythingChanged);
@@ -53,21 +63,40 @@ test('"everything changed" reads the whole list again; a change heard during a r
   for (let i = 0; i < 20 && !(ids.has('y') && !ids.has('x')); i += 1) await new Promise((r) => setImmediate(r));
   await ids.reload();
   assert.ok(ids.has('a') && ids.has('y') && !ids.has('x'), 'the read that raced the changes was followed by another');
-  ids.close();
+  ids.cache.close();
 });
 
 test('a failed read is tried again, and until one succeeds nothing is taken on trust', async () => {
   const hub = new ChangeHub();
   let fail = true;
-  const ids = new PublishedIds(async () => {
+  const ids = publishedOver(hub, async () => {
     if (fail) throw new Error('the store is down');
     return ['a'];
-  }, hub);
-  await ids.reload();
+  });
+  await ids.firstRead;
   assert.equal(ids.ready, false);
   assert.equal(ids.has('a'), false);
   fail = false;
   await ids.reload();
   assert.ok(ids.ready && ids.has('a'));
-  ids.close();
+  ids.cache.close();
+});
+
+test('the content cache is the one subscriber to the feed: the published ids hear changes through it', async () => {
+  const hub = new ChangeHub();
+  let subscribers = 0;
+  const counted = {
+    subscribe(listener: Parameters<ChangeHub['subscribe']>[0]) {
+      subscribers += 1;
+      return hub.subscribe(listener);
+    },
+    poll: () => hub.poll(),
+  };
+  const cache = new ContentCache({ ...options, changes: counted, publishedIds: () => Promise.resolve(['a']) });
+  const ids = cache.published!;
+  await ids.firstRead;
+  hub.emit({ kind: 'article', id: 'b', now: state('published'), was: null });
+  assert.ok(ids.has('a') && ids.has('b'));
+  assert.equal(subscribers, 1);
+  cache.close();
 });

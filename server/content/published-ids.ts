@@ -1,11 +1,9 @@
 import { describeError, log } from '../log';
-import type { ChangeFeed, ContentChange } from './changes';
+import type { ContentChange } from './changes';
 
-// Which ids are published articles, held per worker so that a view beacon for anything else is
-// refused in O(1), before anything about it is kept. Read whole once, then kept current by the
-// store's change feed (an article published, unpublished or removed); a feed that cannot say
-// what changed has the whole list read again. About 70 bytes an id: 10,000 articles are 0.7 MB
-// per worker, an archive of 500,000 about 35 MB.
+// Which ids are published articles, so that a view beacon for anything else is refused in O(1),
+// before anything about it is kept. Part of the content cache, which makes it and hands it every
+// change it hears: what it keeps and what bounds it is the rule at the top of cache.ts.
 
 /** After a failed read, the next try comes this much later. */
 const retryMs = 2_000;
@@ -17,20 +15,23 @@ export class PublishedIds {
   private loading: Promise<void> | null = null;
   private again = false;
   private retry: NodeJS.Timeout | undefined;
-  private readonly stop: () => void;
-  /**
-   * Settles when the first read is done or has failed (a store that does not answer fails it
-   * within its own deadline, and the retries go on behind): a worker waits for it before it
-   * listens, so its first beacons are told apart rather than dropped.
-   */
-  readonly firstRead: Promise<void>;
+  #firstRead: Promise<void> | null = null;
 
   constructor(
     private readonly load: () => Promise<string[]>,
-    private readonly changes: ChangeFeed,
-  ) {
-    this.stop = changes.subscribe((change) => this.apply(change));
-    this.firstRead = this.reload();
+    /** Brings the store's change feed up to date (the content cache's catch-up). */
+    private readonly catchUp: () => void,
+  ) {}
+
+  /**
+   * Starts the first read when first asked for, and settles when it is done or has failed (a
+   * store that does not answer fails it within its own deadline, and the retries go on behind):
+   * a worker waits for it before it listens, so its first beacons are told apart rather than
+   * dropped. Until then nothing is read (tools that open the content count no views).
+   */
+  get firstRead(): Promise<void> {
+    this.#firstRead ??= this.reload();
+    return this.#firstRead;
   }
 
   /** False until the first list has been read. */
@@ -45,11 +46,14 @@ export class PublishedIds {
   has(id: string): boolean {
     // SQLite's feed is brought up to date by whoever reads next: a push made moments ago by
     // another process is seen here, not only on the next page view.
-    this.changes.poll();
+    this.catchUp();
     return this.ids.has(id);
   }
 
-  private apply(change: ContentChange): void {
+  /** A change the content cache heard: every one that touches a published article comes here. */
+  apply(change: ContentChange): void {
+    // Nothing read yet, nor being read: the first read will see it.
+    if (!this.loaded && this.loading === null) return;
     if (change.kind === 'everything') {
       void this.reload();
       return;
@@ -86,7 +90,6 @@ export class PublishedIds {
   }
 
   close(): void {
-    this.stop();
     clearTimeout(this.retry);
   }
 }

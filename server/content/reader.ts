@@ -1,4 +1,4 @@
-import type { Article, ArticleWithTeasers, FrontPage, Headline, SectionPage, TagPage, Teaser } from '../../src/content';
+import type { Article, ArticleWithTeasers, ContentClient, FrontPage, Headline, SectionPage, TagPage, Teaser } from '../../src/content';
 import { clampPageSize, latestListSize, maxSectionPageSize, mostReadSize, sectionPageSize, trendingTagsSize } from '../../src/content';
 import { assertCursor } from '../../src/api-paths';
 import { serializeState } from '../../src/page-contract';
@@ -13,24 +13,26 @@ import {
   trendingWindowArticles,
   type KeptList,
 } from './article-teasers';
-import { frozenWithJson, jsonOf, keepJson, type ContentCache, type Dependency } from './cache';
+import { frozenWithJson, jsonOf, keepJson, type CacheReads, type ContentCache, type Dependency, type PageReads } from './cache';
 import type { StoreFailures } from './failure';
 import type { ContentReader } from './source';
 import { listKey, type ArticleList, type ArticleStore } from './store';
 import { mostReadFreshMs, rankedIds } from './views-window';
 
 // The site's content from any store (SQLite, PostgreSQL, the newsroom API: store.ts's one
-// contract), through the content cache. The store is read for a few kinds of thing only, each
-// kept with what it depends on:
+// contract), through the content cache (what it keeps and what drops it: the rule at the top of
+// cache.ts). The store is read for a few kinds of thing only, under these keys:
 //   article:<id>           one published article, as its JSON text   depends on that article
 //   head:<list>            a list's newest headSize teasers           on the list, down to its last id
 //   trending               the trending tags                          on the newest 200, down to the oldest
 //   older:<list>:<c>:<n>   a page behind a cursor                     on the list, between its ids
-// Every page is put together per request from those, never kept: the front page from the heads
-// of everything and of each section; a section's or a tag's first page from its head; an article
+// Every page is put together per request from those: the front page from the heads of
+// everything and of each section; a section's or a tag's first page from its head; an article
 // page from the article, the heads of its tags (related stories, ranked as the page is put
 // together) and the head of its section. So a CMS push costs the handful of entries it touches,
-// read again once by the next request that needs them, and every other answer stays warm.
+// read again once by the next request that needs them, and every other answer stays warm. With
+// the breaking-news cache on, a page's render reads through noting(), which tells the cache
+// which of these entries the page was put together from.
 
 /** Enough for the longest first page (maxSectionPageSize + 1 tells whether there is a next) and the related candidates. */
 export const headSize = Math.max(maxSectionPageSize, relatedCandidatesPerTag, sectionListForArticle) + 1;
@@ -76,7 +78,7 @@ function firstPage(head: readonly Teaser[], limit: number): { items: Teaser[]; n
 }
 
 /** A list's pages from the kept heads (first pages) and kept pages behind a cursor. */
-function listReads(store: ArticleStore, cache: ContentCache) {
+function listReads(store: ArticleStore, cache: CacheReads) {
   /**
    * Lists' newest teasers, those not kept read in one statement. A tag no published article
    * carries is not kept: a crawl of made-up tags cannot fill the cache.
@@ -127,7 +129,7 @@ function listReads(store: ArticleStore, cache: ContentCache) {
 type Heads = (lists: readonly ArticleList[]) => Promise<(KeptHead | null)[]>;
 
 /** The front page: the heads of everything and of each section, and the trending tags. */
-async function frontPage(store: ArticleStore, cache: ContentCache, heads: Heads): Promise<FrontPage> {
+async function frontPage(store: ArticleStore, cache: CacheReads, heads: Heads): Promise<FrontPage> {
   const [[all, ...bySection], trending] = await Promise.all([
     heads(['all', ...sections.map(({ slug }) => ({ section: slug }))]),
     cache.get(
@@ -154,7 +156,7 @@ async function readArticle(store: ArticleStore, id: string): Promise<KeptArticle
 }
 
 /** An article's page: the article, and its related stories and more from its section, from its tags' and its section's heads. */
-async function articleWithTeasers(store: ArticleStore, cache: ContentCache, heads: Heads, id: string): Promise<ArticleWithTeasers | null> {
+async function articleWithTeasers(store: ArticleStore, cache: CacheReads, heads: Heads, id: string): Promise<ArticleWithTeasers | null> {
   if (!articleIdPattern.test(id)) return null;
   const key = `article:${id}`;
   const kept =
@@ -180,9 +182,10 @@ async function articleWithTeasers(store: ArticleStore, cache: ContentCache, head
   return { article, related: teasersAt(places.related, tagLists, section), moreFromSection: teasersAt(places.moreFromSection, tagLists, section) };
 }
 
-export function readArticles(store: ArticleStore, cache: ContentCache, failures: StoreFailures): ContentReader {
+/** The public pages' reads, through `cache` (the cache, or a view of it that notes what a page reads). */
+function publicReads(store: ArticleStore, cache: CacheReads): ContentClient {
   const lists = listReads(store, cache);
-  const reader: ContentReader = {
+  const client: ContentClient = {
     frontPage: () => frontPage(store, cache, lists.heads),
 
     async section(slug, options = {}): Promise<SectionPage | null> {
@@ -209,7 +212,7 @@ export function readArticles(store: ArticleStore, cache: ContentCache, failures:
     },
 
     async article(id): Promise<Article | null> {
-      return (await reader.articleWithTeasers(id))?.article ?? null;
+      return (await client.articleWithTeasers(id))?.article ?? null;
     },
 
     articleWithTeasers: (id) => articleWithTeasers(store, cache, lists.heads, id),
@@ -225,6 +228,15 @@ export function readArticles(store: ArticleStore, cache: ContentCache, failures:
       );
       return ranking?.slice(0, n) ?? [];
     },
+  };
+  return client;
+}
+
+export function readArticles(store: ArticleStore, cache: ContentCache, failures: StoreFailures): ContentReader {
+  return {
+    ...publicReads(store, cache),
+
+    noting: (reads: PageReads) => publicReads(store, cache.noting(reads)),
 
     // Never kept: an editor's preview reads the store each time, its failure mapped as a write's is.
     async articleAnyStatus(id): Promise<Article | null> {
@@ -241,5 +253,4 @@ export function readArticles(store: ArticleStore, cache: ContentCache, failures:
       return cache.version;
     },
   };
-  return reader;
 }

@@ -1,4 +1,5 @@
 import type { Article, ContentClient } from '../../src/content';
+import type { PageReads } from './cache';
 
 // What the rest of the server gets from server/content/open.ts: a reader for pages, a writer
 // for the CMS, and the parts that keep what readers do (views, newsletter sign-ups).
@@ -9,8 +10,10 @@ export interface ContentReader extends ContentClient {
   articleAnyStatus(id: string): Promise<Article | null>;
   /** Preview links to the article issued at or before this time (ISO 8601) are revoked; null when none are. */
   previewsRevokedBefore(id: string): Promise<string | null>;
-  /** Moves whenever content readers see changes; null where only time tells (the newsroom API). */
+  /** Moves whenever content readers see changes (tests); null where only time tells (the newsroom API). */
   version(): number | null;
+  /** The same reads for one page's render, each noted in `reads` (the page cache keeps the page with what they depend on). */
+  noting(reads: PageReads): ContentClient;
 }
 
 /**

@@ -307,6 +307,14 @@ function prepareWrites(db: Database.Database) {
 }
 
 /** A writer that opens its own read-write connection on first use: most workers never write. */
+/**
+ * A worker's store over the file: a read-only connection for everything it reads, and a writer
+ * that opens a read-write connection of its own on the first CMS push the worker takes.
+ */
+export function openSqliteForWorker(path: string): { store: SqliteStore; writer: ArticleWriter & { close(): void } } {
+  return { store: openSqliteStore(path, { readonly: true }), writer: lazyWriter(path) };
+}
+
 export function lazyWriter(path: string): ArticleWriter & { close(): void } {
   let store: SqliteStore | null = null;
   const open = () => (store ??= openSqliteStore(path));
