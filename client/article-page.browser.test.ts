@@ -10,6 +10,7 @@ import { openSqliteStore } from '../server/content/sqlite';
 import { generateArticles } from '../server/content/seed';
 import { seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
 import { latestArticlePath, launchChromium, nextNavigation, recordProblems } from '../test/browser';
+import { waitFor, waitForValue } from '../test/wait';
 
 let dir: string;
 let ssr: BuiltServer;
@@ -48,12 +49,11 @@ before(async () => {
   // A site that has been read: a dozen stories with views in the last hour, so most read is full.
   const { items } = (await (await fetch(`${ssr.baseUrl}/api/latest?limit=50`)).json()) as { items: { id: string }[] };
   await Promise.all([items[0]!, ...items.slice(20, 31)].map((h) => fetch(`${ssr.baseUrl}/api/views/${h.id}`, { method: 'POST' })));
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    const ranked = ((await (await fetch(`${ssr.baseUrl}/api/most-read`)).json()) as { items: unknown[] }).items;
-    if (ranked.length >= 10) break;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  await waitFor(
+    'ten stories ranked in most read',
+    async () => ((await (await fetch(`${ssr.baseUrl}/api/most-read`)).json()) as { items: unknown[] }).items.length >= 10,
+    { everyMs: 250 },
+  );
 });
 
 after(async () => {
@@ -90,6 +90,7 @@ async function open(server: BuiltServer, path: string, options: OpenOptions = {}
   const page = await context.newPage();
   if (options.slowBelowFold) {
     await page.route(/\/api\/(latest|most-read)/, async (route) => {
+      // The delay is the case under test: answers that come well after the first paint.
       await new Promise((resolve) => setTimeout(resolve, 700));
       await route.continue();
     });
@@ -312,21 +313,18 @@ describe('article page', () => {
     await navigated.page.click('.related .teaser__title a >> nth=0');
     await done;
     const targetId = target.split('/')[2]!;
-    // Beacons go out after render; give them a moment to leave.
-    const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline && !navigated.beacons.includes(targetId)) await new Promise((r) => setTimeout(r, 50));
+    // Beacons go out after render.
+    await waitFor('the beacon of the article navigated to', () => navigated.beacons.includes(targetId));
     assert.equal(served.beacons.length, 1, 'the served page: one view');
     assert.equal(viaShell.beacons.length, 1, 'the shell: one view');
     assert.deepEqual(navigated.beacons.slice(1), [targetId], 'the navigation: one view of the new article');
     const counted = [served.beacons[0]!, viaShell.beacons[0]!, targetId];
     // Flushed within a second, ranked within the 5 s a ranking is kept.
-    const rankDeadline = Date.now() + 15_000;
-    let ranked: string[] = [];
-    while (Date.now() < rankDeadline) {
-      ranked = ((await (await fetch(`${ssr.baseUrl}/api/most-read?limit=50`)).json()) as { items: { id: string }[] }).items.map((h) => h.id);
-      if (counted.every((id) => ranked.includes(id))) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    const ranked = await waitForValue(
+      'the three views ranked',
+      async () => ((await (await fetch(`${ssr.baseUrl}/api/most-read?limit=50`)).json()) as { items: { id: string }[] }).items.map((h) => h.id),
+      (ids) => counted.every((id) => ids.includes(id)),
+    );
     for (const id of counted) assert.ok(ranked.includes(id), `${id} is ranked: ${ranked.join(', ')}`);
   });
 });

@@ -14,6 +14,7 @@ import { minuteOf } from './content/views-window';
 import { median } from '../scripts/statistics';
 import { seedTempStore, startBuiltServer, type BuiltServer } from '../test/server';
 import { emptyPost, flood } from '../test/flood';
+import { waitForValue } from '../test/wait';
 
 let dir: string;
 let dbPath: string;
@@ -97,11 +98,11 @@ describe('views', () => {
       }
       for (let reader = 0; reader < 10; reader += 1) refused.add((await beacon(server.baseUrl, draftId, { 'X-Forwarded-For': `198.51.100.${reader}` })).status);
       assert.deepEqual([...refused], [404], 'a view of no published article is a 404');
-      let items: { id: string }[] = [];
-      for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
-        items = await mostRead(server.baseUrl);
-        if (items.length > 0) break;
-      }
+      const items = await waitForValue(
+        'a story in most read',
+        () => mostRead(server.baseUrl),
+        (ranked) => ranked.length > 0,
+      );
       assert.equal(items[0]?.id, leader, `most read: ${JSON.stringify(items)}`);
       const stored = storedViews();
       assert.deepEqual([...stored.keys()], [leader], 'nothing but the real article was stored');
@@ -169,7 +170,8 @@ describe('views', () => {
           timings[name].push(performance.now() - started);
           assert.equal(res.status, 200);
         }
-        // A reading older than its 5 s is read again: make some of these readings fresh ones.
+        // A reading older than its 5 s is read again: make some of these readings fresh ones (the
+        // time is the case under test).
         if (i % 5 === 4) await new Promise((r) => setTimeout(r, 5_100));
       }
       const worst = (xs: number[]) => Math.max(...xs);
@@ -231,6 +233,7 @@ describe('sign-ups', () => {
       const started = performance.now();
       const [locked, health] = await Promise.all([
         signUp(server.baseUrl, 'during@example.com', { 'X-Forwarded-For': '192.0.2.21' }),
+        // Sent while the sign-up waits for the lock (up to its second): the case under test.
         new Promise((r) => setTimeout(r, 100)).then(() => fetch(`${server.baseUrl}/healthz`)),
       ]);
       const answeredMs = performance.now() - started;

@@ -23,7 +23,6 @@ export type AppConfig = Pick<
   Config,
   | 'siteUrl'
   | 'distDir'
-  | 'trustProxy'
   | 'ingestToken'
   | 'previewSecret'
   | 'previewConcurrencyLimit'
@@ -86,7 +85,7 @@ export function createApp({ config, content, signups = null, assets, writer, ren
   app.disable('etag');
   app.set('query parser', 'simple');
   // Exactly the local proxy (Nginx on loopback): a client elsewhere cannot pose as another address.
-  app.set('trust proxy', config.trustProxy);
+  app.set('trust proxy', 'loopback');
 
   const renderDeps: RenderDeps = render ?? { content, assets, siteUrl: config.siteUrl };
   const paths = { assets: route('assets'), favicon: route('favicon'), media: route('media'), preview: route('preview') };

@@ -55,10 +55,18 @@ test('listening: reuse-port by default, per-worker on loopback; always a fixed p
   assert.throws(() => loadConfig({ HOST: 'a b' }), ConfigError);
 });
 
-test('TRUST_PROXY believes only the loopback proxy unless turned off', () => {
-  assert.equal(loadConfig({}).trustProxy, 'loopback');
-  assert.equal(loadConfig({ TRUST_PROXY: 'off' }).trustProxy, false);
-  assert.throws(() => loadConfig({ TRUST_PROXY: '0.0.0.0/0' }), ConfigError);
+test('a removed setting set to anything but what Kiosk now always does stops the start, naming it', () => {
+  for (const [name, value] of [
+    ['TRUST_PROXY', 'off'],
+    ['SSR_MAX_EVENT_LOOP_DELAY_MS', '100'],
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ [name]: value }),
+      (error: Error) => error instanceof ConfigError && error.message.startsWith(`${name} is no longer a setting`),
+    );
+  }
+  // An environment that still carries the old default starts as before.
+  assert.doesNotThrow(() => loadConfig({ TRUST_PROXY: 'loopback', SSR_MAX_EVENT_LOOP_DELAY_MS: '0' }));
 });
 
 test('CONTENT_API_URL: an absolute http(s) URL without credentials or query, and the newsroom cache bounds', () => {

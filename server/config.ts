@@ -19,8 +19,6 @@ export interface Config {
   listenMode: 'reuse-port' | 'per-worker';
   /** Bind address; empty means every interface. Per-worker ports default to loopback: only Nginx needs them. */
   host: string;
-  /** Express's `trust proxy`: which peer's X-Forwarded-* headers to believe. */
-  trustProxy: 'loopback' | false;
   /** Worker processes; throng does not read WEB_CONCURRENCY itself. */
   webConcurrency: number;
   /** Absolute origin used for canonical and Open Graph URLs, without a trailing slash. */
@@ -74,8 +72,6 @@ export interface Config {
   /** Over this many in-flight requests, answer 503 with Retry-After: the last resort. */
   shedQueueLimit: number;
   shedRetryAfterS: number;
-  /** Serve the shell while the sampled event-loop delay is above this; 0 turns the signal off. */
-  ssrMaxEventLoopDelayMs: number;
   /** CDN lifetime of the shell: a few seconds, never the page's own. */
   shellSMaxAgeS: number;
   /** The CMS's bearer token for /api/ingest; null: ingestion is off. */
@@ -188,11 +184,21 @@ function listenMode(env: Env): Config['listenMode'] {
   throw new ConfigError(`LISTEN_MODE must be reuse-port or per-worker, got "${raw}"`);
 }
 
-function trustProxy(env: Env): Config['trustProxy'] {
-  const raw = env.TRUST_PROXY ?? 'loopback';
-  if (raw === 'loopback') return raw;
-  if (raw === 'off' || raw === 'false') return false;
-  throw new ConfigError(`TRUST_PROXY must be loopback or off, got "${raw}"`);
+/**
+ * Settings that are gone, each with the one value that meant what Kiosk now always does. Any
+ * other value stops the start rather than being ignored: whoever set it expected a behaviour.
+ */
+const removedSettings: Record<string, { same: string; why: string }> = {
+  TRUST_PROXY: { same: 'loopback', why: 'X-Forwarded-* is believed from a proxy on loopback alone (the instance’s Nginx)' },
+  SSR_MAX_EVENT_LOOP_DELAY_MS: { same: '0', why: 'the overload guard reads the in-flight count alone (docs/overload.md)' },
+};
+
+function refuseRemovedSettings(env: Env): void {
+  for (const [name, { same, why }] of Object.entries(removedSettings)) {
+    const raw = env[name];
+    if (raw === undefined || raw === '' || raw === same) continue;
+    throw new ConfigError(`${name} is no longer a setting: ${why}. Unset it`);
+  }
 }
 
 function host(env: Env, mode: Config['listenMode']): string {
@@ -371,6 +377,7 @@ function metricsConfig(env: Env, nodeEnv: Config['nodeEnv'], port: number): Metr
 
 /** Reads the environment once; throws ConfigError with a readable message on bad input. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
+  refuseRemovedSettings(env);
   // Workers that each bound port 0 would each get a different port: a port is always fixed
   // (tests and tools pick a free one first).
   const port = integer(env, 'PORT', 3000, 1, 65535);
@@ -386,7 +393,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     port,
     listenMode: mode,
     host: host(env, mode),
-    trustProxy: trustProxy(env),
     webConcurrency,
     siteUrl: siteUrl(env, port),
     content: contentSetting(env),
@@ -405,7 +411,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     nginxFallbackLog: env.NGINX_FALLBACK_LOG ? path.resolve(env.NGINX_FALLBACK_LOG) : null,
     shedQueueLimit: integer(env, 'SHED_QUEUE_LIMIT', 1_000, 1, 1_000_000),
     shedRetryAfterS: integer(env, 'SHED_RETRY_AFTER_S', 5, 1, 3_600),
-    ssrMaxEventLoopDelayMs: integer(env, 'SSR_MAX_EVENT_LOOP_DELAY_MS', 0, 0, 60_000),
     shellSMaxAgeS: integer(env, 'SHELL_S_MAXAGE_S', 2, 0, 10),
     ingestToken: secretFor(env, 'ingestion', 'INGEST_ENABLED', 'INGEST_TOKEN'),
     previewSecret: secretFor(env, 'preview', 'PREVIEW_ENABLED', 'PREVIEW_SECRET'),

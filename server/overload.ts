@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { answerPrebuilt, prebuilt } from './answer';
 import type { Config } from './config';
-import type { EventLoopDelaySampler } from './metrics/event-loop';
 import type { Admission, WorkerMetrics } from './metrics/worker-metrics';
 import { routeOf, type Route } from '../src/request-kinds';
 import { busyJsonBody, busyPolicy } from './response-policy';
@@ -19,7 +18,7 @@ import { serveShell, type Shell } from './shell';
 /** How the guard treats a request: a page (the shell when full), the API (a 503 far over), or anything else (straight through). */
 export type GuardedKind = 'page' | 'api' | 'other';
 
-export type OverloadLimits = Pick<Config, 'ssrQueueLimit' | 'crawlerQueueLimit' | 'shedQueueLimit' | 'shedRetryAfterS' | 'ssrMaxEventLoopDelayMs'>;
+export type OverloadLimits = Pick<Config, 'ssrQueueLimit' | 'crawlerQueueLimit' | 'shedQueueLimit' | 'shedRetryAfterS'>;
 
 // Search engines that must keep getting server-rendered pages through a spike. Matching is
 // cheap to fake, so it only raises the limit to CRAWLER_QUEUE_LIMIT; it never bypasses the guard.
@@ -35,16 +34,14 @@ export class OverloadGuard {
   constructor(
     private readonly limits: OverloadLimits,
     private readonly metrics: WorkerMetrics,
-    private readonly eventLoop: Pick<EventLoopDelaySampler, 'delayMs'>,
   ) {}
 
   /** Reads cached numbers only: O(1), no allocation. */
   decide(req: IncomingMessage): Admission {
     const inFlight = this.metrics.inFlight;
-    const { ssrQueueLimit, crawlerQueueLimit, shedQueueLimit, ssrMaxEventLoopDelayMs } = this.limits;
+    const { ssrQueueLimit, crawlerQueueLimit, shedQueueLimit } = this.limits;
     if (inFlight > shedQueueLimit) return 'shed';
-    const loopLagging = ssrMaxEventLoopDelayMs > 0 && this.eventLoop.delayMs > ssrMaxEventLoopDelayMs;
-    if (inFlight <= ssrQueueLimit && !loopLagging) return 'ssr';
+    if (inFlight <= ssrQueueLimit) return 'ssr';
     if (inFlight <= crawlerQueueLimit && crawlerPattern.test(req.headers['user-agent'] ?? '')) return 'ssr';
     return 'shell';
   }

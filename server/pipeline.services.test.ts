@@ -16,6 +16,7 @@ import { previewPath } from './preview';
 import { busyJsonBody, contentTypes } from './response-policy';
 import { securityHeaders } from './security-headers';
 import { seedTempStore, serveTestApp, type TestServer } from '../test/server';
+import { waitFor } from '../test/wait';
 
 const root = path.resolve(import.meta.dirname, '..');
 const secret = 's'.repeat(40);
@@ -170,7 +171,7 @@ describe('a worker at its limits answers through the same pipeline, with the pol
       `POST ${route('newsletter').exact!} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nemail=`,
     );
     try {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitFor('the held sign-up counted in flight', () => full.inFlight() === 1);
       const api = await send(full.baseUrl, 'GET', `${apiBase}/${apiPath.front()}`);
       assertPolicy(api, 'API shed', { status: 503, type: /^application\/json; charset=utf-8$/, cache: cacheControl.noStore, mode: 'shed' });
       assert.equal(api.headers['retry-after'], '5');

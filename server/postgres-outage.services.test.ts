@@ -76,9 +76,13 @@ test('PostgreSQL stopped for 4 s under requests: pages or the short 503, never a
       answers.push(await ask(paths[i % paths.length]!, phase));
     }
   });
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const answered = (phaseName: string) => answers.filter((a) => a.phase === phaseName).length;
+  // A steady load first (about a second of it on this machine), so every worker serves the warm
+  // pages from its cache, and reads nothing in the background, when the database goes.
+  await waitFor('requests answered before the outage', () => answered('before') >= 300);
   phase = 'down';
   cluster.stop();
+  // The outage's length is the case under test: long enough for every kept connection to fail.
   await new Promise((resolve) => setTimeout(resolve, 4_000));
   phase = 'restarting';
   cluster.start();
@@ -87,7 +91,7 @@ test('PostgreSQL stopped for 4 s under requests: pages or the short 503, never a
   // Recovery: a page never read before is served again, without restarting anything.
   await waitFor('a page never read before, served after the database returned', async () => (await ask(cold[0]!, 'probe')).status === 200, { everyMs: 100 });
   const recoveredMs = performance.now() - back;
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await waitFor('requests answered after the recovery', () => answered('after') >= 100);
   running = false;
   await Promise.all(clients);
 

@@ -26,7 +26,6 @@ export type SiteConfig = AppConfig &
     | 'crawlerQueueLimit'
     | 'shedQueueLimit'
     | 'shedRetryAfterS'
-    | 'ssrMaxEventLoopDelayMs'
     | 'shellSMaxAgeS'
   >;
 
@@ -96,7 +95,7 @@ export function createSite({
     }),
     guard: overloadGuardStage({
       shell: shellForServing(config.distDir, assets, config.siteUrl, config.shellSMaxAgeS),
-      guard: new OverloadGuard(config, metrics, eventLoop),
+      guard: new OverloadGuard(config, metrics),
       metrics,
       shedRetryAfterS: config.shedRetryAfterS,
     }),

@@ -44,6 +44,7 @@ test('2,000 idle and trickling connections do not keep a reader from a page', as
     for (const socket of trickling) if (!socket.destroyed) socket.write('a');
   }, 200);
   try {
+    // The trickle going on for a while (five drips) is the case under test: readers come during it.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const front = await fetch(`${server.baseUrl}/api/latest?limit=5`);
     const { items } = (await front.json()) as { items: { section: string; id: string }[] };

@@ -165,6 +165,7 @@ test('the last flush keeps trying a store busy with another worker for a moment,
   const views = counter(store, now);
   views.record(id(1), 'a');
   store.busy = true;
+  // Busy for a moment, then free: the case under test.
   setTimeout(() => (store.busy = false), 100);
   await views.close();
   assert.deepEqual(store.flushes, [{ minute: Math.floor(now.ms / 60_000), counts: new Map([[id(1), 1]]) }]);

@@ -2,6 +2,11 @@
 // writes its share of requests back to back (HTTP/1.1 pipelining, which Node and Nginx answer in
 // order) and counts the status lines that come back. A general-purpose client sends a few
 // thousand requests a second; this sends tens of thousands from one process.
+//
+// Why it stays beside the load generators (tools/bench/loadgen.c and Gatling): those send GETs
+// at a rate and report a step's latency and totals; the abuse tests send POSTs as fast as the
+// server takes them, then assert on every answer (none unanswered, no 500, how many 429s) from
+// inside the test, in the same process that then checks a real reader gets through.
 import net from 'node:net';
 
 export interface FloodResult {

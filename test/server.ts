@@ -24,6 +24,8 @@ export interface TestServer {
   content: ContentReader;
   /** Everything openContent made: the cache, the store, the writer. */
   parts: Content;
+  /** Requests the site counts in flight now, as its overload guard reads them. */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export async function serveTestSite(content: Content, env: Record<string, string
     baseUrl: `http://127.0.0.1:${port}`,
     content: content.reader,
     parts: content,
+    inFlight: () => site.metrics.inFlight,
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

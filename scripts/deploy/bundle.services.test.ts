@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { freePortRange, teasersIn } from '../../test/server';
+import { waitFor } from '../../test/wait';
 import { bundleEntries } from './bundle';
 import { environmentProperties, loadConfigFiles, optionSettings, root } from './ebextensions';
 
@@ -27,6 +28,7 @@ after(async () => {
   if (web?.pid && web.exitCode === null && web.signalCode === null) {
     const exited = new Promise((resolve) => web!.once('exit', resolve));
     process.kill(-web.pid, 'SIGTERM');
+    // A ceiling, not a wait: only a drain that hangs is cut short.
     const forced = setTimeout(() => process.kill(-web!.pid!, 'SIGKILL'), 15_000);
     await exited;
     clearTimeout(forced);
@@ -136,12 +138,15 @@ test(
     web = spawn('/bin/sh', ['-c', command], { cwd: app, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     web.stdout!.on('data', (chunk: Buffer) => (webOutput += chunk.toString()));
     web.stderr!.on('data', (chunk: Buffer) => (webOutput += chunk.toString()));
-    const deadline = Date.now() + 120_000;
-    while ((webOutput.match(/"worker listening"/g)?.length ?? 0) < workers) {
-      assert.equal(web.exitCode, null, `the web process exited:\n${webOutput}`);
-      assert.ok(Date.now() < deadline, `the cluster did not start within 120 s:\n${webOutput}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const started = web;
+    await waitFor(
+      'every worker listening',
+      () => {
+        assert.equal(started.exitCode, null, `the web process exited:\n${webOutput}`);
+        return (webOutput.match(/"worker listening"/g)?.length ?? 0) >= workers;
+      },
+      { ceilingMs: 120_000, everyMs: 100 },
+    ).catch((error: Error) => assert.fail(`${error.message}:\n${webOutput}`));
     assert.match(webOutput, /"message":"content store seeded with demo articles \(SEED_DEMO_CONTENT=true\)".*"articles":10200/);
     assert.ok(fs.existsSync(dbPath));
 

@@ -171,7 +171,6 @@ test('Kiosk accepts the environment properties as production config, reachable o
   const config = loadConfig(env);
   assert.equal(config.nodeEnv, 'production');
   assert.equal(config.host, '127.0.0.1', 'workers listen on loopback: only Nginx reaches them');
-  assert.equal(config.trustProxy, 'loopback', 'client addresses are taken from Nginx alone');
   assert.equal(new URL(config.siteUrl).hostname.endsWith('.invalid'), true, 'the committed placeholder cannot resolve');
   // The platform's npm install leaves devDependencies out.
   assert.equal(env.NPM_USE_PRODUCTION, 'true');

@@ -12,7 +12,7 @@ import { loadConfig } from '../../server/config';
 import { previewPath } from '../../server/preview';
 import { nginxStaticEtag, shellFilePath } from '../../server/shell-file';
 import { childPids, freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../../test/server';
-import { waitForValue } from '../../test/wait';
+import { waitFor, waitForValue } from '../../test/wait';
 import { startLocalNginx, type LocalNginx } from './local';
 import { admissionOf, root } from './render';
 
@@ -36,18 +36,20 @@ let baseUrl: string;
 let fallbackLog: string;
 let articles: { path: string; id: string }[];
 let metricsPort: number;
+let workerPorts: number[];
 
 before(async () => {
   let dbPath: string;
   ({ dir, dbPath } = await seedTempStore(300, 5));
   const firstPort = await freePortRange(workers);
+  workerPorts = Array.from({ length: workers }, (_, i) => firstPort + i);
   fallbackLog = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-fallback-')), 'fallback.log');
   metricsPort = await freePort();
   cluster = await startBuiltServer(dbPath, { ...env, PORT: String(firstPort), NGINX_FALLBACK_LOG: fallbackLog, METRICS_PORT: String(metricsPort) });
   const nginxPort = await freePort();
   nginx = await startLocalNginx({
     listen: `127.0.0.1:${nginxPort}`,
-    workerPorts: Array.from({ length: workers }, (_, i) => firstPort + i),
+    workerPorts,
     workerProcesses: 1,
     admission: admissionOf(loadConfig({ ...env, PORT: String(firstPort) })),
     fallbackLog,
@@ -97,6 +99,34 @@ function signalWorkers(signal: NodeJS.Signals): void {
 }
 
 /**
+ * Requests that reached a stopped worker and wait there unread, as the kernel sees them
+ * (/proc/net/tcp): connections to a worker's port, accepted or still in its queue, holding bytes
+ * nobody has read. Nginx sends one request per upstream connection, so one each.
+ */
+function requestsWaitingAtWorkers(): number {
+  const ports = new Set(workerPorts.map((port) => port.toString(16).toUpperCase().padStart(4, '0')));
+  let waiting = 0;
+  for (const line of fs.readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    // sl local_address rem_address st tx_queue:rx_queue ...; st 01 is ESTABLISHED.
+    const [, local, , state, queues] = line.trim().split(/\s+/);
+    if (state !== '01' || !ports.has(local?.split(':')[1] ?? '')) continue;
+    if (parseInt(queues?.split(':')[1] ?? '0', 16) > 0) waiting += 1;
+  }
+  return waiting;
+}
+
+/** Waits until exactly `count` requests wait at the stopped workers: Nginx has handed each one over. */
+async function untilWaitingAtWorkers(count: number, what: string): Promise<void> {
+  const seen = await waitForValue(
+    what,
+    async () => requestsWaitingAtWorkers(),
+    (n) => n >= count,
+    { everyMs: 20 },
+  );
+  assert.equal(seen, count, `${what}: ${seen} requests reached the workers, not ${count}`);
+}
+
+/**
  * Stops every worker and fills its slots through Nginx: two page slots per worker, one API slot
  * per worker (one more page slot stays for crawlers). Resolves once Nginx holds them all.
  */
@@ -104,7 +134,7 @@ async function fillEveryWorker(firstArticle: number): Promise<{ heldPages: Promi
   signalWorkers('SIGSTOP');
   const heldPages = Array.from({ length: 2 * workers }, (_, i) => get(articles[firstArticle + i]!.path));
   const heldApi = Array.from({ length: workers }, (_, i) => get(`/api/articles/${articles[i]!.id}`));
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await untilWaitingAtWorkers(3 * workers, 'every page and API slot taken at the stopped workers');
   for (const held of [...heldPages, ...heldApi]) assert.equal(await settlesWithin(held, 0), false, 'a request within the limits waits for its worker');
   return { heldPages, heldApi };
 }
@@ -169,6 +199,8 @@ test('every worker at its limit: pages get the shell from Nginx, the API a JSON 
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
       body: 'email=reader%40example.com&newsletters=morning',
     });
+    // Each of the five reaches a stopped worker, and so gets no fallback answer.
+    await untilWaitingAtWorkers(3 * workers + 5, 'the crawler, health check, preview, ingestion and sign-up at the workers');
     for (const [what, pending] of [
       ['crawler', crawler],
       ['health check', health],
@@ -176,7 +208,7 @@ test('every worker at its limit: pages get the shell from Nginx, the API a JSON 
       ['ingestion', ingest],
       ['newsletter sign-up', signup],
     ] as const) {
-      assert.equal(await settlesWithin(pending, 300), false, `${what}: no fallback answer, it waits for Node`);
+      assert.equal(await settlesWithin(pending, 0), false, `${what}: no fallback answer, it waits for Node`);
     }
 
     signalWorkers('SIGCONT');
@@ -198,8 +230,9 @@ test('every worker at its limit: pages get the shell from Nginx, the API a JSON 
   }
 
   // Nginx's own answers go to the fallback log only (the primary counts it), not
-  // to the main access log, where Node's answers are, and no error-log line for them.
-  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  // to the main access log, where Node's answers are, and no error-log line for them. The access
+  // log is flushed within a second: wait for the last request's line.
+  await waitFor('the last request in the access log', () => nginx.accessLog().includes(`"GET ${articles[11]!.path} HTTP/1.1" 200`));
   const access = nginx.accessLog();
   assert.doesNotMatch(access, /answer=nginx-/);
   assert.match(access, /answer=ssr/);
@@ -208,13 +241,30 @@ test('every worker at its limit: pages get the shell from Nginx, the API a JSON 
 
 test('the primary counts the fallback answers Nginx logged, on /metrics, and empties the file', async () => {
   // Counted from what this test sends: first whatever earlier answers left, read and emptied.
+  // Nginx holds its fallback lines in a buffer it writes each second, so an earlier test's may
+  // still be on their way: the baseline is the count once it has stood still, the file empty,
+  // for longer than that second.
   const counts = async () => {
     const logged = fs.statSync(fallbackLog).size;
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     const count = (answer: string) => Number(new RegExp(`^kiosk_nginx_fallback_answers_total\\{answer="${answer}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
     return { logged, shell: count('shell'), busy: count('503') };
   };
-  const before = await waitForValue('the fallback log read and emptied', counts, (c) => c.logged === 0);
+  let seen = { logged: -1, shell: -1, busy: -1 };
+  let stillSince = performance.now();
+  const before = await waitForValue(
+    'the fallback counts settled, the file emptied',
+    counts,
+    (c) => {
+      if (c.logged !== 0 || c.shell !== seen.shell || c.busy !== seen.busy) {
+        seen = c;
+        stillSince = performance.now();
+        return false;
+      }
+      return performance.now() - stillSince > 1_500;
+    },
+    { everyMs: 100 },
+  );
 
   const held: Promise<Answer>[] = [];
   try {
@@ -238,7 +288,7 @@ test('a killed worker: its GETs are retried on the other, none fails', async () 
   const [victim] = childPids(cluster.process.pid!);
   process.kill(victim!, 'SIGKILL');
   const answers = [];
-  // articles[3] was unpublished by the first test.
+  // Articles no other test changes (the first unpublishes articles[3]), so it passes alone or after them.
   for (let i = 0; i < 20; i++) answers.push(await get(articles[4 + (i % 6)]!.path));
   assert.deepEqual(
     answers.map((a) => a.status),

@@ -16,6 +16,7 @@ import { route } from '../../src/request-kinds';
 import { freePort, seedTempStore, serveTestApp, type TestServer } from '../../test/server';
 import { startLocalNginx, type LocalNginx } from './local';
 import { admissionOf, hsts, root, type Admission } from './render';
+import { waitFor } from '../../test/wait';
 
 const secret = 's'.repeat(40);
 const token = 't'.repeat(40);
@@ -159,7 +160,7 @@ test('where Nginx answers in a worker’s place (the shell, the API’s busy 503
       `POST ${route('newsletter').exact!} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nemail=`,
     );
     try {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await waitFor('the held sign-up counted in flight', () => full.inFlight() === 1);
       const target = `${apiBase}/${apiPath.front()}`;
       const nodeBusy = await send(full.baseUrl, 'GET', target);
       const nginxBusy = await send(busy.base, 'GET', target);

@@ -17,6 +17,7 @@ import { emptyPost, flood } from '../../test/flood';
 import { freePort, freePortRange, rawRequest, seedTempStore, startBuiltServer, type BuiltServer } from '../../test/server';
 import { startLocalNginx, type LocalNginx } from './local';
 import { admissionOf } from './render';
+import { waitFor } from '../../test/wait';
 
 // As if one proxy (a load balancer) stood in front of Nginx: Nginx reads the reader from the
 // last X-Forwarded-For entry the test writes, Node from the entry before the one Nginx appends.
@@ -75,11 +76,7 @@ describe('view beacons and sign-ups through Nginx', () => {
       assert.equal(res.status, 204, `reader ${reader}`);
     }
     // The refusals are counted where the primary reads them, not logged line by line.
-    const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline && (fs.existsSync(fallbackLog) ? fs.readFileSync(fallbackLog, 'utf8') : '').split(' nginx-429 ').length < 2) {
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    assert.match(fs.readFileSync(fallbackLog, 'utf8'), / nginx-429 /);
+    await waitFor("a refusal in Nginx's fallback log", () => (fs.existsSync(fallbackLog) ? fs.readFileSync(fallbackLog, 'utf8') : '').includes(' nginx-429 '));
     assert.doesNotMatch(nginx.errors(), /limiting requests/);
     // The drain flushes what the worker counted.
     assert.equal(await cluster.stop(), 0);

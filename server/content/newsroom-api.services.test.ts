@@ -52,6 +52,8 @@ interface AdapterOptions {
   maxBytes?: number;
   backoffMs?: number;
   now?: () => number;
+  /** Another newsroom than the file's shared one. */
+  baseUrl?: string;
 }
 
 type Adapter = ContentReader & { content: Content; cacheStats(): { entries: number; bytes: number } };
@@ -59,7 +61,7 @@ type Adapter = ContentReader & { content: Content; cacheStats(): { entries: numb
 /** The newsroom API as a worker reads it: the store, and the content cache over it. */
 function adapter(options: AdapterOptions = {}): Adapter {
   const content = contentOver(
-    openNewsroomApi({ baseUrl: newsroom.url, timeoutMs }),
+    openNewsroomApi({ baseUrl: options.baseUrl ?? newsroom.url, timeoutMs }),
     {
       contentTimeoutMs: timeoutMs,
       contentFreshS: (options.freshMs ?? 0) / 1000,
@@ -81,6 +83,19 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value?: T
     return { ms: performance.now() - started, value };
   } catch (error) {
     return { ms: performance.now() - started, error };
+  }
+}
+
+/**
+ * A newsroom of the test's own, for a test that counts what the newsroom is asked: requests an
+ * earlier test's pages sent to the shared one before they failed may still be arriving there.
+ */
+async function withOwnNewsroom(run: (own: FlakyNewsroom) => Promise<void>): Promise<void> {
+  const own = await startFlakyNewsroom(kiosk.baseUrl);
+  try {
+    await run(own);
+  } finally {
+    await own.close();
   }
 }
 
@@ -106,29 +121,33 @@ describe('the newsroom-API adapter', () => {
   });
 
   test('unknown articles and sections are null; ids and slugs of the wrong shape never reach the API', async () => {
-    newsroom.mode = 'ok';
-    const source = adapter();
-    assert.equal(await source.article('209912312359000000'), null);
-    const before = newsroom.requests;
-    assert.equal(await source.article('../../admin'), null);
-    assert.equal(await source.article('1?x=1'), null);
-    assert.equal(await source.section('weather' as 'news'), null);
-    await assert.rejects(source.section('news', { cursor: '../x' }), RangeError);
-    assert.equal(newsroom.requests, before);
-    assert.equal(source.cacheStats().entries, 0, 'not-found answers are not kept');
+    await withOwnNewsroom(async (own) => {
+      own.mode = 'ok';
+      const source = adapter({ baseUrl: own.url });
+      assert.equal(await source.article('209912312359000000'), null);
+      const before = own.requests;
+      assert.equal(await source.article('../../admin'), null);
+      assert.equal(await source.article('1?x=1'), null);
+      assert.equal(await source.section('weather' as 'news'), null);
+      await assert.rejects(source.section('news', { cursor: '../x' }), RangeError);
+      assert.equal(own.requests, before);
+      assert.equal(source.cacheStats().entries, 0, 'not-found answers are not kept');
+    });
   });
 
   test('keep-alive: connections carry request after request', async () => {
-    newsroom.mode = 'ok';
-    const source = adapter();
-    const before = { connections: newsroom.connections, requests: newsroom.requests };
-    const ids = (await kiosk.content.latest(20)).map((h) => h.id);
-    for (const id of ids) assert.ok(await source.article(id));
-    const requests = newsroom.requests - before.requests;
-    const connections = newsroom.connections - before.connections;
-    // An article page asks for the article, then its tags' and its section's lists at once: no
-    // more connections than one page's lists, however many requests.
-    assert.ok(requests > 40 && connections <= 8, `${connections} connections for ${requests} requests`);
+    await withOwnNewsroom(async (own) => {
+      own.mode = 'ok';
+      const source = adapter({ baseUrl: own.url });
+      const before = { connections: own.connections, requests: own.requests };
+      const ids = (await kiosk.content.latest(20)).map((h) => h.id);
+      for (const id of ids) assert.ok(await source.article(id));
+      const requests = own.requests - before.requests;
+      const connections = own.connections - before.connections;
+      // An article page asks for the article, then its tags' and its section's lists at once: no
+      // more connections than one page's lists, however many requests.
+      assert.ok(requests > 40 && connections <= 8, `${connections} connections for ${requests} requests`);
+    });
   });
 
   for (const mode of failingModes) {
@@ -222,33 +241,31 @@ describe('the newsroom-API adapter', () => {
   });
 
   test('readers of the same page share its requests to the API', async () => {
-    newsroom.mode = 'hang';
-    // Requests an earlier test's page sent before it failed may still be arriving: wait for quiet.
-    for (let seen = -1; seen !== newsroom.requests;) {
-      seen = newsroom.requests;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    const source = adapter();
-    const before = newsroom.paths.length;
-    const results = await Promise.all(Array.from({ length: 10 }, () => timed(() => source.frontPage())));
-    assert.ok(results.every((r) => isContentUnavailable(r.error)));
-    const asked = newsroom.paths.slice(before);
-    // The front page's lists (every section's, which make the everything list too) and its tags.
-    assert.ok(asked.length >= 13, asked.join(' '));
-    assert.equal(new Set(asked).size, asked.length, `ten readers, each path asked once: ${asked.join(' ')}`);
+    await withOwnNewsroom(async (own) => {
+      own.mode = 'hang';
+      const source = adapter({ baseUrl: own.url });
+      const results = await Promise.all(Array.from({ length: 10 }, () => timed(() => source.frontPage())));
+      assert.ok(results.every((r) => isContentUnavailable(r.error)));
+      const asked = [...own.paths];
+      // The front page's lists (every section's, which make the everything list too) and its tags.
+      assert.ok(asked.length >= 13, asked.join(' '));
+      assert.equal(new Set(asked).size, asked.length, `ten readers, each path asked once: ${asked.join(' ')}`);
+    });
   });
 
   test('within the fresh time the API is not asked again', async () => {
-    newsroom.mode = 'ok';
-    const source = adapter({ freshMs: 60_000 });
-    const before = newsroom.requests;
-    await source.frontPage();
-    const asked = newsroom.requests;
-    assert.ok(asked > before);
-    await source.frontPage();
-    await source.latest();
-    await source.section('news');
-    assert.equal(newsroom.requests, asked, 'the front page, the latest list and a section page: nothing asked again');
+    await withOwnNewsroom(async (own) => {
+      own.mode = 'ok';
+      const source = adapter({ freshMs: 60_000, baseUrl: own.url });
+      const before = own.requests;
+      await source.frontPage();
+      const asked = own.requests;
+      assert.ok(asked > before);
+      await source.frontPage();
+      await source.latest();
+      await source.section('news');
+      assert.equal(own.requests, asked, 'the front page, the latest list and a section page: nothing asked again');
+    });
   });
 
   test('up to the stale time a failure is answered from the old copy; past it, a 503', async () => {
@@ -264,21 +281,23 @@ describe('the newsroom-API adapter', () => {
   });
 
   test('after an outage the API is left alone for the backoff, then asked again', async () => {
-    newsroom.mode = 'ok';
-    let now = 0;
-    const source = adapter({ backoffMs: 400, now: () => now });
-    const good = await source.frontPage();
-    newsroom.mode = 'reset';
-    assert.deepEqual(await source.frontPage(), good, 'stale copy');
-    const before = newsroom.requests;
-    now = 399;
-    assert.deepEqual(await source.frontPage(), good, 'stale copy, without asking');
-    await assert.rejects(source.mostRead(), isContentUnavailable, 'nothing cached: at once a 503');
-    assert.equal(newsroom.requests, before);
-    now = 400;
-    newsroom.mode = 'ok';
-    assert.ok(await source.mostRead());
-    assert.equal(newsroom.requests, before + 1);
+    await withOwnNewsroom(async (own) => {
+      own.mode = 'ok';
+      let now = 0;
+      const source = adapter({ backoffMs: 400, now: () => now, baseUrl: own.url });
+      const good = await source.frontPage();
+      own.mode = 'reset';
+      assert.deepEqual(await source.frontPage(), good, 'stale copy');
+      const before = own.requests;
+      now = 399;
+      assert.deepEqual(await source.frontPage(), good, 'stale copy, without asking');
+      await assert.rejects(source.mostRead(), isContentUnavailable, 'nothing cached: at once a 503');
+      assert.equal(own.requests, before);
+      now = 400;
+      own.mode = 'ok';
+      assert.ok(await source.mostRead());
+      assert.equal(own.requests, before + 1);
+    });
   });
 
   test('the cache stays bounded by entries and by bytes', async () => {

@@ -172,6 +172,7 @@ test('a sign-up waits for a writer that lets go within its deadline', async () =
   try {
     await signups.signup('first@example.com', ['morning'], '2026-11-25T08:00:00.000Z');
     const lock = holdWriteLock(file);
+    // The writer letting go after a moment, within the deadline, is the case under test.
     setTimeout(() => lock.release(), 100);
     await signups.signup('second@example.com', ['morning'], '2026-11-25T08:01:00.000Z');
   } finally {

@@ -38,7 +38,7 @@ const startedMs = performance.now();
 
 // "Off" must mean pure server rendering: every limit of the guard out of reach.
 const guardEnv: Record<'on' | 'off' | 'shell', Record<string, string>> = {
-  off: { SSR_QUEUE_LIMIT: '1000000', SHED_QUEUE_LIMIT: '1000000', SSR_MAX_EVENT_LOOP_DELAY_MS: '0', CRAWLER_QUEUE_LIMIT: '1000000' },
+  off: { SSR_QUEUE_LIMIT: '1000000', SHED_QUEUE_LIMIT: '1000000', CRAWLER_QUEUE_LIMIT: '1000000' },
   on: {},
   // Every request gets the shell; shedding is out of reach so the shell path alone is measured.
   shell: { SSR_QUEUE_LIMIT: '0', SHED_QUEUE_LIMIT: '1000000' },

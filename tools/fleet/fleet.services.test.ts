@@ -74,21 +74,29 @@ test('a push to instance A is served by instance B, and a preview link works on 
 });
 
 const failed = (list: Sample[]) => list.filter((s) => s.status !== 200).length;
+const answeredBy = (list: Sample[], instance: 'A' | 'B') => list.filter((s) => s.status === 200 && s.instance === instance).length;
 
 test('every process of instance B killed under steady load: failures counted, traffic moves to A, B comes back', { timeout: 180_000 }, async (t) => {
   const load = openLoad(fleet.proxy.url, paths, 100);
-  await sleep(2_000);
+  await waitFor('the load answered through both instances', () => answeredBy(load.samples, 'A') >= 50 && answeredBy(load.samples, 'B') >= 50);
   const killedAt = performance.now();
   await fleet.kill('B');
   const outOfRotation = () => fleet.proxy.changes.find((c) => c.target === 'B' && !c.healthy && c.atMs > killedAt);
   await waitFor('the health check taking B out', () => outOfRotation() !== undefined);
-  await sleep(1_000);
+  await waitFor('requests sent with B out of rotation answered', () => load.samples.filter((s) => s.atMs > outOfRotation()!.atMs).length >= 50);
   const restartedAt = performance.now();
   await fleet.restart('B');
   const bUpAt = performance.now();
   const backInRotation = () => fleet.proxy.changes.find((c) => c.target === 'B' && c.healthy && c.atMs > restartedAt);
   await waitFor('B passing its health checks again', () => backInRotation() !== undefined);
-  await sleep(2_000);
+  await waitFor(
+    'B taking requests again',
+    () =>
+      answeredBy(
+        load.samples.filter((s) => s.atMs > backInRotation()!.atMs),
+        'B',
+      ) >= 20,
+  );
   await load.stop();
 
   const { samples } = load;
@@ -116,9 +124,10 @@ test('every process of instance B killed under steady load: failures counted, tr
 
 test('PostgreSQL stopped for 4 s under load through the fleet: pages or the designed 503 only, then full recovery', { timeout: 120_000 }, async (t) => {
   const load = openLoad(fleet.proxy.url, paths, 100);
-  await sleep(2_000);
+  await waitFor('the load answered', () => load.samples.filter((s) => s.status === 200).length >= 100);
   const downAt = performance.now();
   fleet.database.stop();
+  // The outage's length is the case under test.
   await sleep(4_000);
   fleet.database.start();
   const upAt = performance.now();
@@ -128,7 +137,7 @@ test('PostgreSQL stopped for 4 s under load through the fleet: pages or the desi
     return statuses.every((s) => s === 200);
   });
   const recoveredAt = performance.now();
-  await sleep(2_000);
+  await waitFor('requests sent after the recovery answered', () => load.samples.filter((s) => s.atMs > recoveredAt).length >= 100);
   await load.stop();
   const { samples } = load;
   const down = samples.filter((s) => s.atMs >= downAt && s.atMs < upAt);

@@ -4,6 +4,11 @@
 // the load balancer, an open-loop load of GETs through it, and what the runs report (per
 // second: requests, pages, 503s, failures, by instance) with an SVG chart. Used by
 // tools/fleet/fleet.services.test.ts (short) and `npm run fleet` (long).
+//
+// openLoad is a load loop of its own, beside the load generators (tools/bench/loadgen.c and
+// Gatling), because the runs need each request's send time and the instance that answered it
+// (X-Fleet-Instance) to split failures into before, during and after a kill; loadgen reports a
+// step's totals and Gatling its own report. At 100 requests a second, fetch is enough.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
