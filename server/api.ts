@@ -4,7 +4,8 @@ import { apiRoutes, isCursor, type ApiQueryParam } from '../src/api-paths';
 import { articleIdPattern, findSection, sectionSlugPattern } from '../src/sections';
 import { isTagSlug } from '../src/tags';
 import { answerEmpty, answerJson } from './answer';
-import { cacheControl } from './cache-policy';
+import { cacheControl, pageLifetimes, type PageLifetimes } from './cache-policy';
+import { allListTags, articleTags, frontTags, sectionTags, tagTags } from './edge/tags';
 import { limitedPolicy } from './response-policy';
 import { KioskError } from './errors';
 import { clientAddress, clientKey } from './client-address';
@@ -42,8 +43,9 @@ function cursorParam(req: Request): string | undefined {
   return cursor;
 }
 
-function send(req: Request, res: Response, cache: string, body: unknown) {
-  answerJson(req, res, 200, { 'Cache-Control': cache }, body);
+/** A cacheable answer: its edge lifetime and the cache tags of what it shows (server/edge/tags.ts). */
+function send(req: Request, res: Response, cache: string, tags: Record<string, string>, body: unknown) {
+  answerJson(req, res, 200, { 'Cache-Control': cache, ...tags }, body);
 }
 
 export interface ApiOptions {
@@ -53,6 +55,8 @@ export interface ApiOptions {
   clientHops: number;
   /** The site's origin: view beacons from any other are refused. */
   siteUrl: string;
+  /** Edge lifetimes (server/cache-policy.ts): the long ones while edge purge is on; the short ones unless given. */
+  lifetimes?: PageLifetimes;
 }
 
 /**
@@ -61,9 +65,10 @@ export interface ApiOptions {
  */
 export function apiRouter(content: ContentClient, options: ApiOptions): express.Router {
   const api = express.Router({ caseSensitive: true, strict: true });
+  const lifetimes = options.lifetimes ?? pageLifetimes(false);
 
   api.get(apiRoutes.front, async (req, res) => {
-    send(req, res, cacheControl.front, await content.frontPage());
+    send(req, res, lifetimes.front, frontTags(), await content.frontPage());
   });
 
   api.get(apiRoutes.section, async (req, res) => {
@@ -71,7 +76,7 @@ export function apiRouter(content: ContentClient, options: ApiOptions): express.
     const cursor = cursorParam(req);
     const page = await content.section(section.slug, { cursor, limit: limitParam(req) });
     if (!page) throw new KioskError('notFound', `There is no section "${section.slug}".`);
-    send(req, res, cacheControl.section, page);
+    send(req, res, lifetimes.section, sectionTags(page), page);
   });
 
   api.get(apiRoutes.article, async (req, res) => {
@@ -79,7 +84,7 @@ export function apiRouter(content: ContentClient, options: ApiOptions): express.
     if (!articleIdPattern.test(id)) throw new KioskError('badRequest', 'An article id is 18 digits.');
     const page = await content.articleWithTeasers(id);
     if (!page) throw new KioskError('notFound', `There is no published article ${id}.`);
-    send(req, res, cacheControl.article, page);
+    send(req, res, lifetimes.article, articleTags(page), page);
   });
 
   api.get(apiRoutes.tag, async (req, res) => {
@@ -87,12 +92,12 @@ export function apiRouter(content: ContentClient, options: ApiOptions): express.
     if (!isTagSlug(slug)) throw new KioskError('badRequest', 'A tag is lower-case words joined by hyphens, at most 40 characters.');
     const page = await content.tag(slug, { cursor: cursorParam(req), limit: limitParam(req) });
     if (!page) throw new KioskError('notFound', `No published article is tagged "${slug}".`);
-    send(req, res, cacheControl.tag, page);
+    send(req, res, lifetimes.tag, tagTags(page), page);
   });
 
   api.get(apiRoutes.mostRead, async (req, res) => {
-    // Moves with every flush of views: cached like the front page.
-    send(req, res, cacheControl.front, { items: await content.mostRead(limitParam(req)) });
+    // Moves with every flush of views, which no content change announces: short-lived even with purge.
+    send(req, res, lifetimes.mostRead, allListTags(), { items: await content.mostRead(limitParam(req)) });
   });
 
   // A beacon's answer is read by nobody: refusals are plain statuses (a 429 says when to come
@@ -118,7 +123,7 @@ export function apiRouter(content: ContentClient, options: ApiOptions): express.
   });
 
   api.get(apiRoutes.latest, async (req, res) => {
-    send(req, res, cacheControl.front, { items: await content.latest(limitParam(req)) });
+    send(req, res, lifetimes.latest, allListTags(), { items: await content.latest(limitParam(req)) });
   });
 
   return api;

@@ -89,7 +89,9 @@ export function createApp({ config, content, signups = null, assets, writer, ren
 
   const renderDeps: RenderDeps = render ?? { content, assets, siteUrl: config.siteUrl };
   const paths = { assets: route('assets'), favicon: route('favicon'), media: route('media'), preview: route('preview') };
-  const api = routed(router().use(apiBase, apiRouter(content, { views, clientHops: config.clientAddressHops, siteUrl: config.siteUrl })));
+  const api = routed(
+    router().use(apiBase, apiRouter(content, { views, clientHops: config.clientAddressHops, siteUrl: config.siteUrl, lifetimes: renderDeps.lifetimes })),
+  );
 
   const handlers: Handlers = {
     health: reads((req, res) => answer(req, res, 200, { 'Cache-Control': cacheControl.noStore, 'Content-Type': contentTypes.text }, 'ok\n')),

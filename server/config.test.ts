@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, edgePurgeActive, loadConfig } from './config';
 
 test('defaults: port 3000, keep-alive above a 60 s proxy keep-alive, frozen', () => {
   const config = loadConfig({});
@@ -171,4 +171,25 @@ test('the demo seed at start fills SQLite only: refused beside PostgreSQL, with 
     () => loadConfig({ SEED_DEMO_CONTENT: 'true', CONTENT_DATABASE_URL: 'postgres://kiosk@127.0.0.1:5432/kiosk' }),
     /npm run seed -- --database-url/,
   );
+});
+
+test('edge purge: a dry run without a distribution id; long edge lifetimes only with one and a store that has a change feed', () => {
+  const dry = loadConfig({});
+  assert.deepEqual(dry.edgePurge, { distributionId: null, intervalMs: 1_000, maxBackoffMs: 30_000, endpoint: null });
+  assert.equal(edgePurgeActive(dry), false);
+  const live = loadConfig({ CLOUDFRONT_DISTRIBUTION_ID: 'E2QWRUHAPOMQZL', EDGE_PURGE_INTERVAL_MS: '5000' });
+  assert.equal(live.edgePurge.distributionId, 'E2QWRUHAPOMQZL');
+  assert.equal(live.edgePurge.intervalMs, 5_000);
+  assert.equal(edgePurgeActive(live), true);
+  assert.equal(
+    edgePurgeActive(loadConfig({ CLOUDFRONT_DISTRIBUTION_ID: 'E2QWRUHAPOMQZL', CONTENT_DATABASE_URL: 'postgres://kiosk@127.0.0.1:5432/kiosk' })),
+    true,
+  );
+  // The newsroom API has no feed to purge by.
+  assert.equal(edgePurgeActive(loadConfig({ CLOUDFRONT_DISTRIBUTION_ID: 'E2QWRUHAPOMQZL', CONTENT_API_URL: 'http://127.0.0.1:3001/api' })), false);
+  for (const bad of ['e2qwruhapomqzl', 'E2QW RUHA', 'arn:aws:cloudfront::1:distribution/E2']) {
+    assert.throws(() => loadConfig({ CLOUDFRONT_DISTRIBUTION_ID: bad }), /CLOUDFRONT_DISTRIBUTION_ID must be a distribution id/, bad);
+  }
+  assert.throws(() => loadConfig({ EDGE_PURGE_INTERVAL_MS: '10' }), /EDGE_PURGE_INTERVAL_MS/);
+  assert.throws(() => loadConfig({ AWS_ENDPOINT_URL_CLOUDFRONT: 'ftp://x' }), /AWS_ENDPOINT_URL_CLOUDFRONT/);
 });

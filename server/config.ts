@@ -107,6 +107,19 @@ export interface Config {
   pageCacheTtlMs: number;
   pageCacheMaxBytes: number;
   metrics: MetricsConfig;
+  /** Purging CloudFront by cache tag from the content change feed (server/edge/). */
+  edgePurge: EdgePurgeConfig;
+}
+
+export interface EdgePurgeConfig {
+  /** CLOUDFRONT_DISTRIBUTION_ID: the distribution to purge; null: a dry run that logs what it would send. */
+  distributionId: string | null;
+  /** EDGE_PURGE_INTERVAL_MS: changes are gathered this long into one CreateInvalidation call. */
+  intervalMs: number;
+  /** EDGE_PURGE_MAX_BACKOFF_MS: a failed call is retried after 1 s, doubling up to this. */
+  maxBackoffMs: number;
+  /** AWS_ENDPOINT_URL_CLOUDFRONT: another CloudFront API endpoint (tests' moto); null: AWS's. */
+  endpoint: string | null;
 }
 
 /**
@@ -375,6 +388,27 @@ function metricsConfig(env: Env, nodeEnv: Config['nodeEnv'], port: number): Metr
   });
 }
 
+function edgePurgeConfig(env: Env): EdgePurgeConfig {
+  const distributionId = env.CLOUDFRONT_DISTRIBUTION_ID || null;
+  if (distributionId !== null && !/^[A-Z0-9]{1,64}$/.test(distributionId)) {
+    throw new ConfigError(`CLOUDFRONT_DISTRIBUTION_ID must be a distribution id such as E2QWRUHAPOMQZL (capital letters and digits), got "${distributionId}"`);
+  }
+  return Object.freeze({
+    distributionId,
+    intervalMs: integer(env, 'EDGE_PURGE_INTERVAL_MS', 1_000, 50, 60_000),
+    maxBackoffMs: integer(env, 'EDGE_PURGE_MAX_BACKOFF_MS', 30_000, 1_000, 600_000),
+    endpoint: endpointUrl(env, 'AWS_ENDPOINT_URL_CLOUDFRONT') ?? endpointUrl(env, 'AWS_ENDPOINT_URL'),
+  });
+}
+
+/**
+ * Edge purge is on: a distribution to purge and a store whose change feed says what changed (the
+ * newsroom API has none). Only then do pages get the long edge lifetimes (server/cache-policy.ts).
+ */
+export function edgePurgeActive(config: Pick<Config, 'edgePurge' | 'content'>): boolean {
+  return config.edgePurge.distributionId !== null && config.content.store !== 'newsroom-api';
+}
+
 /** Reads the environment once; throws ConfigError with a readable message on bad input. */
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   refuseRemovedSettings(env);
@@ -430,6 +464,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     contentCacheEntries: integer(env, 'CONTENT_CACHE_ENTRIES', 20_000, 1, 1_000_000),
     contentCacheMb: integer(env, 'CONTENT_CACHE_MB', 64, 1, 4_096),
     metrics: metricsConfig(env, environment, port),
+    edgePurge: edgePurgeConfig(env),
   };
   requireStoreAbilities(config);
   return Object.freeze(config);

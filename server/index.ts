@@ -4,6 +4,7 @@ import throng from 'throng';
 import { loadAssets } from './assets';
 import { loadConfig } from './config';
 import { contentStoreProblem } from './content/store-check';
+import { startEdgePurge } from './edge/start';
 import { describeError, log } from './log';
 import { startPrimaryMetrics } from './metrics/primary';
 import { claimPorts, findPortOwner, isAddressInUse, listenPorts, portTakenExitCode, portTakenSentence } from './port-owner';
@@ -98,14 +99,17 @@ async function primary() {
     // a replacement that cannot (one per-worker port taken) is revived as before, the rest serving.
     if (code === portTakenExitCode && w.id <= config.webConcurrency) process.exit(1);
   });
-  // Worker restarts, host CPU and memory to CloudWatch; the cluster's /metrics on 127.0.0.1.
-  const metrics = await startPrimaryMetrics(config);
+  // The content change feed purges CloudFront from here, never from a request's path (server/edge/).
+  const edge = startEdgePurge(config);
+  // Worker restarts, host CPU and memory, edge purge to CloudWatch; the cluster's /metrics on 127.0.0.1.
+  const metrics = await startPrimaryMetrics(config, edge);
   // throng passes these signals on to the workers; the primary sends its last numbers meanwhile.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       // The workers stop listening as they start draining: a successor may claim the port now.
       claim.claim.release();
-      void metrics.close(config.shutdownGraceMs);
+      // The sender's last call first (its numbers then go out with the last metrics).
+      void (edge?.close(Math.min(5_000, config.shutdownGraceMs)) ?? Promise.resolve()).finally(() => metrics.close(config.shutdownGraceMs));
     });
   }
 }

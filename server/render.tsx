@@ -12,7 +12,8 @@ import type { AppStore } from '../src/store';
 import { latestListSize } from '../src/content';
 import { PageState } from './page-state';
 import type { Assets } from './assets';
-import { cacheControl } from './cache-policy';
+import { cacheControl, pageLifetimes, type PageLifetimes } from './cache-policy';
+import { cacheTagHeader, cacheTag, pageTags } from './edge/tags';
 import { renderDocument } from './document';
 import { contentSecurityPolicy, newNonce } from './security-headers';
 
@@ -31,6 +32,8 @@ export interface RenderDeps {
   domBudget?: boolean;
   /** The header, navigation and footer rendered once (buildChrome, as every worker does); null renders them per request (the whole render the splice is checked against). */
   chrome?: Chrome | null;
+  /** Edge lifetimes per page type (server/cache-policy.ts): the long ones while edge purge is on; the short ones unless given. */
+  lifetimes?: PageLifetimes;
 }
 
 /** The site's chrome as HTML, split where a page's own markup goes. */
@@ -75,8 +78,12 @@ export async function renderPage(pathname: string, deps: RenderDeps, options: { 
     siteUrl: deps.siteUrl,
   });
   const result = await resolveRoute(pathname, data);
+  const lifetimes = deps.lifetimes ?? pageLifetimes(false);
   if (result.kind === 'redirect') {
-    return { kind: 'redirect', status: result.status, location: result.location, headers: { 'Cache-Control': cacheControl.article } };
+    // An article's address under another section: it moves if the article does.
+    const id = /\/(\d{18})$/.exec(result.location)?.[1];
+    const tags = id === undefined ? {} : cacheTagHeader([cacheTag.article(id)]);
+    return { kind: 'redirect', status: result.status, location: result.location, headers: { 'Cache-Control': lifetimes.article, ...tags } };
   }
   const store = data.store();
   const body = renderApp(store, result, deps.chrome ?? null);
@@ -106,8 +113,10 @@ export async function renderPage(pathname: string, deps: RenderDeps, options: { 
     nonce,
     headers: {
       'Content-Security-Policy': contentSecurityPolicy(nonce === undefined ? 'none' : { nonce }),
-      'Cache-Control': cacheControl[result.cache],
+      'Cache-Control': result.cache === 'notFound' ? cacheControl.notFound : lifetimes[result.cache],
       'X-Render-Mode': 'ssr',
+      // What the page shows, for purging it at the edge (server/edge/tags.ts); none on a preview.
+      ...(preview ? {} : pageTags(result.cache, store.getState(), result.articleId)),
     },
   };
 }

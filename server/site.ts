@@ -1,7 +1,8 @@
 import type { RequestListener } from 'node:http';
 import { createApp, type AppConfig } from './app';
 import type { Assets } from './assets';
-import type { Config } from './config';
+import { edgePurgeActive, type Config } from './config';
+import { pageLifetimes } from './cache-policy';
 import type { Content } from './content/open';
 import { EventLoopDelaySampler, GcObserver } from './metrics/event-loop';
 import { WorkerMetrics } from './metrics/worker-metrics';
@@ -18,6 +19,8 @@ const maxViewClientsPerMinute = 200_000;
 export type SiteConfig = AppConfig &
   Pick<
     Config,
+    | 'edgePurge'
+    | 'content'
     | 'ssrLatestItems'
     | 'domBudget'
     | 'viewsFlushS'
@@ -67,6 +70,8 @@ export function createSite({
     latestItems: config.domBudget ? config.ssrLatestItems : undefined,
     domBudget: config.domBudget,
     chrome: buildChrome(),
+    // Long edge lifetimes only while the edge is purged on every change (server/edge/).
+    lifetimes: pageLifetimes(edgePurgeActive(config)),
   };
   const published = content.views !== null ? content.published : null;
   const views =

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { cacheControl } from '../server/cache-policy';
+import { cacheControl, purgedCacheControl } from '../server/cache-policy';
 import { defaultDrafts, defaultPublished, generateArticles } from '../server/content/seed';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -63,6 +63,21 @@ test("docs/architecture.md's cache policy table says what server/cache-policy.ts
   }
   assert.deepEqual(said, expected);
   assert.equal(sMaxAge(said['article page']!), sMaxAge(cacheControl.article));
+
+  // The third column: the lifetimes with edge purge on.
+  const purged = new Map(tableAfter('docs/architecture.md', '## Cache policy').map((row) => [row[0]!, row[2]]));
+  const withPurge: Record<string, string> = {
+    'front page': purgedCacheControl.front,
+    'section page': purgedCacheControl.section,
+    'article page': purgedCacheControl.article,
+    'tag page': purgedCacheControl.tag,
+    'latest list (`/api/latest`)': purgedCacheControl.latest,
+    'most read (`/api/most-read`)': purgedCacheControl.mostRead,
+  };
+  for (const [what, header] of Object.entries(withPurge)) {
+    const same = /^same with `s-maxage=(\d+)`$/.exec(purged.get(what) ?? '')?.[1];
+    assert.equal(same === undefined ? undefined : cacheControl.front.replace(/s-maxage=\d+/, `s-maxage=${same}`), header, `with edge purge: ${what}`);
+  }
 });
 
 test('no doc counts the sections: src/sections.ts is where they are', () => {

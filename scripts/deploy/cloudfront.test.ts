@@ -4,11 +4,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
-import { cacheControl } from '../../server/cache-policy';
+import { cacheControl, purgedCacheControl } from '../../server/cache-policy';
+import { cacheTagHeaderName } from '../../server/edge/tags';
 import { apiBase, apiPath } from '../../src/api-paths';
 import { route, routeOf, routeTable, type Route } from '../../src/request-kinds';
 import { ebConfigPath } from '../nginx/render';
-import { apiCacheKeyQueryStrings, cacheBehaviours, managed, type Behavior } from './cloudfront';
+import { apiCacheKeyQueryStrings, cacheBehaviours, cacheTagConfig, managed, type Behavior } from './cloudfront';
 import { loadConfigFiles, optionSettings, resources, settingValue } from './ebextensions';
 
 interface CachePolicyConfig {
@@ -35,6 +36,7 @@ const distribution = all.KioskDistribution?.Properties?.DistributionConfig as {
   CacheBehaviors: Behavior[];
   CustomErrorResponses: { ErrorCode: number; ErrorCachingMinTTL: number; ResponsePagePath?: string }[];
   ViewerCertificate: Record<string, unknown>;
+  CacheTagConfig?: { HeaderName: string };
 };
 
 function policyOf(behavior: Behavior): CachePolicyConfig | string {
@@ -62,7 +64,7 @@ test('pages: the origin decides how long, the query string is not in the key, st
   // 0 minimum: private, no-store answers (5xx, preview) are never kept.
   assert.equal(pages.MinTTL, 0);
   assert.equal(pages.DefaultTTL, 0);
-  for (const header of [cacheControl.front, cacheControl.section, cacheControl.article]) {
+  for (const header of [cacheControl.front, cacheControl.section, cacheControl.article, ...Object.values(purgedCacheControl)]) {
     const sMaxAge = directive(header, 's-maxage');
     assert.ok(sMaxAge > 0 && sMaxAge <= pages.MaxTTL, `s-maxage ${sMaxAge} within the behaviour's MaxTTL`);
     assert.ok(pages.MaxTTL >= directive(header, 'stale-if-error'), 'MaxTTL must not cut the stale-if-error window');
@@ -210,4 +212,9 @@ test('every reference resolves to a resource declared here or one Elastic Beanst
     if (!named.has(resource.Type)) continue;
     assert.match(JSON.stringify(resource.Properties), /AWSEBEnvironmentName/, `${name}'s name does not include the environment's`);
   }
+});
+
+test("the distribution's CacheTagConfig names the header the origin writes its cache tags in", () => {
+  assert.deepEqual(distribution.CacheTagConfig, cacheTagConfig());
+  assert.equal(distribution.CacheTagConfig?.HeaderName, cacheTagHeaderName);
 });

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { apiQueryParams } from '../../src/api-paths';
 import { routeTable, type EdgeClass, type Route } from '../../src/request-kinds';
+import { cacheTagHeaderName } from '../../server/edge/tags';
 
 /**
  * AWS-managed policies, by the ids CloudFormation takes ("Use managed cache policies", "Use
@@ -91,6 +92,20 @@ export function apiCacheKeyQueryStrings(): { QueryStringBehavior: 'whitelist'; Q
   return { QueryStringBehavior: 'whitelist', QueryStrings: [...apiQueryParams] };
 }
 
+/**
+ * The distribution's CacheTagConfig: the header the origin names its cache tags in
+ * (server/edge/tags.ts), which CloudFront stores with each object so CreateInvalidation can
+ * drop objects by "#tag".
+ */
+export function cacheTagConfig(): { HeaderName: string } {
+  return { HeaderName: cacheTagHeaderName };
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  process.stdout.write(stringify({ CacheBehaviors: cacheBehaviours(), ApiQueryStringsConfig: apiCacheKeyQueryStrings() }, { aliasDuplicateObjects: false }));
+  process.stdout.write(
+    stringify(
+      { CacheBehaviors: cacheBehaviours(), ApiQueryStringsConfig: apiCacheKeyQueryStrings(), CacheTagConfig: cacheTagConfig() },
+      { aliasDuplicateObjects: false },
+    ),
+  );
 }

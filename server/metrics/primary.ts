@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import os from 'node:os';
 import client from 'prom-client';
 import type { Config } from '../config';
+import type { PurgeStats } from '../edge/purge';
 import { describeError, log } from '../log';
 import { metricNames, startCloudWatch, type Sample } from './cloudwatch';
 import { NginxFallbackLog } from './nginx-fallback';
@@ -48,7 +49,7 @@ export function hostMemoryPercent(): number {
 }
 
 /** Call from throng's master function, before the first fork. */
-export async function startPrimaryMetrics(config: Readonly<Config>): Promise<PrimaryMetrics> {
+export async function startPrimaryMetrics(config: Readonly<Config>, edge: PurgeStats | null = null): Promise<PrimaryMetrics> {
   let forks = 0;
   let restarts = 0;
   let restartsUnsent = 0;
@@ -100,6 +101,36 @@ export async function startPrimaryMetrics(config: Readonly<Config>): Promise<Pri
     },
   });
 
+  // Edge purge (server/edge/): every primary sends the three series, zero where it does not
+  // purge, so the alarms always have data; only the sender has a lag.
+  new client.Counter({
+    name: 'kiosk_edge_purge_tags_total',
+    help: 'Cache tags (and paths) sent in accepted CloudFront CreateInvalidation calls',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(edge?.tagsSent ?? 0);
+    },
+  });
+  new client.Counter({
+    name: 'kiosk_edge_purge_failures_total',
+    help: 'CloudFront CreateInvalidation calls that failed (each is retried with the changes since)',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(edge?.failures ?? 0);
+    },
+  });
+  new client.Gauge({
+    name: 'kiosk_edge_purge_lag_seconds',
+    help: 'Age of the oldest content change no accepted CreateInvalidation covers yet; 0 when none',
+    registers: [registry],
+    collect() {
+      this.set(edge?.lagS() ?? 0);
+    },
+  });
+  let edgeSent = { tags: 0, failures: 0 };
+
   const cpu = new HostCpu();
   const publisher = startCloudWatch(
     config.metrics,
@@ -114,7 +145,15 @@ export async function startPrimaryMetrics(config: Readonly<Config>): Promise<Pri
         { name: metricNames.nginxRateLimited, unit: 'Count', value: fallbackNow.limited - fallbackSent.limited },
       ];
       fallbackSent = fallbackNow;
+      const edgeNow = { tags: edge?.tagsSent ?? 0, failures: edge?.failures ?? 0 };
+      const edgeSamples: Sample[] = [
+        { name: metricNames.edgePurgeTags, unit: 'Count', value: edgeNow.tags - edgeSent.tags },
+        { name: metricNames.edgePurgeFailures, unit: 'Count', value: edgeNow.failures - edgeSent.failures },
+        { name: metricNames.edgePurgeLag, unit: 'Seconds', value: edge?.lagS() ?? 0 },
+      ];
+      edgeSent = edgeNow;
       return [
+        ...edgeSamples,
         ...fallbackSamples,
         { name: metricNames.workerRestarts, unit: 'Count', value: sent },
         { name: metricNames.workers, unit: 'Count', value: liveWorkers() },

@@ -1,0 +1,58 @@
+import os from 'node:os';
+import { CloudFrontClient, CreateInvalidationCommand } from '@aws-sdk/client-cloudfront';
+import type { EdgePurgeConfig } from '../config';
+import { log } from '../log';
+import type { Invalidate } from './purge';
+
+// CloudFront's CreateInvalidation (AWS SDK v3), or, without a distribution, a dry run that logs
+// what it would send. The SDK does not retry on its own here: the purge sender retries, with the
+// items that arrived meanwhile in the same call (server/edge/purge.ts).
+
+/** CloudFront's API is global; its endpoint is in us-east-1. */
+const cloudFrontRegion = 'us-east-1';
+const callTimeoutMs = 10_000;
+
+export interface EdgeTarget {
+  invalidate: Invalidate;
+  /** True when calls reach CloudFront; false for the dry run. */
+  live: boolean;
+  close(): void;
+}
+
+export function cloudFrontTarget(config: EdgePurgeConfig): EdgeTarget {
+  const distributionId = config.distributionId;
+  if (distributionId === null) {
+    return {
+      live: false,
+      invalidate: (items) => {
+        log.info('edge purge dry run (CLOUDFRONT_DISTRIBUTION_ID is not set): would invalidate', { items });
+        return Promise.resolve();
+      },
+      close: () => undefined,
+    };
+  }
+  const client = new CloudFrontClient({
+    region: cloudFrontRegion,
+    maxAttempts: 1,
+    ...(config.endpoint === null ? {} : { endpoint: config.endpoint }),
+  });
+  let sequence = 0;
+  return {
+    live: true,
+    async invalidate(items) {
+      sequence += 1;
+      await client.send(
+        new CreateInvalidationCommand({
+          DistributionId: distributionId,
+          InvalidationBatch: {
+            // Unique per call: CloudFront refuses a reference it has seen with other items.
+            CallerReference: `kiosk-${os.hostname()}-${process.pid}-${Date.now()}-${sequence}`,
+            Paths: { Quantity: items.length, Items: [...items] },
+          },
+        }),
+        { abortSignal: AbortSignal.timeout(callTimeoutMs) },
+      );
+    },
+    close: () => client.destroy(),
+  };
+}
