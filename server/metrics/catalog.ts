@@ -28,6 +28,9 @@ export const metricNames = {
   metricsDropped: 'MetricsDropped',
   contentStoreReads: 'ContentStoreReads',
   contentRebuilt: 'ContentRebuilt',
+  edgePurgeTags: 'EdgePurgeTags',
+  edgePurgeFailures: 'EdgePurgeFailures',
+  edgePurgeLag: 'EdgePurgeLag',
 } as const;
 
 interface Exported {
