@@ -7,6 +7,7 @@ import { repositoryRoot, UsageError } from '@kiosk/surface';
 import { readBenchJson, type BenchFigures } from './bench-input';
 import { renderChart } from './chart';
 import { InputError, span } from './duration';
+import { compareEdge, edgeDefaults } from './edge';
 import { drawLaunches, type HealthCheck } from './launch';
 import { readOptions, usage, type CapacityOptions } from './options';
 import { readPolicy, type PolicyReading } from './policy';
@@ -14,6 +15,7 @@ import { parseProfile, parseProfileCsv, type Profile } from './profile';
 import { comparePolicies, policyLabels, variants } from './compare';
 import { parseObjective, recommend, type RecommendInput } from './recommend';
 import { benchCheck, describeInputs, rate, spreadLines, summaryLines, timelineTable, type ReportInputs } from './report';
+import { edgeLines } from './report-edge';
 import { comparisonLines, objectiveLines, recommendationLines } from './report-recommend';
 import { simulate, type LaunchModel } from './simulate';
 import { minuteRows, summarize, type Summary } from './summary';
@@ -110,6 +112,31 @@ function main(): number {
     runs: options.runs,
     seed: options.seed,
   };
+
+  if (options.edge) {
+    const edge = options.edge;
+    const input = {
+      site: { ...edgeDefaults.site, articles: edge.articles, zipf: edge.zipf, htmlShare: 1 / options.pagesPerSession },
+      seed: options.seed,
+      today: edgeDefaults.today,
+      purged: {
+        lifetimes: edge.lifetimes,
+        staleWhileRevalidateS: edgeDefaults.today.staleWhileRevalidateS,
+        pushesPerS: edge.pushesPerS,
+        purgeBatchS: edge.purgeBatchS,
+      },
+      viewsPerS: edge.viewsPerS,
+      locations: edge.locations,
+      regionalCaches: edge.regionalCaches,
+      frontHit: edge.frontHit,
+      anchorViewsPerS: edge.anchorViewsPerS,
+      capacity,
+    };
+    const comparison = compareEdge(input);
+    if (options.json) console.log(JSON.stringify({ inputs: { ...input, capacitySources: sources }, comparison }, null, 2));
+    else console.log([...edgeLines(input, comparison, sources, policy.minSize)].join('\n'));
+    return 0;
+  }
 
   if (options.recommend) {
     if (options.holdS <= 0) throw new InputError('--hold must be above 0');

@@ -48,6 +48,16 @@ describe('npm run capacity', () => {
       '--hold',
       '--day',
       '--max-shell-share',
+      '--edge',
+      '--edge-rate',
+      '--edge-locations',
+      '--front-hit',
+      '--anchor-rate',
+      '--regional-caches',
+      '--pushes-per-s',
+      '--purge-batch',
+      '--front-lifetime',
+      '--article-lifetime',
       'Examples:',
     ]) {
       assert.ok(out.stdout.includes(flag), flag);
@@ -104,6 +114,53 @@ describe('npm run capacity', () => {
     assert.match(out.stdout, /^Recommended: (CPU|overload|both)[^\n]*, with MinSize \d+: meets it in \d+ of 5 runs/m);
     assert.match(out.stdout, /^ {2}both, as configured +2 /m);
     assert.match(out.stdout, /^(With the CPU trigger alone: MinSize \d+, UpperBreachScaleIncrement \d+|No MinSize from)/m);
+  });
+
+  test('--edge: origin requests per 1,000 views and instances, today against purge-driven; the seed draws the site, the flags reach the model', () => {
+    const args = ['--edge', '--ssr-per-vcpu', '22.5', '--shell-per-vcpu', '200', '--seed', '3'];
+    const out = capacity(...args);
+    assert.equal(out.status, 0, out.stderr);
+    assert.match(out.stdout, /^At 3,000 page views\/s at the edge, origin requests per 1,000 page views:$/m);
+    assert.match(out.stdout, /^today( +[\d.,]+){5}$/m);
+    assert.match(out.stdout, /^purge-driven( +[\d.,]+){5}$/m);
+    assert.match(out.stdout, /^ {2}Edge locations: [\d,]+ \(calibrated: today's front page answered at the edge for 80% of its views at 1,000 views\/s/m);
+    assert.match(
+      out.stdout,
+      /^Purge-driven lifetimes: [\d.]+× fewer origin requests per 1,000 page views than today \(target: at least 5×\): (met|not met)\.$/m,
+    );
+    assert.match(out.stdout, /^Instances that server-render every page at 3,000 views\/s, at 100% CPU: today \d+, purge-driven \d+ \(MinSize \d+\)\.$/m);
+    assert.equal(capacity(...args).stdout, out.stdout, 'the same seed, the same report');
+
+    const json = (...more: string[]) => {
+      const run = capacity(...args, '--json', ...more);
+      assert.equal(run.status, 0, run.stderr);
+      return JSON.parse(run.stdout) as { comparison: { locations: number; purged: { perThousand: number; originPerS: Record<string, number> } } };
+    };
+    const base = json();
+    const otherSite = JSON.parse(capacity('--edge', '--ssr-per-vcpu', '22.5', '--shell-per-vcpu', '200', '--seed', '4', '--json').stdout);
+    assert.notEqual(otherSite.comparison.purged.perThousand, base.comparison.purged.perThousand, 'another seed, other sections and tags');
+    assert.ok(json('--article-lifetime', '4h').comparison.purged.originPerS.article! < base.comparison.purged.originPerS.article!);
+    assert.ok(json('--pushes-per-s', '5').comparison.purged.perThousand > base.comparison.purged.perThousand);
+    assert.equal(json('--edge-locations', '50').comparison.locations, 50);
+  });
+
+  test('bad --edge options are a clear message and exit 2', () => {
+    for (const [args, message] of [
+      [['--front-lifetime', '0'], /--front-lifetime must be at least 1 s/],
+      [['--article-lifetime', 'forever'], /--article-lifetime: "forever" is not a duration/],
+      [['--front-hit', '1'], /--front-hit must be a share above 0, below 1/],
+      [['--edge-locations', '2.5'], /--edge-locations must be a whole number from 1 to 100000/],
+      [['--recommend'], /--edge and --recommend: one or the other/],
+      [['--front-hit', '0.999', '--anchor-rate', '0.001'], /no count of edge locations gives today's front page a 99\.9% hit ratio/],
+    ] as const) {
+      const out = capacity('--edge', ...args, '--ssr-per-vcpu', '22.5', '--shell-per-vcpu', '200');
+      assert.equal(out.status, 2, `${args.join(' ')}: ${out.stderr}`);
+      assert.match(out.stderr, message);
+      assert.doesNotMatch(out.stderr, /\n\s+at /, 'no stack trace');
+    }
+    const without = capacity('--article-lifetime', '2h', '--ssr-per-vcpu', '22.5', '--shell-per-vcpu', '200');
+    assert.equal(without.status, 2);
+    assert.match(without.stderr, /--article-lifetime goes with --edge/);
   });
 
   test('a missing bench file is a clear error, exit 2', () => {

@@ -1,5 +1,6 @@
 import { numberFlag, parseCommandLine } from '@kiosk/surface';
 import { InputError, parseDuration } from './duration';
+import { edgeDefaults, type Lifetimes } from './edge';
 import { parseRange, type Range } from './launch';
 
 export const usage = `Usage: npm run capacity -- [options]
@@ -95,6 +96,35 @@ Traffic:
   --cdn-hit R               share CloudFront answers, 0 to 1 (default 0.8)
   --pages-per-session N     page views per session (default 3.55)
 
+Edge lifetimes and purges (--edge; docs/capacity-planning.md, "The edge"):
+  --edge                    instead of the fleet's timeline: origin requests per 1,000 page
+                            views and instances needed, with today's edge lifetimes (front
+                            10 s, sections 30 s, articles 60 s, tags 120 s, 30 s
+                            stale-while-revalidate) against purge-driven ones below. Views
+                            follow a Zipf popularity over the articles, sections and tags;
+                            each push purges its article, its section, its tags and the
+                            front page at every edge location
+  --edge-rate N             page views per second at the edge where the origin is counted
+                            (default ${edgeDefaults.viewsPerS}, the newsroom's peak)
+  --edge-locations N        edge locations sharing the views (default: calibrated so that
+                            today's front page is answered at the edge for --front-hit of
+                            its views at --anchor-rate)
+  --front-hit R             the anchor: today's front-page hit ratio at the edge locations
+                            (default ${edgeDefaults.frontHit})
+  --regional-caches N       regional edge caches between the edge locations and the origin,
+                            sharing their misses (default 0: every edge location's miss
+                            reaches the origin)
+  --anchor-rate N           page views per second when it was measured (default ${edgeDefaults.anchorViewsPerS})
+  --pushes-per-s N          CMS pushes per second, each purging its story's pages (default ${edgeDefaults.pushesPerS})
+  --purge-batch DURATION    the purge sender's batch: a page is purged once per batch at most
+                            (default ${edgeDefaults.purgeBatchS}s)
+  --front-lifetime DURATION, --section-lifetime DURATION, --tag-lifetime DURATION,
+  --article-lifetime DURATION
+                            the purge-driven lifetimes at the edge (default 10m, 1h, 1h, 1h)
+  --articles N              articles read (default ${edgeDefaults.site.articles})
+  --zipf S                  popularity exponent within each page type (default ${edgeDefaults.site.zipf})
+  --seed N                  also draws each article's section and tags
+
 Output:
   --price USD               per instance-hour, for costs (e.g. 0.17, c5.xlarge on demand in
                             us-east-1 at the time of writing: check yours)
@@ -130,6 +160,8 @@ Examples:
   npm run capacity -- --profile ramp:600:6000@10m-20m --duration 60m --svg /tmp/ramp.svg
   npm run capacity -- --profile-csv election-night.csv --deploy 2m-4m --json > run.json
   npm run capacity -- --option aws:autoscaling:trigger:UpperBreachScaleIncrement=2 --deploy 3m-5m
+  npm run capacity -- --edge --ssr-per-vcpu 22.5 --shell-per-vcpu 200
+                                                     # today's edge lifetimes against purge-driven ones
   npm run capacity -- --recommend --objective 1000:3000@5m --ssr-per-vcpu 22.5 --shell-per-vcpu 200 --price 0.17`;
 
 export interface CapacityOptions {
@@ -166,6 +198,20 @@ export interface CapacityOptions {
   maxShellShare: number;
   minSizeFloor: number;
   meetShare: number;
+  edge: EdgeOptions | null;
+}
+
+export interface EdgeOptions {
+  viewsPerS: number;
+  locations: number | null;
+  frontHit: number;
+  anchorViewsPerS: number;
+  regionalCaches: number;
+  pushesPerS: number;
+  purgeBatchS: number;
+  lifetimes: Lifetimes;
+  articles: number;
+  zipf: number;
 }
 
 const numberIn = numberFlag;
@@ -212,6 +258,20 @@ export function readOptions(args: string[]): CapacityOptions | null {
       day: { type: 'string' },
       'max-shell-share': { type: 'string' },
       'min-size-floor': { type: 'string' },
+      edge: { type: 'boolean', default: false },
+      'edge-rate': { type: 'string' },
+      'edge-locations': { type: 'string' },
+      'front-hit': { type: 'string' },
+      'anchor-rate': { type: 'string' },
+      'regional-caches': { type: 'string' },
+      'pushes-per-s': { type: 'string' },
+      'purge-batch': { type: 'string' },
+      'front-lifetime': { type: 'string' },
+      'section-lifetime': { type: 'string' },
+      'tag-lifetime': { type: 'string' },
+      'article-lifetime': { type: 'string' },
+      articles: { type: 'string' },
+      zipf: { type: 'string' },
     },
   });
   if (parsed === null) return null;
@@ -261,5 +321,62 @@ export function readOptions(args: string[]): CapacityOptions | null {
     maxShellShare: numberIn('--max-shell-share', values['max-shell-share'], share, 'a share from 0 to 1') ?? 0.05,
     minSizeFloor: numberIn('--min-size-floor', values['min-size-floor'], whole, 'a whole number ≥ 1') ?? 2,
     meetShare: numberIn('--meet-share', values['meet-share'], (n) => n > 0 && n <= 1, 'a share above 0, at most 1') ?? 0.9,
+    edge: values.edge ? readEdgeOptions(values) : noEdgeFlags(values),
+  };
+}
+
+const edgeFlags = [
+  'edge-rate',
+  'edge-locations',
+  'front-hit',
+  'anchor-rate',
+  'regional-caches',
+  'pushes-per-s',
+  'purge-batch',
+  'front-lifetime',
+  'section-lifetime',
+  'tag-lifetime',
+  'article-lifetime',
+  'articles',
+  'zipf',
+];
+
+/** The edge model's flags without --edge would be ignored: say so instead. */
+function noEdgeFlags(values: Record<string, unknown>): null {
+  const given = edgeFlags.find((flag) => values[flag] !== undefined);
+  if (given) throw new InputError(`--${given} goes with --edge`);
+  return null;
+}
+
+function readEdgeOptions(values: Record<string, string | boolean | string[] | undefined>): EdgeOptions {
+  const text = (name: string) => values[name] as string | undefined;
+  if (values.recommend) throw new InputError('--edge and --recommend: one or the other');
+  const lifetime = (flag: string, fallback: number) => {
+    const raw = text(flag);
+    if (raw === undefined) return fallback;
+    const s = parseDuration(raw, `--${flag}`);
+    if (s < 1) throw new InputError(`--${flag} must be at least 1 s`);
+    return s;
+  };
+  const batch = text('purge-batch') === undefined ? edgeDefaults.purgeBatchS : parseDuration(text('purge-batch')!, '--purge-batch');
+  if (batch < 1) throw new InputError('--purge-batch must be at least 1 s');
+  const defaults = edgeDefaults.newLifetimes;
+  return {
+    viewsPerS: numberIn('--edge-rate', text('edge-rate'), positive, 'a positive number') ?? edgeDefaults.viewsPerS,
+    locations: numberIn('--edge-locations', text('edge-locations'), (n) => whole(n) && n <= 100_000, 'a whole number from 1 to 100000'),
+    frontHit: numberIn('--front-hit', text('front-hit'), (n) => n > 0 && n < 1, 'a share above 0, below 1') ?? edgeDefaults.frontHit,
+    anchorViewsPerS: numberIn('--anchor-rate', text('anchor-rate'), positive, 'a positive number') ?? edgeDefaults.anchorViewsPerS,
+    regionalCaches:
+      numberIn('--regional-caches', text('regional-caches'), (n) => Number.isInteger(n) && n >= 0 && n <= 100, 'a whole number from 0 to 100') ?? 0,
+    pushesPerS: numberIn('--pushes-per-s', text('pushes-per-s'), (n) => n >= 0 && n <= 1_000, 'a number from 0 to 1000') ?? edgeDefaults.pushesPerS,
+    purgeBatchS: batch,
+    lifetimes: {
+      front: lifetime('front-lifetime', defaults.front),
+      section: lifetime('section-lifetime', defaults.section),
+      tag: lifetime('tag-lifetime', defaults.tag),
+      article: lifetime('article-lifetime', defaults.article),
+    },
+    articles: numberIn('--articles', text('articles'), (n) => whole(n) && n <= 1_000_000, 'a whole number from 1 to 1000000') ?? edgeDefaults.site.articles,
+    zipf: numberIn('--zipf', text('zipf'), (n) => n >= 0 && n <= 3, 'a number from 0 to 3') ?? edgeDefaults.site.zipf,
   };
 }

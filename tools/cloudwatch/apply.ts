@@ -145,7 +145,9 @@ async function setupAlarms(client: CloudWatchClient, prefix: string, wanted: Put
 
 export async function setup(clients: Clients, given: MonitoringOptions, email: string | undefined) {
   if (!given.distributionId) {
-    console.error('cloudwatch: warning: no --distribution-id (or CLOUDFRONT_DISTRIBUTION_ID): the edge charts and the edge alarm are left out');
+    console.error(
+      'cloudwatch: warning: no --distribution-id (or CLOUDFRONT_DISTRIBUTION_ID): the edge charts and the edge alarm are left out, and so are the purge charts and alarms',
+    );
   }
   const topics = await setupTopics(clients, given, email);
   const inRegion = (region: string) => (arn: string) => arn.split(':')[3] === region;

@@ -125,7 +125,7 @@ test('with a distribution: the edge alarm in us-east-1, a topic in each region t
   assert.equal(first.code, 0, first.stderr);
   assert.match(first.stdout, new RegExp(`topic ${topic} \\(eu-west-1\\): created`));
   assert.match(first.stdout, new RegExp(`topic ${topic} \\(us-east-1\\): created`));
-  assert.match(first.stdout, /setup done: dashboard created; 6 alarms: 6 created, 0 updated, 0 unchanged, 0 removed/);
+  assert.match(first.stdout, /setup done: dashboard created; 8 alarms: 8 created, 0 updated, 0 unchanged, 0 removed/);
   assert.match(first.stderr, /warning: nobody is subscribed to arn:aws:sns:eu-west-1:\d+:Kiosk-edge-\d+-alarms, so its alarms page no one/);
   assert.match(first.stderr, /warning: nobody is subscribed to arn:aws:sns:us-east-1:/);
   assert.match(first.stderr, /--subscribe-email/);
@@ -134,7 +134,22 @@ test('with a distribution: the edge alarm in us-east-1, a topic in each region t
   const [usTopic] = await topicsNamed('us-east-1', topic);
   assert.ok(euTopic && usTopic);
   const origin = await state(prefix, dashboard);
-  assert.equal(origin.alarms.length, 5, 'the origin alarms stay in the origin region');
+  assert.equal(origin.alarms.length, 7, 'the origin alarms, the purge alarms among them, stay in the origin region');
+  const purgeLag = origin.alarms.find((a) => a.AlarmName === `${prefix}edge-purge-lag`)!;
+  assert.deepEqual(
+    [
+      purgeLag.Namespace,
+      purgeLag.MetricName,
+      purgeLag.Statistic,
+      purgeLag.Threshold,
+      purgeLag.DatapointsToAlarm,
+      purgeLag.EvaluationPeriods,
+      purgeLag.TreatMissingData,
+    ],
+    ['Kiosk', 'EdgePurgeLag', 'Maximum', 60, 3, 5, 'breaching'],
+  );
+  assert.deepEqual(purgeLag.Dimensions, [{ Name: 'Environment', Value: `edge-${process.pid}` }]);
+  assert.equal(origin.alarms.find((a) => a.AlarmName === `${prefix}edge-purge-failures`)?.MetricName, 'EdgePurgeFailures');
   for (const alarm of origin.alarms) assert.deepEqual(alarm.AlarmActions, [euTopic]);
   const [edge, ...more] = await edgeAlarms();
   assert.equal(more.length, 0);
@@ -149,11 +164,12 @@ test('with a distribution: the edge alarm in us-east-1, a topic in each region t
   ]);
   const body = JSON.parse(origin.body!) as { widgets: { properties: { title: string; region: string } }[] };
   assert.equal(body.widgets.filter((w) => w.properties.region === 'us-east-1').length, 4);
+  assert.ok(body.widgets.some((w) => w.properties.title.startsWith('Edge purge lag') && w.properties.region === 'eu-west-1'));
 
   const subscribed = await cloudwatch(['setup', '--subscribe-email', 'oncall@example.com'], env);
   assert.equal(subscribed.code, 0, subscribed.stderr);
   assert.match(subscribed.stdout, /\(eu-west-1\): oncall@example\.com subscribed/);
-  assert.match(subscribed.stdout, /setup done: dashboard unchanged; 6 alarms: 0 created, 0 updated, 6 unchanged, 0 removed/);
+  assert.match(subscribed.stdout, /setup done: dashboard unchanged; 8 alarms: 0 created, 0 updated, 8 unchanged, 0 removed/);
   for (const [region, arn] of [
     ['eu-west-1', euTopic],
     ['us-east-1', usTopic],
@@ -172,7 +188,7 @@ test('with a distribution: the edge alarm in us-east-1, a topic in each region t
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /oncall@example\.com already subscribed/);
   assert.match(again.stdout, new RegExp(`topic ${topic} \\(us-east-1\\): unchanged`));
-  assert.match(again.stdout, /setup done: dashboard unchanged; 6 alarms: 0 created, 0 updated, 6 unchanged, 0 removed/);
+  assert.match(again.stdout, /setup done: dashboard unchanged; 8 alarms: 0 created, 0 updated, 8 unchanged, 0 removed/);
   assert.doesNotMatch(again.stderr, /nobody is subscribed/);
   assert.deepEqual(await state(prefix, dashboard), origin, 'the origin side exactly as before');
   assert.deepEqual(await edgeAlarms(), [edge], 'the edge alarm exactly as before, timestamps included');
@@ -184,7 +200,7 @@ test('with a distribution: the edge alarm in us-east-1, a topic in each region t
 
   const down = await cloudwatch(['teardown'], env);
   assert.equal(down.code, 0, down.stderr);
-  assert.match(down.stdout, /teardown done: dashboard deleted; 6 alarms deleted; 2 topics deleted/);
+  assert.match(down.stdout, /teardown done: dashboard deleted; 8 alarms deleted; 2 topics deleted/);
   assert.deepEqual(await edgeAlarms(), []);
   assert.deepEqual(await topicsNamed('eu-west-1', topic), []);
   assert.deepEqual(await topicsNamed('us-east-1', topic), []);

@@ -23,9 +23,13 @@ Options:
   --namespace NAME                 default: $METRICS_NAMESPACE, else Kiosk
   --environment NAME               default: $KIOSK_ENV, else $NODE_ENV
   --distribution-id ID             the CloudFront distribution (default: $CLOUDFRONT_DISTRIBUTION_ID); its
-                                   charts and the edge alarm are left out without one
+                                   charts, the edge alarm and the purge charts and alarms are left
+                                   out without one
   --max-edge-request-rate N        viewer req/s at CloudFront that pages (default ${monitoringDefaults.maxEdgeRequestRatePerS})
   --edge-minutes N                 for this many minutes in a row (default ${monitoringDefaults.edgeMinutes})
+  --max-purge-lag-s N              with a distribution: the edge purge lag (the oldest change not yet
+                                   sent to CloudFront, s) that pages in ${monitoringDefaults.purgeLagMinutes} of ${monitoringDefaults.purgeLagOfMinutes} minutes (default
+                                   ${monitoringDefaults.maxPurgeLagS}); a failed purge call in 3 of 5 minutes pages too
   --max-request-rate N             origin req/s across the environment, the early warning
                                    (default ${monitoringDefaults.maxRequestRatePerS})
   --max-shell-percent N            shell share of pages, % (default ${monitoringDefaults.maxShellPercent})
@@ -68,6 +72,7 @@ function readCommand(args: string[]): Parsed {
       'distribution-id': { type: 'string' },
       'max-edge-request-rate': { type: 'string' },
       'edge-minutes': { type: 'string' },
+      'max-purge-lag-s': { type: 'string' },
       'subscribe-email': { type: 'string' },
       'alarm-action': { type: 'string', multiple: true },
     },
@@ -119,6 +124,9 @@ function readCommand(args: string[]): Parsed {
       maxEdgeRequestRatePerS: number('max-edge-request-rate', values['max-edge-request-rate'], monitoringDefaults.maxEdgeRequestRatePerS, 1, 100_000_000),
       edgeMinutes: Math.round(number('edge-minutes', values['edge-minutes'], monitoringDefaults.edgeMinutes, 1, 5)),
       edgeAlarmActions: alarmActions.filter((arn) => arn.split(':')[3] === cloudFront.region),
+      maxPurgeLagS: number('max-purge-lag-s', values['max-purge-lag-s'], monitoringDefaults.maxPurgeLagS, 1, 86_400),
+      purgeLagMinutes: monitoringDefaults.purgeLagMinutes,
+      purgeLagOfMinutes: monitoringDefaults.purgeLagOfMinutes,
       // The scaling alarms the environment's stack creates, named for this environment.
       scaling: scalingView(config.metrics.environment),
     },

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import type { PutMetricAlarmInput } from '@aws-sdk/client-cloudwatch';
 import {
+  dimensionNames,
   environmentProperties,
   loadConfig,
   loadConfigFiles,
@@ -153,7 +155,7 @@ test('the edge alarm: viewer requests per second at CloudFront, in us-east-1, pa
     ['Kiosk-prod-edge-request-rate'],
   );
   // An environment in us-east-1 keeps every alarm in one region.
-  assert.equal(alarmsByRegion({ ...withEdge, region: 'us-east-1' }).get('us-east-1')!.length, 6);
+  assert.equal(alarmsByRegion({ ...withEdge, region: 'us-east-1' }).get('us-east-1')!.length, 8);
 });
 
 test("the origin request alarm warns below the design load: under the objective peak's 600 origin req/s, above a normal day's 200", () => {
@@ -223,4 +225,88 @@ test('the dashboard charts what the scale-out alarm watches, at its period with 
   const arns = ['arn:aws:cloudwatch:eu-west-1:123456789012:alarm:kiosk-scaling-prod-overload'];
   const shown = dashboardBody({ ...options, scaling, scalingAlarmArns: arns }) as Body;
   assert.deepEqual(shown.widgets.find((w) => w.type === 'alarm')!.properties.alarms, arns);
+});
+
+type Datapoint = number | null;
+
+/**
+ * An alarm's state after each minute, as CloudWatch evaluates an M-of-N alarm on one-minute
+ * datapoints: ALARM when at least DatapointsToAlarm of the last EvaluationPeriods breach, a
+ * missing datapoint counting as TreatMissingData says; before N datapoints, no state.
+ */
+function states(alarm: PutMetricAlarmInput, datapoints: Datapoint[]): ('ALARM' | 'OK' | null)[] {
+  const breaches = (v: Datapoint) =>
+    v === null ? alarm.TreatMissingData === 'breaching' : alarm.ComparisonOperator === 'GreaterThanThreshold' ? v > alarm.Threshold! : v >= alarm.Threshold!;
+  const n = alarm.EvaluationPeriods!;
+  return datapoints.map((_, i) => {
+    if (i + 1 < n) return null;
+    const window = datapoints.slice(i + 1 - n, i + 1);
+    return window.filter(breaches).length >= alarm.DatapointsToAlarm! ? 'ALARM' : 'OK';
+  });
+}
+const firstAlarm = (s: ('ALARM' | 'OK' | null)[]) => s.indexOf('ALARM');
+
+test('the purge charts and alarms come with the distribution, on the origin side: the sender publishes them where the servers send', () => {
+  const purgeNames = [metricNames.edgePurgeTags, metricNames.edgePurgeFailures, metricNames.edgePurgeLag];
+  type Body = { widgets: { properties: { region: string; title: string; metrics: unknown[][] } }[] };
+  const charted = (o: MonitoringOptions) => (dashboardBody(o) as Body).widgets.flatMap((w) => w.properties.metrics.map((row) => [w.properties.region, ...row]));
+  assert.ok(!charted(options).some((row) => purgeNames.includes(row[2] as never)), 'no purge charts without a distribution');
+  assert.ok(!alarms(options).some((a) => a.AlarmName!.includes('purge')));
+
+  const rows = charted(withEdge).filter((row) => purgeNames.includes(row[2] as never));
+  assert.deepEqual(
+    rows.map((row) => [row[0], row[1], row[2], row[3], row[4], (row[5] as { stat: string }).stat]),
+    [
+      ['eu-west-1', 'Kiosk', 'EdgePurgeLag', 'Environment', 'prod', 'Maximum'],
+      ['eu-west-1', 'Kiosk', 'EdgePurgeTags', 'Environment', 'prod', 'Sum'],
+      ['eu-west-1', 'Kiosk', 'EdgePurgeFailures', 'Environment', 'prod', 'Sum'],
+    ],
+  );
+
+  const list = alarms(withEdge);
+  assert.deepEqual(list.map((a) => a.AlarmName).slice(-2), ['Kiosk-prod-edge-purge-lag', 'Kiosk-prod-edge-purge-failures']);
+  const [lag, failures] = list.slice(-2);
+  for (const alarm of [lag!, failures!]) {
+    // The topic every other origin alarm notifies, not the edge's in us-east-1.
+    assert.deepEqual(alarm.AlarmActions, options.alarmActions);
+    assert.deepEqual(alarm.OKActions, options.alarmActions);
+    assert.equal(alarm.Namespace, 'Kiosk');
+    assert.deepEqual(alarm.Dimensions, [{ Name: dimensionNames.environment, Value: 'prod' }]);
+    assert.equal(alarm.Period, 60);
+    assert.match(alarm.AlarmDescription!, /Runbook: docs\/operations\.md, "Edge purge alarm"/);
+  }
+  assert.deepEqual([lag!.MetricName, lag!.Statistic, lag!.Threshold, lag!.DatapointsToAlarm, lag!.EvaluationPeriods], ['EdgePurgeLag', 'Maximum', 60, 3, 5]);
+  assert.deepEqual([failures!.MetricName, failures!.Statistic], ['EdgePurgeFailures', 'Sum']);
+  assert.equal(alarms({ ...withEdge, maxPurgeLagS: 120 }).find((a) => a.AlarmName!.endsWith('purge-lag'))!.Threshold, 120);
+  assert.ok(!edgeAlarms(withEdge).some((a) => a.AlarmName!.includes('purge')), 'not in us-east-1');
+  const runbook = fs.readFileSync(path.join(repositoryRoot, 'docs/operations.md'), 'utf8');
+  assert.match(runbook, /^#+ Edge purge alarm$/m);
+});
+
+test('the purge-lag alarm pages within five minutes of a stalled sender and when nobody reports, not for what the sender rides out', () => {
+  const lag = alarms(withEdge).find((a) => a.AlarmName!.endsWith('purge-lag'))!;
+  const healthy = [0.4, 1.2, 0.8, 1.9, 0.6];
+  // The worst of each minute: a sender that stopped sending at the start of minute 6.
+  const stalled = [...healthy, 60, 120, 180, 240, 300];
+  const paged = firstAlarm(states(lag, stalled));
+  assert.ok(paged >= 5 && paged - 5 < 5, `paged in minute ${paged + 1}, ${paged - 4} minutes into the stall`);
+  // The other instance takes over within seconds; a refused call is retried with back-off (1+2+4+8+16 s).
+  assert.equal(firstAlarm(states(lag, [...healthy, 8, 31, 2, 1, 0.5, 45, 0.7, 0.9])), -1);
+  // Two bad minutes in five, apart: a flapping sender pages too.
+  assert.equal(firstAlarm(states(lag, [...healthy, 90, 1, 90, 1, 90])), 9);
+  // Nobody reports the lag (the sender's process gone and no other took over, purging off on the servers):
+  // missing data breaches, so it pages as a stall does.
+  const silent = firstAlarm(states(lag, [...healthy, null, null, null, null, null]));
+  assert.ok(silent >= 5 && silent - 5 < 5, String(silent));
+  assert.ok(lag.Threshold! >= 10 * 2, "well above the target's 2 s, which a healthy sender meets");
+});
+
+test('the purge-failure alarm: a failed call retried with success is no page; calls failing minute after minute are', () => {
+  const failures = alarms(withEdge).find((a) => a.AlarmName!.endsWith('purge-failures'))!;
+  const quiet = [0, 0, 0, 0, 0];
+  assert.equal(firstAlarm(states(failures, [...quiet, 1, 0, 0, 2, 0, 0, 0])), -1);
+  // No calls, no failures: a sender with nothing to send publishes nothing, and the alarm stays OK.
+  assert.equal(firstAlarm(states(failures, [null, null, null, null, null, null])), -1);
+  const refusing = firstAlarm(states(failures, [...quiet, 3, 2, 2, 2]));
+  assert.equal(refusing, 7, 'the third minute of refusals');
 });

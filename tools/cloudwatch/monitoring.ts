@@ -25,7 +25,7 @@ export interface MonitoringOptions {
   ssrQueueLimit: number;
   /** SNS topics (or other alarm actions) in the origin's region, told when an origin alarm fires and when it clears. */
   alarmActions: string[];
-  /** The CloudFront distribution in front of the environment; without it the edge charts and the edge alarm are left out. */
+  /** The CloudFront distribution in front of the environment; without it the edge charts and the edge alarm are left out, and so are the purge charts and alarms (nothing is purged). */
   distributionId?: string;
   /** Viewer requests per second at CloudFront above which the edge alarm pages. */
   maxEdgeRequestRatePerS: number;
@@ -33,6 +33,11 @@ export interface MonitoringOptions {
   edgeMinutes: number;
   /** Alarm actions in us-east-1, where CloudFront's metrics and so the edge alarm live. */
   edgeAlarmActions: string[];
+  /** Age of the oldest change not yet sent to CloudFront (EdgePurgeLag), seconds, above which... */
+  maxPurgeLagS: number;
+  /** ...in this many of the last purgeLagOfMinutes minutes the purge alarm pages (with a distribution). */
+  purgeLagMinutes: number;
+  purgeLagOfMinutes: number;
   /** The scaling alarms of the environment's stack (.ebextensions), for their charts; none without them. */
   scaling?: ScalingView | null;
   /** Their ARNs, once setup has found them: the dashboard shows their state. */
@@ -57,7 +62,21 @@ export const monitoringDefaults = {
   max5xxPerMinute: 10,
   maxWorkerRssMiB: 1_024,
   maxEventLoopDelayMs: 250,
+  // The target is 2 s from a push's commit to the CreateInvalidation call that covers it; 60 s
+  // is 30 times that, beyond what the sender rides out on its own (a takeover by the other
+  // instance within seconds, a refused call retried with back-off), and still far inside the
+  // hour a page now lives at the edge: a correction that has not gone out for three of five
+  // minutes is a page. docs/operations.md, "Edge purge alarm".
+  maxPurgeLagS: 60,
+  purgeLagMinutes: 3,
+  purgeLagOfMinutes: 5,
 } as const;
+
+/** A failed CreateInvalidation in this many of the last purgeFailureOfMinutes minutes pages: retries have not got through. */
+const purgeFailureMinutes = 3;
+const purgeFailureOfMinutes = 5;
+/** The target from a push's commit to its CreateInvalidation call, drawn on the lag chart. */
+const purgeTargetS = 2;
 
 const periodS = 60;
 
@@ -175,6 +194,7 @@ export function dashboardBody(o: MonitoringOptions): Record<string, unknown> {
       { annotations: line('request-rate alarm (early warning)', o.maxRequestRatePerS) },
     ),
     ...edgeDetail,
+    ...purgeWidgets(o, metric, widget),
     widget(
       'CPU and memory (host, %)',
       [
@@ -250,6 +270,82 @@ export function dashboardBody(o: MonitoringOptions): Record<string, unknown> {
     widget('Metric data dropped (CloudWatch unreachable)', [metric(metricNames.metricsDropped, { stat: 'Sum', label: 'dropped' })]),
   ];
   return { start: '-PT3H', periodOverride: 'inherit', widgets };
+}
+
+/**
+ * The purge sender's metrics (server/metrics/catalog.ts: EdgePurgeTags, EdgePurgeFailures,
+ * EdgePurgeLag), sent by the instance that holds the sender's lock. With the distribution only:
+ * without one nothing is purged.
+ */
+function purgeWidgets(
+  o: MonitoringOptions,
+  metric: (name: string, options: Record<string, unknown>) => WidgetMetric,
+  widget: (title: string, metrics: WidgetMetric[], extra?: Record<string, unknown>) => Record<string, unknown>,
+): Record<string, unknown>[] {
+  if (!o.distributionId) return [];
+  return [
+    widget(
+      'Edge purge lag (s): age of the oldest change not yet sent to CloudFront, worst in the minute',
+      [metric(metricNames.edgePurgeLag, { stat: 'Maximum', label: 'purge lag (max)' })],
+      {
+        yAxis: { left: { min: 0 } },
+        annotations: {
+          horizontal: [
+            { label: 'target', value: purgeTargetS },
+            { label: 'purge-lag alarm', value: o.maxPurgeLagS },
+          ],
+        },
+      },
+    ),
+    widget('Edge purges: cache tags sent and failed CreateInvalidation calls (per minute)', [
+      metric(metricNames.edgePurgeTags, { stat: 'Sum', label: 'tags sent' }),
+      metric(metricNames.edgePurgeFailures, { stat: 'Sum', label: 'failed calls', yAxis: 'right' }),
+    ]),
+  ];
+}
+
+/**
+ * The purge alarms, in the origin's region with the sender's metrics, notifying the origin's
+ * topic; with a distribution only. The lag alarm treats missing data as breaching: with a
+ * distribution and pages kept for an hour, nobody sending the lag (the sender stopped and nobody
+ * took over, purging off on the servers) is what it is there to catch. The failures alarm treats
+ * missing data as not breaching: no call, no failure.
+ */
+function purgeAlarms(o: MonitoringOptions): PutMetricAlarmInput[] {
+  if (!o.distributionId) return [];
+  const prefix = alarmPrefix(o);
+  const single = (name: string, Statistic: 'Sum' | 'Maximum') => ({
+    Namespace: o.namespace,
+    MetricName: name,
+    Dimensions: [{ Name: dimensionNames.environment, Value: o.environment }],
+    Period: periodS,
+    Statistic,
+  });
+  const actions = { ActionsEnabled: true, AlarmActions: o.alarmActions, OKActions: o.alarmActions, InsufficientDataActions: [] };
+  return [
+    {
+      AlarmName: `${prefix}edge-purge-lag`,
+      AlarmDescription: `A change has waited more than ${o.maxPurgeLagS} s to be purged at CloudFront in ${o.purgeLagMinutes} of ${o.purgeLagOfMinutes} minutes, or no instance reports the purge lag: readers may see a corrected or unpublished story for up to the edge lifetime. Runbook: docs/operations.md, "Edge purge alarm".`,
+      ...actions,
+      ...single(metricNames.edgePurgeLag, 'Maximum'),
+      EvaluationPeriods: o.purgeLagOfMinutes,
+      DatapointsToAlarm: o.purgeLagMinutes,
+      Threshold: o.maxPurgeLagS,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'breaching',
+    },
+    {
+      AlarmName: `${prefix}edge-purge-failures`,
+      AlarmDescription: `CloudFront refused or did not answer CreateInvalidation calls in ${purgeFailureMinutes} of ${purgeFailureOfMinutes} minutes: retries are not getting through (permissions, the distribution id, throttling, an outage). Runbook: docs/operations.md, "Edge purge alarm".`,
+      ...actions,
+      ...single(metricNames.edgePurgeFailures, 'Sum'),
+      EvaluationPeriods: purgeFailureOfMinutes,
+      DatapointsToAlarm: purgeFailureMinutes,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    },
+  ];
 }
 
 export function alarms(o: MonitoringOptions): PutMetricAlarmInput[] {
@@ -337,6 +433,7 @@ export function alarms(o: MonitoringOptions): PutMetricAlarmInput[] {
       ComparisonOperator: 'GreaterThanThreshold',
       TreatMissingData: 'notBreaching',
     },
+    ...purgeAlarms(o),
   ];
 }
 

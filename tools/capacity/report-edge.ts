@@ -1,0 +1,64 @@
+// The text report of --edge: the model's inputs, origin requests per 1,000 page views by page
+// type, today's lifetimes against the purge-driven ones, and the instances each needs.
+import { span } from './duration';
+import { pageTypes, type EdgeComparison, type EdgeInput, type EdgeLoad, type EdgeRegime, type PageType } from './edge';
+import { count, pct, table } from './report';
+
+/** The target: the purge-driven lifetimes cut the origin's requests per 1,000 views at least this many times. */
+export const targetReduction = 5;
+
+const typeLabels: Record<PageType, string> = { front: 'front', section: 'sections', tag: 'tags', article: 'articles' };
+
+const fixed = (n: number) => (n >= 100 ? count(n) : n.toFixed(1));
+
+function lifetimes(regime: EdgeRegime): string {
+  const each = pageTypes.map((type) => `${typeLabels[type]} ${span(regime.lifetimes[type])}`).join(', ');
+  const purges =
+    regime.pushesPerS > 0
+      ? `${regime.pushesPerS} push/s, each purging its article, its section, its tags and the front page (with latest), batched every ${span(regime.purgeBatchS)}`
+      : 'no purge';
+  return `${each}; stale-while-revalidate ${span(regime.staleWhileRevalidateS)}; ${purges}`;
+}
+
+function row(label: string, value: (type: PageType) => string, total: string): string[] {
+  return [label, ...pageTypes.map(value), total];
+}
+
+export function edgeLines(input: EdgeInput, result: EdgeComparison, capacitySources: string[], minSize: number): string[] {
+  const { site } = input;
+  const perThousand = (load: EdgeLoad) => (type: PageType) => fixed((1000 * load.originPerS[type]) / load.viewsPerS);
+  const hit = (load: EdgeLoad) => (type: PageType) => pct(load.hit[type]);
+  const cdnHit = (load: EdgeLoad) => 1 - load.perThousand / 1000;
+  const met = result.reduction >= targetReduction;
+  const header = ['', ...pageTypes.map((t) => typeLabels[t]), 'all'];
+  return [
+    "Edge lifetimes and purges: the origin's requests with today's lifetimes and with purge-driven ones",
+    `  Site (seed ${input.seed}): ${count(site.articles)} articles, ${site.sections} sections, ${site.tags} tags (${site.tagsPerArticle} a story), ` +
+      `Zipf popularity s = ${site.zipf}; views: ${pageTypes.map((t) => `${typeLabels[t]} ${pct(site.mix[t])}`).join(', ')}; ` +
+      `${pct(site.htmlShare)} page loads (HTML), the rest /api JSON, cached apart`,
+    `  Edge locations: ${count(result.locations)} ` +
+      (result.calibrated
+        ? `(calibrated: today's front page answered at the edge for ${pct(input.frontHit)} of its views at ${count(input.anchorViewsPerS)} views/s; --edge-locations sets it)`
+        : `(--edge-locations; today's front page is then answered at the edge for ${pct(result.anchorFrontHit)} of its views at ${count(input.anchorViewsPerS)} views/s, the anchor is ${pct(input.frontHit)})`),
+    `  Regional edge caches: ${input.regionalCaches === 0 ? "none modelled: every edge location's miss reaches the origin (--regional-caches N puts N between them)" : `${input.regionalCaches}, sharing the edge locations' misses: only theirs reach the origin`}`,
+    `  Today: ${lifetimes(input.today)}`,
+    `  Purge-driven: ${lifetimes(input.purged)}`,
+    ...capacitySources.map((line) => `  ${line}`),
+    '',
+    `At ${count(input.viewsPerS)} page views/s at the edge, origin requests per 1,000 page views:`,
+    table(header, [
+      row('today', perThousand(result.today), fixed(result.today.perThousand)),
+      row('purge-driven', perThousand(result.purged), fixed(result.purged.perThousand)),
+    ]),
+    '',
+    'Share of the views that do not reach the origin, by page type:',
+    table(header, [row('today', hit(result.today), pct(cdnHit(result.today))), row('purge-driven', hit(result.purged), pct(cdnHit(result.purged)))]),
+    '',
+    `Purge-driven lifetimes: ${result.reduction.toFixed(1)}× fewer origin requests per 1,000 page views than today ` +
+      `(target: at least ${targetReduction}×): ${met ? 'met' : 'not met'}.`,
+    `Instances that server-render every page at ${count(input.viewsPerS)} views/s, at 100% CPU: today ${result.instances.today}, ` +
+      `purge-driven ${result.instances.purged} (MinSize ${minSize}).`,
+    `As --cdn-hit for the fleet's timeline: today ${cdnHit(result.today).toFixed(2)}, purge-driven ${cdnHit(result.purged).toFixed(2)} ` +
+      `(npm run capacity -- --cdn-hit ${Math.min(0.99, cdnHit(result.purged)).toFixed(2)}).`,
+  ];
+}
