@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import os from 'node:os';
 import client from 'prom-client';
 import type { Config } from '../config';
-import type { PurgeStats } from '../edge/purge';
+import type { EdgePurge } from '../edge/start';
 import { describeError, log } from '../log';
 import { metricNames, startCloudWatch, type Sample } from './cloudwatch';
 import { NginxFallbackLog } from './nginx-fallback';
@@ -49,7 +49,24 @@ export function hostMemoryPercent(): number {
 }
 
 /** Call from throng's master function, before the first fork. */
-export async function startPrimaryMetrics(config: Readonly<Config>, edge: PurgeStats | null = null): Promise<PrimaryMetrics> {
+/** What a primary knows of the edge purge: its counts, and whether it is the fleet's sender now. */
+export type EdgeReadings = Pick<EdgePurge, 'tagsSent' | 'failures' | 'lagS' | 'sending'>;
+
+/**
+ * The edge purge's samples for one publication: tags sent and failed calls since the last, from
+ * every primary (zero where nothing purges), and the lag from the sender alone. A stand-by that
+ * said "0" would hide a fleet where no one sends; silence is what the lag alarm pages on.
+ */
+export function edgeSamplesOf(edge: EdgeReadings | null, now: { tags: number; failures: number }, sent: { tags: number; failures: number }): Sample[] {
+  const samples: Sample[] = [
+    { name: metricNames.edgePurgeTags, unit: 'Count', value: now.tags - sent.tags },
+    { name: metricNames.edgePurgeFailures, unit: 'Count', value: now.failures - sent.failures },
+  ];
+  if (edge?.sending) samples.push({ name: metricNames.edgePurgeLag, unit: 'Seconds', value: edge.lagS() });
+  return samples;
+}
+
+export async function startPrimaryMetrics(config: Readonly<Config>, edge: EdgeReadings | null = null): Promise<PrimaryMetrics> {
   let forks = 0;
   let restarts = 0;
   let restartsUnsent = 0;
@@ -101,8 +118,8 @@ export async function startPrimaryMetrics(config: Readonly<Config>, edge: PurgeS
     },
   });
 
-  // Edge purge (server/edge/): every primary sends the three series, zero where it does not
-  // purge, so the alarms always have data; only the sender has a lag.
+  // Edge purge (server/edge/): every primary counts tags and failures (zero where it does not
+  // purge); only the sender reports a lag, so a fleet with no sender goes silent (edgeSamples).
   new client.Counter({
     name: 'kiosk_edge_purge_tags_total',
     help: 'Cache tags (and paths) sent in accepted CloudFront CreateInvalidation calls',
@@ -146,11 +163,7 @@ export async function startPrimaryMetrics(config: Readonly<Config>, edge: PurgeS
       ];
       fallbackSent = fallbackNow;
       const edgeNow = { tags: edge?.tagsSent ?? 0, failures: edge?.failures ?? 0 };
-      const edgeSamples: Sample[] = [
-        { name: metricNames.edgePurgeTags, unit: 'Count', value: edgeNow.tags - edgeSent.tags },
-        { name: metricNames.edgePurgeFailures, unit: 'Count', value: edgeNow.failures - edgeSent.failures },
-        { name: metricNames.edgePurgeLag, unit: 'Seconds', value: edge?.lagS() ?? 0 },
-      ];
+      const edgeSamples = edgeSamplesOf(edge, edgeNow, edgeSent);
       edgeSent = edgeNow;
       return [
         ...edgeSamples,
