@@ -1,6 +1,8 @@
-// The strict JSON body parser against JSON.parse, by property: the same values for every JSON
-// text with unique keys, the first key given twice found wherever it is, the same verdict on
-// malformed text, and invalid UTF-8 refused exactly when Node's own check says so.
+// The strict JSON body parser by property: every JSON text with unique keys read as the value it
+// was written from, the first key given twice found wherever it is, JSON.parse's verdict on
+// malformed text, and invalid UTF-8 refused exactly when Node's own check says so. The values
+// expected are built from what was written, not by JSON.parse: V8's JSON.parse can misread an
+// escaped key after an earlier parse (see strict-json.ts), so it is no oracle for those.
 import assert from 'node:assert/strict';
 import { isUtf8 } from 'node:buffer';
 import { describe, test } from 'node:test';
@@ -23,6 +25,27 @@ function verdict(text: string): { value: unknown } | { refused: string } {
 
 // A JSON document as a tree whose objects are lists of entries, so it can hold a key twice.
 type Tree = { leaf: unknown } | { items: Tree[] } | { entries: [string, Tree][] };
+
+/** An object as JSON makes one: a property of its own for each key (`__proto__` too), the last of two. */
+function objectOf(entries: Iterable<[string, unknown]>): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  for (const [k, value] of entries) Object.defineProperty(object, k, { value, writable: true, enumerable: true, configurable: true });
+  return object;
+}
+
+/** The value JSON says a tree's text is: `-0` is written `0`, every other leaf as it is. */
+function valueOf(t: Tree): unknown {
+  if ('leaf' in t) return Object.is(t.leaf, -0) ? 0 : t.leaf;
+  if ('items' in t) return t.items.map(valueOf);
+  return objectOf(t.entries.map(([k, v]) => [k, valueOf(v)]));
+}
+
+/** The value JSON.stringify's text of `value` (plain JSON data) stands for. */
+function plain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plain);
+  if (value !== null && typeof value === 'object') return objectOf(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  return Object.is(value, -0) ? 0 : value;
+}
 
 // Few keys, so the same one often comes twice; the odd ones are the ones a scanner gets wrong.
 const key = fc.oneof(
@@ -86,22 +109,24 @@ function pathText(path: (string | number)[]): string {
 }
 
 describe('strict JSON', () => {
-  test('a JSON text with unique keys parses as JSON.parse parses it', () => {
+  test('a JSON text with unique keys parses to the value it was written from', () => {
     fc.assert(
       fc.property(fc.oneof(fc.array(fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue())), space, (value, ws) => {
         const text = JSON.stringify(value, null, ws);
-        assert.deepStrictEqual(verdict(text), { value: JSON.parse(text) });
+        assert.deepStrictEqual(verdict(text), { value: plain(value) });
       }),
       { numRuns: 500 },
     );
   });
 
-  test('a key given twice in any object is refused, naming its path; otherwise the value is JSON.parse’s', () => {
+  test('a key given twice in any object is refused, naming its path; otherwise the value is the one written', () => {
     fc.assert(
       fc.property(tree, space, fc.boolean(), (t, ws, escapeKeys) => {
         const text = render({ items: [t] }, ws, escapeKeys);
         const duplicate = firstDuplicate({ items: [t] });
-        const expected = duplicate ? { refused: `${pathText(duplicate)} is given twice in the body; each key may appear once.` } : { value: JSON.parse(text) };
+        const expected = duplicate
+          ? { refused: `${pathText(duplicate)} is given twice in the body; each key may appear once.` }
+          : { value: valueOf({ items: [t] }) };
         assert.deepStrictEqual(verdict(text), expected);
       }),
       { numRuns: 2_000 },
@@ -137,7 +162,9 @@ describe('strict JSON', () => {
         if (text === '') assert.deepStrictEqual(got, { value: {} });
         else if (parsed === null || (top !== '{' && top !== '[')) assert.deepStrictEqual(got, { refused: notJson });
         else if ('refused' in got) assert.match(got.refused, /is given twice in the body/);
-        else assert.deepStrictEqual(got, parsed);
+        // JSON.parse's value only where it is sure: with no escape it cannot misread a key (the
+        // values of texts with escaped keys are the two tests above's).
+        else if (!text.includes('\\')) assert.deepStrictEqual(got, parsed);
       }),
       { numRuns: 3_000 },
     );
@@ -179,6 +206,18 @@ describe('strict JSON', () => {
     assert.deepStrictEqual(verdict('"title"'), { refused: notJson });
     assert.deepStrictEqual(parseStrictJsonBytes(Buffer.from('\ufeff{"a":"é"}')), { a: 'é' });
     assert.throws(() => parseStrictJsonBytes(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d])), /not valid UTF-8/);
+  });
+
+  // V8's JSON.parse, after reading one body with the key `\u005c`, reads `\u0059` in the next
+  // as `\` too (nodejs/node#63785); the seed -1100334052 of the property above found it.
+  test('examples: an escaped key reads as itself whatever body came before', () => {
+    const before = [verdict('{"\\u005c":0}'), verdict('{"h":[],"\\\\":0}')];
+    assert.deepStrictEqual(before, [{ value: { '\\': 0 } }, { value: { h: [], '\\': 0 } }]);
+    assert.deepStrictEqual(verdict('{"\\u0059":0}'), { value: { Y: 0 } });
+    assert.deepStrictEqual(verdict('{"h":1,"\\"":2}'), { value: { h: 1, '"': 2 } });
+    assert.deepStrictEqual(verdict('[{"\\u005f_proto__":{"\\u0061":[1,-0,1e400,"\\ud83d\\ude00"]}}]'), {
+      value: [objectOf([['__proto__', { a: [1, -0, Infinity, '😀'] }]])],
+    });
   });
 
   // A scan that went back over what it had read (a run of backslashes, deep nesting, many keys)
