@@ -117,7 +117,7 @@ async function primary() {
 /**
  * A worker's Node flags: the primary's, with the young generation bounded. Render garbage dies
  * young either way; V8's default semi-space (64 MB on a large host) keeps up to three times that
- * resident per worker, which an 8 MB semi-space does not, at no measured cost in CPU per request
+ * resident per worker, which an 8 MB semi-space does not, its CPU per request within the host's noise
  * (docs/performance.md, "Memory").
  */
 function workerExecArgv(primary: readonly string[], semiSpaceMb: number): string[] {
