@@ -4,7 +4,6 @@
 // 503 come from workers held at their limits.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -16,6 +15,7 @@ import { previewPath } from './preview';
 import { busyJsonBody, contentTypes } from './response-policy';
 import { securityHeaders } from './security-headers';
 import { seedTempStore, serveTestApp, type TestServer } from '../test/server';
+import { send, type Answer } from '../test/http';
 import { waitFor } from '../test/wait';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -41,25 +41,6 @@ after(async () => {
   await server?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-function send(base: string, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(base + target, { method, headers, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** A request of each kind, as a reader's browser, the CMS, an editor or the load balancer sends it. */
 function requests(): Record<string, { method: string; target: string; headers?: Record<string, string>; body?: string }> {

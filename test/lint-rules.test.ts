@@ -1,4 +1,5 @@
-// The lint rule that keeps test support out of production code does catch it.
+// The lint rules that keep the code in shape do catch what they are for: test support out of
+// production code, and no function in server/content over 60 lines.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -32,4 +33,20 @@ test('production code may not import test support or test libraries; tests and t
   );
   assert.deepEqual(await problems(importSupport, 'server/example.test.ts'), []);
   assert.deepEqual(await problems("import { freePort } from '../../test/server';\nexport const p = freePort;\n", 'tools/bench/example.ts'), []);
+});
+
+/** A function of `lines` statements, with blank lines and comments between that do not count. */
+function functionOf(lines: number): string {
+  const body = Array.from({ length: lines }, (_, i) => `  total += ${i};\n\n  // step ${i}`).join('\n');
+  return `export function long(): number {\n  let total = 0;\n${body}\n  return total;\n}\n`;
+}
+
+test('no function in server/content over 60 lines, blank lines and comments aside; tests and the seed are not held to it', async () => {
+  // 57 statements, the opening line, `let`, `return` and the closing brace: 61 lines.
+  assert.ok((await problems(functionOf(57), 'server/content/example.ts')).some((p) => p.startsWith('max-lines-per-function:')));
+  assert.ok((await problems(functionOf(57), 'server/content/nested/example.ts')).some((p) => p.startsWith('max-lines-per-function:')));
+  assert.ok(!(await problems(functionOf(56), 'server/content/example.ts')).some((p) => p.startsWith('max-lines-per-function:')), '60 lines are allowed');
+  for (const exempt of ['server/content/example.test.ts', 'server/content/seed-example.ts', 'server/example.ts']) {
+    assert.ok(!(await problems(functionOf(57), exempt)).some((p) => p.startsWith('max-lines-per-function:')), exempt);
+  }
 });

@@ -15,6 +15,7 @@ import {
   type Statistic,
 } from '@aws-sdk/client-cloudwatch';
 import { freePort } from './server';
+import { CloudFrontClient, CreateDistributionCommand } from '@aws-sdk/client-cloudfront';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const motoServerPath = path.join(root, '.venv-moto', 'bin', 'moto_server');
@@ -196,4 +197,24 @@ export function runAwsTool(script: string, args: string[], env: Record<string, s
     child.on('error', reject);
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** A CloudFront client on the moto server, and a distribution of its own to purge (moto keeps its invalidations). */
+export async function motoDistribution(moto: Moto, name: string): Promise<{ client: CloudFrontClient; distributionId: string }> {
+  const client = new CloudFrontClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
+  const created = await client.send(
+    new CreateDistributionCommand({
+      DistributionConfig: {
+        CallerReference: `kiosk-${name}-${process.pid}`,
+        Comment: `Kiosk ${name}`,
+        Enabled: true,
+        Origins: {
+          Quantity: 1,
+          Items: [{ Id: 'origin', DomainName: 'origin.example', CustomOriginConfig: { HTTPPort: 80, HTTPSPort: 443, OriginProtocolPolicy: 'http-only' } }],
+        },
+        DefaultCacheBehavior: { TargetOriginId: 'origin', ViewerProtocolPolicy: 'redirect-to-https', CachePolicyId: '658327ea-f89d-4fab-a63d-7e88639e58f6' },
+      },
+    }),
+  );
+  return { client, distributionId: created.Distribution!.Id! };
 }

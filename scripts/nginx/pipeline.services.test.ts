@@ -4,7 +4,6 @@
 // busy 503, the assets from disk) it sends what the worker would.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -16,6 +15,7 @@ import { route } from '../../src/request-kinds';
 import { freePort, seedTempStore, serveTestApp, type TestServer } from '../../test/server';
 import { startLocalNginx, type LocalNginx } from './local';
 import { admissionOf, hsts, root, type Admission } from './render';
+import { send, type Answer } from '../../test/http';
 import { waitFor } from '../../test/wait';
 
 const secret = 's'.repeat(40);
@@ -61,25 +61,6 @@ after(async () => {
   await worker?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-function send(base: string, method: string, target: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(base + target, { method, headers, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** The headers the response policy decides, as a client reads them: the CSP without its per-answer nonce. */
 const policyHeaders = [

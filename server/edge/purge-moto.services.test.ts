@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { CloudFrontClient, CreateDistributionCommand, GetInvalidationCommand, ListInvalidationsCommand } from '@aws-sdk/client-cloudfront';
-import { startMoto, type Moto } from '../../test/moto';
+import { GetInvalidationCommand, ListInvalidationsCommand, type CloudFrontClient } from '@aws-sdk/client-cloudfront';
+import { motoDistribution, startMoto, type Moto } from '../../test/moto';
 import { loadConfig } from '../config';
 import type { ArticleChange } from '../content/changes';
 import { cloudFrontTarget } from './cloudfront';
@@ -26,22 +26,7 @@ before(async () => {
     AWS_SECRET_ACCESS_KEY: moto.env.AWS_SECRET_ACCESS_KEY,
     AWS_EC2_METADATA_DISABLED: 'true',
   });
-  client = new CloudFrontClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
-  const created = await client.send(
-    new CreateDistributionCommand({
-      DistributionConfig: {
-        CallerReference: `kiosk-test-${process.pid}`,
-        Comment: 'Kiosk purge test',
-        Enabled: true,
-        Origins: {
-          Quantity: 1,
-          Items: [{ Id: 'origin', DomainName: 'origin.example', CustomOriginConfig: { HTTPPort: 80, HTTPSPort: 443, OriginProtocolPolicy: 'http-only' } }],
-        },
-        DefaultCacheBehavior: { TargetOriginId: 'origin', ViewerProtocolPolicy: 'redirect-to-https', CachePolicyId: '658327ea-f89d-4fab-a63d-7e88639e58f6' },
-      },
-    }),
-  );
-  distributionId = created.Distribution!.Id!;
+  ({ client, distributionId } = await motoDistribution(moto, 'purge-test'));
 });
 
 after(async () => {

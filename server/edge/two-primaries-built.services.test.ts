@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { CloudFrontClient, CreateDistributionCommand, GetInvalidationCommand, ListInvalidationsCommand } from '@aws-sdk/client-cloudfront';
+import { GetInvalidationCommand, ListInvalidationsCommand, type CloudFrontClient } from '@aws-sdk/client-cloudfront';
 import { startCluster, type Cluster } from '../../scripts/db/cluster';
 import { openPostgresStore, type PostgresStore } from '../content/postgres';
 import { seedPostgres } from '../content/postgres-seed';
 import { generateArticles } from '../content/seed';
-import { startMoto, type Moto } from '../../test/moto';
+import { motoDistribution, startMoto, type Moto } from '../../test/moto';
 import { startBuiltServer, type BuiltServer } from '../../test/server';
 
 let cluster: Cluster;
@@ -26,22 +26,7 @@ before(async () => {
   [cluster, moto] = await Promise.all([startCluster({ migrate: true }), startMoto()]);
   await seedPostgres(cluster.url, { published: 50, drafts: 0 });
   writer = openPostgresStore({ url: cluster.url, poolSize: 1, timeoutMs: 2_000, unlistenedFreshMs: 60_000, listen: false });
-  client = new CloudFrontClient({ region: 'us-east-1', endpoint: moto.endpoint, credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' } });
-  const created = await client.send(
-    new CreateDistributionCommand({
-      DistributionConfig: {
-        CallerReference: `kiosk-two-primaries-${process.pid}`,
-        Comment: 'Kiosk two primaries',
-        Enabled: true,
-        Origins: {
-          Quantity: 1,
-          Items: [{ Id: 'origin', DomainName: 'origin.example', CustomOriginConfig: { HTTPPort: 80, HTTPSPort: 443, OriginProtocolPolicy: 'http-only' } }],
-        },
-        DefaultCacheBehavior: { TargetOriginId: 'origin', ViewerProtocolPolicy: 'redirect-to-https', CachePolicyId: '658327ea-f89d-4fab-a63d-7e88639e58f6' },
-      },
-    }),
-  );
-  distributionId = created.Distribution!.Id!;
+  ({ client, distributionId } = await motoDistribution(moto, 'two-primaries'));
 });
 
 after(async () => {
