@@ -3,6 +3,21 @@ import { articleIdPattern, isSectionSlug } from '../../src/sections';
 import { describeError, log } from '../log';
 import { everythingChanged, type ArticleState, type ContentChange } from './changes';
 
+/**
+ * The options of a connection kept for one session of its own (a LISTEN, an advisory lock):
+ * never pooled, never idled out or recycled, connected within `timeoutMs`, no type lookups.
+ */
+export function dedicatedSession(timeoutMs: number) {
+  return {
+    max: 1,
+    idle_timeout: 0,
+    max_lifetime: null,
+    connect_timeout: Math.max(1, Math.ceil(timeoutMs / 1000)),
+    fetch_types: false,
+    onnotice: () => undefined,
+  };
+}
+
 /** The channel the articles trigger notifies (migrations/…_articles.sql). */
 export const contentChannel = 'kiosk_content';
 
@@ -78,12 +93,7 @@ class Listener implements ContentListener {
     const { options } = this;
     // onnotify is postgres.js's hook for every NOTIFY on this connection; its types leave it out.
     const instance: postgres.Sql = postgres(options.url, {
-      max: 1,
-      idle_timeout: 0,
-      max_lifetime: null,
-      connect_timeout: Math.max(1, Math.ceil(options.timeoutMs / 1000)),
-      fetch_types: false,
-      onnotice: () => undefined,
+      ...dedicatedSession(options.timeoutMs),
       connection: { application_name: options.applicationName ?? 'kiosk-listener' },
       onnotify(channel: string, payload: string) {
         if (channel === contentChannel) options.onChange(parseNotification(payload));

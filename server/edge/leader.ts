@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import { withDeadline } from '../content/postgres-listener';
+import { dedicatedSession, withDeadline } from '../content/postgres-listener';
 import { describeError, log } from '../log';
 
 // Which primary of the fleet sends the purges: the one holding a PostgreSQL advisory lock on a
@@ -40,12 +40,7 @@ export function electPurgeSender(options: LeaderOptions): Leader {
   // One connection, kept: the lock lives in its session. A session lost (the server restarted,
   // the network) is a lost lock; postgres.js opens a new session at the next query.
   const sql = postgres(options.url, {
-    max: 1,
-    idle_timeout: 0,
-    max_lifetime: null,
-    connect_timeout: Math.max(1, Math.ceil(options.timeoutMs / 1000)),
-    fetch_types: false,
-    onnotice: () => undefined,
+    ...dedicatedSession(options.timeoutMs),
     // The server notices a holder that vanished without closing its connection (a machine gone)
     // within about 5 + 2 × 3 s, and lets the lock go, instead of after the system's two hours.
     connection: {
