@@ -129,6 +129,10 @@ describe('npm run capacity', () => {
       /^Purge-driven lifetimes: [\d.]+× fewer origin requests per 1,000 page views than today \(target: at least 5×\): (met|not met)\.$/m,
     );
     assert.match(out.stdout, /^Instances that server-render every page at 3,000 views\/s, at 100% CPU: today \d+, purge-driven \d+ \(MinSize \d+\)\.$/m);
+    // The purge budget's table, the default among its rows.
+    assert.match(out.stdout, /^The purge budget \(EDGE_PURGE_MONTHLY_PATHS\) at 1 push\/s all month/m);
+    assert.match(out.stdout, /^300,000 \(default\) +\$1,495 /m);
+    assert.match(out.stdout, /^unlimited \(0\) +- +1 s /m);
     assert.equal(capacity(...args).stdout, out.stdout, 'the same seed, the same report');
 
     const json = (...more: string[]) => {

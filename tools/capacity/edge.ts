@@ -20,7 +20,7 @@
 // its tags and the front page (which carries the latest list). The sender batches every
 // purgeBatchS, so a page is purged at most once per batch: by the batches holding at least one
 // push that touches it, taken as a Poisson stream of that rate.
-import { seededRandom } from '@kiosk/surface';
+import { budgetDelay, maxItemsPerCall, seededRandom, type BudgetDelay } from '@kiosk/surface';
 import { InputError } from './duration';
 import { serveOnInstance, type InstanceCapacity } from './workload';
 
@@ -80,6 +80,8 @@ export const edgeDefaults = {
   anchorViewsPerS: 1_000,
   /** The newsroom's peak at the edge, where instances are counted. */
   viewsPerS: 3_000,
+  /** The purge budgets (EDGE_PURGE_MONTHLY_PATHS) the report tabulates; 0: unlimited. */
+  purgeBudgets: [100_000, 300_000, 1_000_000, 3_000_000, 10_000_000, 0],
 } as const;
 
 /** Who links to whom, drawn from the seed: each article's section and tags. */
@@ -270,6 +272,8 @@ export interface EdgeComparison {
   /** Today's origin requests per 1,000 views over the purge-driven lifetimes'. */
   reduction: number;
   instances: { today: number; purged: number };
+  /** Each purge budget at the purge-driven regime's pushes, once its burst is spent. */
+  budgets: { monthlyPaths: number; delay: BudgetDelay }[];
 }
 
 export function compareEdge(input: EdgeInput): EdgeComparison {
@@ -291,5 +295,27 @@ export function compareEdge(input: EdgeInput): EdgeComparison {
     purged,
     reduction: today.perThousand / purged.perThousand,
     instances: { today: instancesFor(today, input.capacity), purged: instancesFor(purged, input.capacity) },
+    budgets: edgeDefaults.purgeBudgets.map((monthlyPaths) => ({
+      monthlyPaths,
+      delay: budgetDelay({
+        monthlyPaths,
+        intervalS: input.purged.purgeBatchS,
+        maxItems: maxItemsPerCall,
+        pathsIn: (seconds) => batchPaths(structure, input.purged.pushesPerS, seconds),
+      }),
+    })),
   };
+}
+
+/**
+ * Distinct invalidation paths in one batch that gathered `seconds` of pushes at `pushesPerS`
+ * (each purging its article, its section, its tags, the front page and l:all, as
+ * server/edge/tags.ts purgeItems does), pushes drawn as the simulator draws them: a page pushed
+ * at rate r is in the batch with probability 1 - e^(-r·seconds).
+ */
+export function batchPaths(structure: Structure, pushesPerS: number, seconds: number): number {
+  const reached = (shares: Float64Array) => shares.reduce((sum, share) => sum - Math.expm1(-pushesPerS * share * seconds), 0);
+  // front and l:all: in every batch that holds a push.
+  const lists = -2 * Math.expm1(-pushesPerS * seconds);
+  return lists + reached(structure.articleShare) + reached(structure.sectionPushShare) + reached(structure.tagPushShare);
 }

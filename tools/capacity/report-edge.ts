@@ -1,5 +1,6 @@
 // The text report of --edge: the model's inputs, origin requests per 1,000 page views by page
 // type, today's lifetimes against the purge-driven ones, and the instances each needs.
+import { defaultMonthlyPaths, freePathsPerMonth, pathPriceUsd } from '@kiosk/surface';
 import { span } from './duration';
 import { pageTypes, type EdgeComparison, type EdgeInput, type EdgeLoad, type EdgeRegime, type PageType } from './edge';
 import { count, pct, table } from './report';
@@ -60,5 +61,27 @@ export function edgeLines(input: EdgeInput, result: EdgeComparison, capacitySour
       `purge-driven ${result.instances.purged} (MinSize ${minSize}).`,
     `As --cdn-hit for the fleet's timeline: today ${cdnHit(result.today).toFixed(2)}, purge-driven ${cdnHit(result.purged).toFixed(2)} ` +
       `(npm run capacity -- --cdn-hit ${Math.min(0.99, cdnHit(result.purged)).toFixed(2)}).`,
+    '',
+    ...budgetLines(input, result),
+  ];
+}
+
+const usd = (n: number) => (n >= 100 ? `$${count(n)}` : `$${n.toFixed(2)}`);
+
+/** What each purge budget does at the purge-driven regime's pushes (server/edge/budget.ts budgetDelay). */
+function budgetLines(input: EdgeInput, result: EdgeComparison): string[] {
+  const cost = (paths: number) => usd(Math.max(0, paths - freePathsPerMonth) * pathPriceUsd);
+  const rows = result.budgets.map(({ monthlyPaths, delay }) => [
+    monthlyPaths === 0 ? 'unlimited (0)' : `${count(monthlyPaths)}${monthlyPaths === defaultMonthlyPaths ? ' (default)' : ''}`,
+    monthlyPaths === 0 ? '-' : cost(monthlyPaths),
+    span(delay.delayS),
+    delay.everything ? '"/*"' : `${delay.pathsPerCall.toFixed(1)} tags`,
+    count(delay.pathsPerMonth),
+    cost(delay.pathsPerMonth),
+  ]);
+  return [
+    `The purge budget (EDGE_PURGE_MONTHLY_PATHS) at ${input.purged.pushesPerS} push/s all month, once its burst (an hour of the budget) is spent: ` +
+      `a call when the budget pays for the batch, "/*" when the oldest change would wait past the shortest edge lifetime`,
+    table(['budget a month', 'at most', 'a call every', 'each call', 'paths a month', 'their cost'], rows),
   ];
 }
