@@ -206,7 +206,17 @@ describe('the anchor and the comparison', () => {
   });
 });
 
-describe('the purge budget', () => {
+describe('Origin Shield and the purge budget', () => {
+  test("the regional cache's own requests are the edge locations' misses: none without one, at least the origin's with one", () => {
+    assert.equal(edgeLoad(site, structure, purged, 3_000, 200).regionalPerS, 0);
+    const shielded = edgeLoad(site, structure, purged, 3_000, 200, 1);
+    const direct = edgeLoad(site, structure, purged, 3_000, 200);
+    const origin = (shielded.perThousand * shielded.viewsPerS) / 1000;
+    assert.ok(shielded.regionalPerS > origin, `${shielded.regionalPerS} reach it, ${origin} pass it`);
+    // What reaches the shield is what reached the origin without it.
+    assert.ok(Math.abs(shielded.regionalPerS - (direct.perThousand * direct.viewsPerS) / 1000) < 1e-6 * shielded.regionalPerS);
+  });
+
   test('a batch gathers fewer paths per push the longer it gathers: the lists and the busy pages repeat', () => {
     assert.equal(batchPaths(structure, 1, 0), 0);
     assert.equal(batchPaths(structure, 0, 60), 0);
