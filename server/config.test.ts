@@ -175,7 +175,7 @@ test('the demo seed at start fills SQLite only: refused beside PostgreSQL, with 
 
 test('edge purge: a dry run without a distribution id; long edge lifetimes only with one and a store that has a change feed', () => {
   const dry = loadConfig({});
-  assert.deepEqual(dry.edgePurge, { distributionId: null, intervalMs: 1_000, maxBackoffMs: 30_000, endpoint: null });
+  assert.deepEqual(dry.edgePurge, { distributionId: null, intervalMs: 1_000, maxBackoffMs: 30_000, monthlyPaths: 300_000, endpoint: null });
   assert.equal(edgePurgeActive(dry), false);
   const live = loadConfig({ CLOUDFRONT_DISTRIBUTION_ID: 'E2QWRUHAPOMQZL', EDGE_PURGE_INTERVAL_MS: '5000' });
   assert.equal(live.edgePurge.distributionId, 'E2QWRUHAPOMQZL');
@@ -191,5 +191,11 @@ test('edge purge: a dry run without a distribution id; long edge lifetimes only 
     assert.throws(() => loadConfig({ CLOUDFRONT_DISTRIBUTION_ID: bad }), /CLOUDFRONT_DISTRIBUTION_ID must be a distribution id/, bad);
   }
   assert.throws(() => loadConfig({ EDGE_PURGE_INTERVAL_MS: '10' }), /EDGE_PURGE_INTERVAL_MS/);
+  // The purge budget: 0 is unlimited; below CloudFront's free 1,000 paths a month, refused.
+  assert.equal(loadConfig({ EDGE_PURGE_MONTHLY_PATHS: '0' }).edgePurge.monthlyPaths, 0);
+  assert.equal(loadConfig({ EDGE_PURGE_MONTHLY_PATHS: '2000000' }).edgePurge.monthlyPaths, 2_000_000);
+  for (const bad of ['500', '-1', 'lots', '1e6']) {
+    assert.throws(() => loadConfig({ EDGE_PURGE_MONTHLY_PATHS: bad }), /EDGE_PURGE_MONTHLY_PATHS must be/, bad);
+  }
   assert.throws(() => loadConfig({ AWS_ENDPOINT_URL_CLOUDFRONT: 'ftp://x' }), /AWS_ENDPOINT_URL_CLOUDFRONT/);
 });

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { latestListSize } from '../src/content';
+import { defaultMonthlyPaths } from './edge/budget';
 
 if ('window' in globalThis) {
   throw new Error('server/config must never be bundled for the browser');
@@ -118,6 +119,8 @@ export interface EdgePurgeConfig {
   intervalMs: number;
   /** EDGE_PURGE_MAX_BACKOFF_MS: a failed call is retried after 1 s, doubling up to this. */
   maxBackoffMs: number;
+  /** EDGE_PURGE_MONTHLY_PATHS: invalidation paths the sender may spend a month, evenly (server/edge/budget.ts); 0: unlimited. */
+  monthlyPaths: number;
   /** AWS_ENDPOINT_URL_CLOUDFRONT: another CloudFront API endpoint (tests' moto); null: AWS's. */
   endpoint: string | null;
 }
@@ -397,8 +400,19 @@ function edgePurgeConfig(env: Env): EdgePurgeConfig {
     distributionId,
     intervalMs: integer(env, 'EDGE_PURGE_INTERVAL_MS', 1_000, 50, 60_000),
     maxBackoffMs: integer(env, 'EDGE_PURGE_MAX_BACKOFF_MS', 30_000, 1_000, 600_000),
+    monthlyPaths: purgeBudget(env),
     endpoint: endpointUrl(env, 'AWS_ENDPOINT_URL_CLOUDFRONT') ?? endpointUrl(env, 'AWS_ENDPOINT_URL'),
   });
+}
+
+/**
+ * EDGE_PURGE_MONTHLY_PATHS (server/edge/budget.ts, docs/operations.md "The purge budget"); 0 is
+ * unlimited. Below the 1,000 paths CloudFront gives free a month it would purge little but "/*".
+ */
+function purgeBudget(env: Env): number {
+  const paths = integer(env, 'EDGE_PURGE_MONTHLY_PATHS', defaultMonthlyPaths, 0, 1_000_000_000);
+  if (paths !== 0 && paths < 1_000) throw new ConfigError(`EDGE_PURGE_MONTHLY_PATHS must be 0 (unlimited) or from 1000 to 1000000000, got ${paths}`);
+  return paths;
 }
 
 /**

@@ -53,6 +53,11 @@ export {
   type OptionSetting,
 } from '../scripts/deploy/ebextensions';
 
+// The edge purge's budget (server/edge/budget.ts): the delay a monthly budget of invalidation
+// paths gives a steady stream of pushes, which the capacity simulator's --edge report tabulates.
+export { budgetDelay, defaultMonthlyPaths, freePathsPerMonth, monthS, pathPriceUsd, shortestPurgedLifetimeS, type BudgetDelay } from '../server/edge/budget';
+export { maxItemsPerCall } from '../server/edge/purge';
+
 // The seeded generator the seed's made-up articles are drawn with (the same seed gives the same
 // sequence on every machine): the capacity simulator draws launch times with it, so a --seed
 // gives the same runs everywhere.

@@ -81,6 +81,19 @@ test('cfn-lint does check them: a misspelt property and a wrong type in the dist
   assert.match(output, /eighty/);
 });
 
+test("cfn-lint checks the origin's Origin Shield: a misspelt region property and a flag that is not a boolean fail", { timeout: 120_000 }, () => {
+  const own = ownResources() as { KioskDistribution: { Properties: { DistributionConfig: { Origins: { OriginShield: Record<string, unknown> }[] } } } };
+  const shield = own.KioskDistribution.Properties.DistributionConfig.Origins[0]!.OriginShield;
+  assert.deepEqual({ ...shield }, { Enabled: true, OriginShieldRegion: 'eu-west-1' }, 'resolved as Elastic Beanstalk hands it over');
+  shield.OriginShieldRegoin = shield.OriginShieldRegion;
+  delete shield.OriginShieldRegion;
+  shield.Enabled = 'sometimes';
+  const { status, output } = lint(wrap(own as unknown as Record<string, unknown>), 'broken-shield.json');
+  assert.ok((status ?? 0) & 2, `expected errors, got status ${status}:\n${output}`);
+  assert.match(output, /OriginShieldRegoin/);
+  assert.match(output, /sometimes/);
+});
+
 test('cfn-lint checks the scaling resources too: a misspelt step property and a period of the wrong type fail', { timeout: 120_000 }, () => {
   type Scaling = {
     KioskOverloadScaleOutPolicy: { Properties: { StepAdjustments: Record<string, unknown>[] } };

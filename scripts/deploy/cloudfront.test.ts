@@ -10,7 +10,7 @@ import { apiBase, apiPath } from '../../src/api-paths';
 import { route, routeOf, routeTable, type Route } from '../../src/request-kinds';
 import { ebConfigPath } from '../nginx/render';
 import { apiCacheKeyQueryStrings, cacheBehaviours, cacheTagConfig, managed, type Behavior } from './cloudfront';
-import { loadConfigFiles, optionSettings, resources, settingValue } from './ebextensions';
+import { loadConfigFiles, optionSettings, resolveOptionSettings, resources, settingValue } from './ebextensions';
 
 interface CachePolicyConfig {
   MinTTL: number;
@@ -31,7 +31,7 @@ const ebProvided = new Set(['AWSEBV2LoadBalancer', 'AWSEBEnvironmentName', 'AWS:
 const files = loadConfigFiles();
 const all = resources(files);
 const distribution = all.KioskDistribution?.Properties?.DistributionConfig as {
-  Origins: { Id: string; DomainName: unknown; CustomOriginConfig: Record<string, unknown> }[];
+  Origins: { Id: string; DomainName: unknown; CustomOriginConfig: Record<string, unknown>; OriginShield?: { Enabled: boolean; OriginShieldRegion: unknown } }[];
   DefaultCacheBehavior: Behavior;
   CacheBehaviors: Behavior[];
   CustomErrorResponses: { ErrorCode: number; ErrorCachingMinTTL: number; ResponsePagePath?: string }[];
@@ -217,4 +217,17 @@ test('every reference resolves to a resource declared here or one Elastic Beanst
 test("the distribution's CacheTagConfig names the header the origin writes its cache tags in", () => {
   assert.deepEqual(distribution.CacheTagConfig, cacheTagConfig());
   assert.equal(distribution.CacheTagConfig?.HeaderName, cacheTagHeaderName);
+});
+
+test('the origin is behind Origin Shield, in the region docs/deploy.md creates the environment in unless the option names another', () => {
+  const [origin] = distribution.Origins;
+  assert.equal(origin!.OriginShield?.Enabled, true);
+  const region = resolveOptionSettings(origin!.OriginShield!.OriginShieldRegion, []);
+  assert.match(String(region), /^[a-z]{2}-[a-z]+-\d$/, 'a region code, as CloudFront takes it');
+  const deployRegion = /eb init kiosk .*--region ([a-z]{2}-[a-z]+-\d)/.exec(fs.readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8'))?.[1];
+  assert.equal(region, deployRegion);
+  const other = resolveOptionSettings(origin!.OriginShield!.OriginShieldRegion, [
+    { file: 'x.config', namespace: 'aws:elasticbeanstalk:customoption', option: 'OriginShieldRegion', value: 'us-east-2', line: 1 },
+  ]);
+  assert.equal(other, 'us-east-2');
 });

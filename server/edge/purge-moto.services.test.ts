@@ -1,6 +1,7 @@
 // The purge sender against moto's CloudFront (test/moto.ts): CreateInvalidation recorded with the
 // right "#tag" items, one call for the changes of one interval, a failed call retried with what
-// came meanwhile, and a wrong distribution counted as failures with a growing lag. moto keeps
+// came meanwhile, a wrong distribution counted as failures with a growing lag, and a burst of
+// pushes past the purge budget sent in fewer paths that still cover every change. moto keeps
 // each invalidation's paths as they were sent ("#a:…" included) and reports it COMPLETED at once.
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -10,8 +11,10 @@ import { GetInvalidationCommand, ListInvalidationsCommand, type CloudFrontClient
 import { motoDistribution, startMoto, type Moto } from '../../test/moto';
 import { loadConfig } from '../config';
 import type { ArticleChange } from '../content/changes';
+import { monthS, PurgeBudget } from './budget';
 import { cloudFrontTarget } from './cloudfront';
 import { PurgeSender } from './purge';
+import { purgeItems } from './tags';
 
 let moto: Moto;
 let client: CloudFrontClient;
@@ -161,6 +164,55 @@ test('without a distribution, a dry run: nothing reaches CloudFront', async () =
     sender.change(unpublish);
     await until(() => sender.lagS() === 0 && sender.pending().length === 0, 5_000, 'the dry run');
     assert.equal((await invalidations()).length, before);
+  } finally {
+    sender.close();
+    target.close();
+  }
+});
+
+test('a burst of pushes past the purge budget: held and gathered into fewer paths, every change still covered, the budget never passed', async (t) => {
+  const before = (await invalidations()).length;
+  const env = settings({ EDGE_PURGE_MONTHLY_PATHS: '21900' });
+  assert.equal(env.monthlyPaths, 21_900);
+  // The bucket's clock is the test's: an hour of 21,900 paths a month is a burst of 30.
+  let clock = 0;
+  const budget = new PurgeBudget(env.monthlyPaths, () => clock);
+  const target = cloudFrontTarget(env);
+  const sender = new PurgeSender({ invalidate: target.invalidate, intervalMs: 50, maxBackoffMs: 2_000, budget });
+  const sections = ['news', 'world', 'sport'] as const;
+  const tags = ['climate', 'energy', 'elections', 'football'];
+  const pushes: ArticleChange[] = Array.from({ length: 24 }, (_, i) => {
+    const state = { section: sections[i % 3]!, tags: [tags[i % 4]!, tags[(i + 1) % 4]!], status: 'published' as const };
+    return { kind: 'article', id: `2026112220000001${String(i).padStart(2, '0')}`, was: state, now: state };
+  });
+  try {
+    for (const push of pushes) {
+      sender.change(push);
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+    // The burst is spent within the first pushes; the rest wait, gathered into one batch.
+    await until(async () => (await invalidations()).length > before && sender.budgetLeft()! < 7, 10_000, 'the burst spent');
+    const whileHeld = (await invalidations()).length;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal((await invalidations()).length, whileHeld, 'nothing more is sent while the budget cannot pay for it');
+    assert.ok(sender.pending().length > 7, `held: ${sender.pending().length} paths`);
+    const held = sender.pending().length;
+    // The month moves on by what the held batch costs.
+    clock += Math.ceil((held * monthS * 1000) / env.monthlyPaths) + 1;
+    await until(() => sender.pending().length === 0 && sender.lagS() === 0, 10_000, 'the held batch');
+    const batches = (await invalidations()).slice(before);
+    const sent = batches.flat();
+    const onePerPush = pushes.reduce((sum, push) => sum + purgeItems(push).length, 0);
+    t.diagnostic(`${sent.length} paths in ${batches.length} calls (the held one ${held}), against ${onePerPush} with one call a push`);
+    assert.ok(sent.length < onePerPush / 2, `${sent.length} paths in ${batches.length} calls, against ${onePerPush} with one call a push`);
+    assert.ok(sent.length <= 30 + held, `never past the budget: ${sent.length} paths`);
+    assert.ok(!sent.includes('/*'), 'every change went out by its own tags');
+    for (const push of pushes) {
+      for (const item of purgeItems(push)) assert.ok(sent.includes(item), `${item} of ${push.id} was sent`);
+    }
+    const last = batches.find((batch) => batch.includes(`#a:${pushes.at(-1)!.id}`))!;
+    assert.equal(last.length, held, 'the held batch went out whole, in one call');
+    assert.equal(sender.failures, 0);
   } finally {
     sender.close();
     target.close();

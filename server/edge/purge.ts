@@ -1,5 +1,6 @@
 import { describeError, log } from '../log';
 import type { ContentChange } from '../content/changes';
+import { shortestPurgedLifetimeS, type PurgeBudget } from './budget';
 import { purgeItems } from './tags';
 
 // The purge sender: what the content change feed says changed, gathered for `intervalMs` into
@@ -7,6 +8,11 @@ import { purgeItems } from './tags';
 // gather for the next one; a failed call's items go back into the next, which is retried after a
 // back-off (1 s doubling to maxBackoffMs, jittered). It runs in the primary process only
 // (server/edge/start.ts), never on a request's path.
+//
+// With a budget (server/edge/budget.ts), a batch whose paths the budget cannot pay for yet is
+// held, and keeps gathering changes, until it can; when the oldest change would wait past
+// `maxWaitMs` (the shortest edge lifetime) the batch goes out as one "/*" instead. Nothing is
+// dropped: a held batch's tags stay pending until a call covers them.
 
 /** Sends one CreateInvalidation with these items; rejects when it was not accepted. */
 export type Invalidate = (items: readonly string[]) => Promise<void>;
@@ -26,12 +32,18 @@ export interface PurgeStats {
   readonly failures: number;
   /** Age in seconds of the oldest change no accepted call covers yet; 0 when none. */
   lagS(): number;
+  /** Paths the purge budget lets the sender spend now; null without a budget (unlimited). */
+  budgetLeft(): number | null;
 }
 
 export interface PurgeSenderOptions {
   invalidate: Invalidate;
   intervalMs: number;
   maxBackoffMs: number;
+  /** What the calls may spend (EDGE_PURGE_MONTHLY_PATHS); none: unlimited. */
+  budget?: PurgeBudget;
+  /** A held batch goes out as "/*" before its oldest change waits longer than this (the shortest edge lifetime). */
+  maxWaitMs?: number;
   now?: () => number;
 }
 
@@ -48,10 +60,14 @@ export class PurgeSender implements PurgeStats {
   #generation = 0;
   #tagsSent = 0;
   #failures = 0;
+  /** The pending batch is waiting for the budget (logged once per wait). */
+  #holding = false;
   readonly #now: () => number;
+  readonly #maxWaitMs: number;
 
   constructor(private readonly options: PurgeSenderOptions) {
     this.#now = options.now ?? Date.now;
+    this.#maxWaitMs = options.maxWaitMs ?? shortestPurgedLifetimeS * 1000;
   }
 
   get tagsSent(): number {
@@ -65,6 +81,11 @@ export class PurgeSender implements PurgeStats {
   lagS(): number {
     const oldest = [this.#oldestPending, this.#oldestInFlight].filter((t): t is number => t !== null);
     return oldest.length === 0 ? 0 : Math.max(0, (this.#now() - Math.min(...oldest)) / 1000);
+  }
+
+  budgetLeft(): number | null {
+    const budget = this.options.budget;
+    return budget === undefined || budget.unlimited ? null : Math.max(0, budget.available());
   }
 
   /** Items waiting for the next call (tests and the log). */
@@ -84,12 +105,16 @@ export class PurgeSender implements PurgeStats {
     this.#schedule(this.options.intervalMs);
   }
 
-  /** Sends what is pending now (a stopping primary's last call); resolves when it was tried. */
+  /**
+   * Sends what is pending now (a stopping primary's last call); resolves when it was tried. Past
+   * the budget it is one "/*": a change the next sender may not have heard is never left behind,
+   * for one path over the budget at most.
+   */
   async flush(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#inFlight;
-    if (this.#pending.size > 0) await this.#send();
+    if (this.#pending.size > 0) await this.#send(true);
   }
 
   /** Drops what is pending: another instance has become the sender, and heard the same changes. */
@@ -99,6 +124,7 @@ export class PurgeSender implements PurgeStats {
     this.#timer = undefined;
     this.#pending.clear();
     this.#oldestPending = null;
+    this.#holding = false;
   }
 
   /** Stops sending; what is pending is dropped (the next sender covers it, server/edge/start.ts). */
@@ -117,17 +143,64 @@ export class PurgeSender implements PurgeStats {
     this.#timer.unref();
   }
 
-  #take(): string[] {
-    const items = this.#pending.has(everything) || this.#pending.size > maxItemsPerCall ? [everything] : [...this.#pending];
+  /** The next call's items: the pending ones, or "/*" for a batch with it or past the per-call cap. */
+  #batch(): string[] {
+    return this.#pending.has(everything) || this.#pending.size > maxItemsPerCall ? [everything] : [...this.#pending];
+  }
+
+  #take(items: string[]): string[] {
     this.#pending.clear();
     this.#oldestInFlight = this.#oldestPending;
     this.#oldestPending = null;
     return items;
   }
 
-  #send(): Promise<void> {
+  /**
+   * What the budget lets go now: the batch, "/*" in its place (its oldest change would otherwise
+   * wait past maxWaitMs, or the sender is stopping), or a wait: hold it and look again in `retryMs`.
+   */
+  #afford(batch: string[], stopping: boolean): { items: string[] } | { retryMs: number } {
+    const budget = this.options.budget;
+    if (budget === undefined || budget.trySpend(batch.length)) return { items: batch };
+    const waitedMs = this.#now() - (this.#oldestPending ?? this.#now());
+    const paths = batch.length;
+    if (stopping) {
+      budget.spendAnyway(1);
+      log.warn('edge purge budget: stopping with a batch the budget cannot pay for; sending "/*" (one path) instead', { paths });
+      return { items: [everything] };
+    }
+    if (waitedMs + this.options.intervalMs >= this.#maxWaitMs) {
+      if (!budget.trySpend(1)) return { retryMs: Math.min(budget.msUntil(1), this.#maxWaitMs) };
+      log.warn('edge purge budget: a batch waited as long as the shortest edge lifetime; sending "/*" (one path) instead of its paths', {
+        paths,
+        waitedMs,
+        monthlyPaths: budget.monthlyPaths,
+      });
+      return { items: [everything] };
+    }
+    if (!this.#holding) {
+      this.#holding = true;
+      log.info('edge purge budget: holding the batch until the budget pays for it; changes keep joining it', {
+        paths,
+        available: Math.floor(budget.available()),
+        monthlyPaths: budget.monthlyPaths,
+      });
+    }
+    return { retryMs: this.options.intervalMs };
+  }
+
+  #send(stopping = false): Promise<void> {
     if (this.#pending.size === 0 || this.#inFlight !== null) return this.#inFlight ?? Promise.resolve();
-    const items = this.#take();
+    const afforded = this.#afford(this.#batch(), stopping);
+    if ('retryMs' in afforded) {
+      this.#schedule(afforded.retryMs);
+      return Promise.resolve();
+    }
+    if (this.#holding) {
+      this.#holding = false;
+      log.info('edge purge budget: the held batch goes out', { items: afforded.items.length, waitedMs: this.#now() - (this.#oldestPending ?? this.#now()) });
+    }
+    const items = this.#take(afforded.items);
     const started = this.#now();
     const generation = this.#generation;
     const call = this.options.invalidate(items).then(
@@ -140,6 +213,8 @@ export class PurgeSender implements PurgeStats {
       (error: unknown) => {
         this.#failures += 1;
         this.#attempt += 1;
+        // Not accepted, not billed.
+        this.options.budget?.refund(items.length);
         // Back into the next call, which keeps the oldest change's time for the lag; unless
         // another instance has become the sender meanwhile (discard), which heard them too.
         if (generation === this.#generation) {

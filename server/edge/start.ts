@@ -3,6 +3,7 @@ import type { ContentChange } from '../content/changes';
 import { listenForChanges } from '../content/postgres-listener';
 import { openSqliteStore } from '../content/sqlite';
 import { log } from '../log';
+import { PurgeBudget, shortestPurgedLifetimeS } from './budget';
 import { cloudFrontTarget, type EdgeTarget } from './cloudfront';
 import { electPurgeSender } from './leader';
 import { PurgeSender, type PurgeStats } from './purge';
@@ -14,7 +15,9 @@ import { purgeItems } from './tags';
 // - PostgreSQL: every primary LISTENs; the one holding the advisory lock (leader.ts) sends. A
 //   stand-by keeps what it heard in the last `takeoverReplayMs` and sends that when it takes
 //   over, so a change the old sender heard but had not yet sent when it stopped is not lost (a
-//   change it had sent is sent once more: a few paths, never a missed purge).
+//   change it had sent is sent once more: a few paths, never a missed purge). With a purge budget
+//   the old sender may have held a batch up to the shortest edge lifetime, so the stand-by keeps
+//   that long.
 // - The newsroom API has no feed: nothing to purge by, and pages keep the short lifetimes.
 
 export interface EdgePurge extends PurgeStats {
@@ -46,12 +49,20 @@ export function startEdgePurge(config: Readonly<Config>, overrides: EdgePurgeOve
     return null;
   }
   const target = overrides.target ?? cloudFrontTarget(config.edgePurge);
-  const sender = new PurgeSender({ invalidate: target.invalidate, intervalMs: config.edgePurge.intervalMs, maxBackoffMs: config.edgePurge.maxBackoffMs });
+  const budget = new PurgeBudget(config.edgePurge.monthlyPaths);
+  const sender = new PurgeSender({
+    invalidate: target.invalidate,
+    intervalMs: config.edgePurge.intervalMs,
+    maxBackoffMs: config.edgePurge.maxBackoffMs,
+    budget,
+  });
   log.info('edge purge', {
     mode: target.live ? 'live' : 'dry run',
     distribution: config.edgePurge.distributionId,
     longLifetimes: edgePurgeActive(config),
     intervalMs: config.edgePurge.intervalMs,
+    monthlyPaths: budget.unlimited ? 'unlimited' : budget.monthlyPaths,
+    burstPaths: budget.unlimited ? 'unlimited' : Math.floor(budget.burst),
   });
   const parts = config.content.store === 'sqlite' ? fromSqlite(config.content.path, sender) : fromPostgres(config, sender, overrides);
   return {
@@ -67,6 +78,7 @@ export function startEdgePurge(config: Readonly<Config>, overrides: EdgePurgeOve
       return sender.failures;
     },
     lagS: () => (parts.sending() ? sender.lagS() : 0),
+    budgetLeft: () => (parts.sending() ? sender.budgetLeft() : null),
     async close(withinMs) {
       if (parts.sending()) {
         await Promise.race([sender.flush(), new Promise((resolve) => setTimeout(resolve, withinMs).unref())]);
@@ -99,7 +111,8 @@ function fromSqlite(path: string, sender: PurgeSender): FeedParts {
 function fromPostgres(config: Readonly<Config>, sender: PurgeSender, overrides: EdgePurgeOverrides): FeedParts {
   if (config.content.store !== 'postgresql') throw new Error('not PostgreSQL');
   const url = config.content.url;
-  const replayMs = overrides.takeoverReplayMs ?? defaultTakeoverReplayMs;
+  const heldAtMostMs = config.edgePurge.monthlyPaths === 0 ? 0 : shortestPurgedLifetimeS * 1000 + config.edgePurge.intervalMs;
+  const replayMs = overrides.takeoverReplayMs ?? Math.max(defaultTakeoverReplayMs, heldAtMostMs);
   let recent: { items: string[]; at: number }[] = [];
   let leading = false;
   const heard = (change: ContentChange) => {

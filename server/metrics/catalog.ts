@@ -31,6 +31,7 @@ export const metricNames = {
   edgePurgeTags: 'EdgePurgeTags',
   edgePurgeFailures: 'EdgePurgeFailures',
   edgePurgeLag: 'EdgePurgeLag',
+  edgePurgeBudgetLeft: 'EdgePurgeBudgetLeft',
 } as const;
 
 interface Exported {

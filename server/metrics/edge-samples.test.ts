@@ -40,3 +40,13 @@ test('a primary with no purge at all publishes zero counts and no lag', () => {
     ],
   );
 });
+
+test('the sender publishes what the purge budget lets it spend now; a stand-by, and a sender without a budget, do not', () => {
+  const now = { tags: 12, failures: 1 };
+  const sent = { tags: 4, failures: 0 };
+  const withBudget = (sending: boolean, left: number | null): EdgeReadings => ({ ...readings(sending, 0), budgetLeft: () => left });
+  const budgetOf = (samples: Sample[]) => samples.filter((s) => s.name === metricNames.edgePurgeBudgetLeft).map(valueOf);
+  assert.deepEqual(budgetOf(edgeSamplesOf(withBudget(true, 37.6), now, sent)), [37]);
+  assert.deepEqual(budgetOf(edgeSamplesOf(withBudget(false, 37.6), now, sent)), []);
+  assert.deepEqual(budgetOf(edgeSamplesOf(withBudget(true, null), now, sent)), []);
+});

@@ -50,7 +50,7 @@ export function hostMemoryPercent(): number {
 
 /** Call from throng's master function, before the first fork. */
 /** What a primary knows of the edge purge: its counts, and whether it is the fleet's sender now. */
-export type EdgeReadings = Pick<EdgePurge, 'tagsSent' | 'failures' | 'lagS' | 'sending'>;
+export type EdgeReadings = Pick<EdgePurge, 'tagsSent' | 'failures' | 'lagS' | 'sending'> & Partial<Pick<EdgePurge, 'budgetLeft'>>;
 
 /**
  * The edge purge's samples for one publication: tags sent and failed calls since the last, from
@@ -63,6 +63,9 @@ export function edgeSamplesOf(edge: EdgeReadings | null, now: { tags: number; fa
     { name: metricNames.edgePurgeFailures, unit: 'Count', value: now.failures - sent.failures },
   ];
   if (edge?.sending) samples.push({ name: metricNames.edgePurgeLag, unit: 'Seconds', value: edge.lagS() });
+  // The paths the purge budget lets the sender spend now (none without a budget): at 0, changes wait.
+  const budgetLeft = edge?.sending ? (edge.budgetLeft?.() ?? null) : null;
+  if (budgetLeft !== null) samples.push({ name: metricNames.edgePurgeBudgetLeft, unit: 'Count', value: Math.floor(budgetLeft) });
   return samples;
 }
 
@@ -144,6 +147,16 @@ export async function startPrimaryMetrics(config: Readonly<Config>, edge: EdgeRe
     registers: [registry],
     collect() {
       this.set(edge?.lagS() ?? 0);
+    },
+  });
+  new client.Gauge({
+    name: 'kiosk_edge_purge_budget_paths',
+    help: 'Invalidation paths the purge budget (EDGE_PURGE_MONTHLY_PATHS) lets the sender spend now; absent without a budget or on a stand-by',
+    registers: [registry],
+    collect() {
+      this.reset();
+      const left = edge?.sending ? (edge.budgetLeft?.() ?? null) : null;
+      if (left !== null) this.set(Math.floor(left));
     },
   });
   let edgeSent = { tags: 0, failures: 0 };

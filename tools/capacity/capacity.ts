@@ -8,6 +8,7 @@ import { readBenchJson, type BenchFigures } from './bench-input';
 import { renderChart } from './chart';
 import { InputError, span } from './duration';
 import { compareEdge, edgeDefaults } from './edge';
+import { readOriginShield } from './edge-distribution';
 import { drawLaunches, type HealthCheck } from './launch';
 import { readOptions, usage, type CapacityOptions } from './options';
 import { readPolicy, type PolicyReading } from './policy';
@@ -115,6 +116,8 @@ function main(): number {
 
   if (options.edge) {
     const edge = options.edge;
+    // What the distribution has: Origin Shield is one regional cache in front of the origin.
+    const originShield = edge.regionalCaches === null ? readOriginShield(path.resolve(repositoryRoot, options.ebextensions ?? '.ebextensions')) : undefined;
     const input = {
       site: { ...edgeDefaults.site, articles: edge.articles, zipf: edge.zipf, htmlShare: 1 / options.pagesPerSession },
       seed: options.seed,
@@ -127,7 +130,8 @@ function main(): number {
       },
       viewsPerS: edge.viewsPerS,
       locations: edge.locations,
-      regionalCaches: edge.regionalCaches,
+      regionalCaches: edge.regionalCaches ?? (originShield ? 1 : 0),
+      originShield,
       frontHit: edge.frontHit,
       anchorViewsPerS: edge.anchorViewsPerS,
       capacity,

@@ -129,7 +129,24 @@ describe('npm run capacity', () => {
       /^Purge-driven lifetimes: [\d.]+× fewer origin requests per 1,000 page views than today \(target: at least 5×\): (met|not met)\.$/m,
     );
     assert.match(out.stdout, /^Instances that server-render every page at 3,000 views\/s, at 100% CPU: today \d+, purge-driven \d+ \(MinSize \d+\)\.$/m);
+    // The distribution's Origin Shield is the default regional cache, and its requests are priced.
+    assert.match(
+      out.stdout,
+      /^ {2}Regional edge caches: 1, the distribution's Origin Shield \(eu-west-1, \.ebextensions\/10-cloudfront\.config\): every fetch goes through it/m,
+    );
+    assert.match(out.stdout, /^Requests reaching Origin Shield from the edge, its own bill, at most .* at \$0\.009 per 10,000/m);
+    assert.match(
+      out.stdout,
+      /^ {2}purge-driven: [\d.,]+ per 1,000 page views, \$[\d.,]+ per million page views; \$[\d.,]+ a month at 3,000 views\/s all month$/m,
+    );
+    // The purge budget's table, the default among its rows.
+    assert.match(out.stdout, /^The purge budget \(EDGE_PURGE_MONTHLY_PATHS\) at 1 push\/s all month/m);
+    assert.match(out.stdout, /^300,000 \(default\) +\$1,495 /m);
+    assert.match(out.stdout, /^unlimited \(0\) +- +1 s /m);
     assert.equal(capacity(...args).stdout, out.stdout, 'the same seed, the same report');
+    const none = capacity(...args, '--regional-caches', '0');
+    assert.match(none.stdout, /^ {2}Regional edge caches: none modelled \(--regional-caches 0\): every edge location's miss reaches the origin$/m);
+    assert.doesNotMatch(none.stdout, /Origin Shield/);
 
     const json = (...more: string[]) => {
       const run = capacity(...args, '--json', ...more);
@@ -142,6 +159,9 @@ describe('npm run capacity', () => {
     assert.ok(json('--article-lifetime', '4h').comparison.purged.originPerS.article! < base.comparison.purged.originPerS.article!);
     assert.ok(json('--pushes-per-s', '5').comparison.purged.perThousand > base.comparison.purged.perThousand);
     assert.equal(json('--edge-locations', '50').comparison.locations, 50);
+    // One regional cache by default, the distribution's: fewer origin requests than none, the same as --regional-caches 1.
+    assert.ok(json('--regional-caches', '0').comparison.purged.perThousand > base.comparison.purged.perThousand);
+    assert.equal(json('--regional-caches', '1').comparison.purged.perThousand, base.comparison.purged.perThousand);
   });
 
   test('bad --edge options are a clear message and exit 2', () => {

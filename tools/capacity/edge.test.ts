@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { seededRandom } from '@kiosk/surface';
 import {
+  batchPaths,
   calibrateLocations,
   compareEdge,
   drawStructure,
@@ -202,5 +203,61 @@ describe('the anchor and the comparison', () => {
       assert.equal(serveOnInstance(load.originHtmlPerS / n, load.originJsonPerS / n, capacity).shell, 0);
       if (n > 1) assert.ok(serveOnInstance(load.originHtmlPerS / (n - 1), load.originJsonPerS / (n - 1), capacity).shell > 0);
     }
+  });
+});
+
+describe('Origin Shield and the purge budget', () => {
+  test("the regional cache's own requests are the edge locations' misses: none without one, at least the origin's with one", () => {
+    assert.equal(edgeLoad(site, structure, purged, 3_000, 200).regionalPerS, 0);
+    const shielded = edgeLoad(site, structure, purged, 3_000, 200, 1);
+    const direct = edgeLoad(site, structure, purged, 3_000, 200);
+    const origin = (shielded.perThousand * shielded.viewsPerS) / 1000;
+    assert.ok(shielded.regionalPerS > origin, `${shielded.regionalPerS} reach it, ${origin} pass it`);
+    // What reaches the shield is what reached the origin without it.
+    assert.ok(Math.abs(shielded.regionalPerS - (direct.perThousand * direct.viewsPerS) / 1000) < 1e-6 * shielded.regionalPerS);
+  });
+
+  test('a batch gathers fewer paths per push the longer it gathers: the lists and the busy pages repeat', () => {
+    assert.equal(batchPaths(structure, 1, 0), 0);
+    assert.equal(batchPaths(structure, 0, 60), 0);
+    let previous = 0;
+    for (const seconds of [1, 10, 60, 600]) {
+      const paths = batchPaths(structure, 1, seconds);
+      assert.ok(paths > previous, `${seconds} s: ${paths}`);
+      previous = paths;
+    }
+    // A push alone: its article, section, three tags, the front page and l:all.
+    assert.ok(Math.abs(batchPaths(structure, 1e-6, 1) / 1e-6 - 7) < 1e-3);
+    assert.ok(batchPaths(structure, 1, 600) / 600 < batchPaths(structure, 1, 1) / 1, 'fewer paths per second in longer batches');
+    assert.ok(batchPaths(structure, 1, 1e6) <= 2 + site.articles + site.sections + site.tags);
+  });
+
+  test("each budget's row: within the budget, later the smaller it is; unlimited sends every batch", () => {
+    const input: EdgeInput = {
+      site,
+      seed: 1,
+      today,
+      purged,
+      viewsPerS: 3_000,
+      locations: null,
+      regionalCaches: 1,
+      frontHit: 0.8,
+      anchorViewsPerS: 1_000,
+      capacity,
+    };
+    const { budgets } = compareEdge(input);
+    assert.deepEqual(
+      budgets.map((b) => b.monthlyPaths),
+      [...edgeDefaults.purgeBudgets],
+    );
+    const limited = budgets.filter((b) => b.monthlyPaths > 0).sort((a, b) => b.monthlyPaths - a.monthlyPaths);
+    for (let i = 0; i < limited.length; i++) {
+      const { monthlyPaths, delay } = limited[i]!;
+      assert.ok(delay.pathsPerMonth <= monthlyPaths * (1 + 1e-9), `${monthlyPaths}: ${delay.pathsPerMonth}`);
+      if (i > 0) assert.ok(delay.delayS >= limited[i - 1]!.delay.delayS, `${monthlyPaths}: ${delay.delayS} s`);
+    }
+    const unlimited = budgets.find((b) => b.monthlyPaths === 0)!;
+    assert.equal(unlimited.delay.delayS, purged.purgeBatchS);
+    assert.ok(!unlimited.delay.everything);
   });
 });

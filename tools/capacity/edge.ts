@@ -13,14 +13,16 @@
 //
 // With regional edge caches (CloudFront's tier between its edge locations and the origin), the
 // edge locations' fetches are the regional caches' requests, shared evenly, with the same
-// formula; only the regional caches' fetches reach the origin.
+// formula; only the regional caches' fetches reach the origin. The distribution's Origin Shield
+// (.ebextensions/10-cloudfront.config) is one such cache that every fetch goes through: the
+// default when the distribution has it (edge-distribution.ts).
 //
 // Purges: pushes arrive at pushesPerS, each an update to an article chosen as readers choose
 // them (a story being updated is likeliest one being read, the costliest assumption), and touch its article, its section,
 // its tags and the front page (which carries the latest list). The sender batches every
 // purgeBatchS, so a page is purged at most once per batch: by the batches holding at least one
 // push that touches it, taken as a Poisson stream of that rate.
-import { seededRandom } from '@kiosk/surface';
+import { budgetDelay, maxItemsPerCall, seededRandom, type BudgetDelay } from '@kiosk/surface';
 import { InputError } from './duration';
 import { serveOnInstance, type InstanceCapacity } from './workload';
 
@@ -80,6 +82,10 @@ export const edgeDefaults = {
   anchorViewsPerS: 1_000,
   /** The newsroom's peak at the edge, where instances are counted. */
   viewsPerS: 3_000,
+  /** Origin Shield's price per 10,000 requests in Europe (eu-west-1), USD: CloudFront's pricing page as this is written. */
+  originShieldPer10kUsd: 0.009,
+  /** The purge budgets (EDGE_PURGE_MONTHLY_PATHS) the report tabulates; 0: unlimited. */
+  purgeBudgets: [100_000, 300_000, 1_000_000, 3_000_000, 10_000_000, 0],
 } as const;
 
 /** Who links to whom, drawn from the seed: each article's section and tags. */
@@ -163,6 +169,8 @@ export interface EdgeLoad {
   originPerS: Record<PageType, number>;
   originHtmlPerS: number;
   originJsonPerS: number;
+  /** Requests the regional tier (Origin Shield) receives from the edge locations, per second; 0 without one. */
+  regionalPerS: number;
   /** Origin requests per 1,000 page views, all types. */
   perThousand: number;
   /** Share of each type's views answered at the edge (not reaching the origin). */
@@ -180,6 +188,7 @@ export function edgeLoad(site: EdgeSite, structure: Structure, regime: EdgeRegim
   const originPerS: Record<PageType, number> = { front: 0, section: 0, tag: 0, article: 0 };
   let html = 0;
   let json = 0;
+  let regional = 0;
   const pages: Record<PageType, { views: Float64Array; pushShare: (i: number) => number }> = {
     front: { views: Float64Array.of(1), pushShare: () => 1 },
     section: { views: structure.sectionShare, pushShare: (i) => structure.sectionPushShare[i]! },
@@ -196,7 +205,9 @@ export function edgeLoad(site: EdgeSite, structure: Structure, regime: EdgeRegim
       const lifetimeS = regime.lifetimes[type];
       const tiers = (ratePerS: number) => {
         const fromLocations = locations * fetchRate(ratePerS, lifetimeS, purgesPerS);
-        return regionalCaches > 0 ? regionalCaches * fetchRate(fromLocations / regionalCaches, lifetimeS, purgesPerS) : fromLocations;
+        if (regionalCaches === 0) return fromLocations;
+        regional += fromLocations;
+        return regionalCaches * fetchRate(fromLocations / regionalCaches, lifetimeS, purgesPerS);
       };
       const fromHtml = tiers(perLocation * site.htmlShare);
       const fromJson = tiers(perLocation * (1 - site.htmlShare));
@@ -210,7 +221,7 @@ export function edgeLoad(site: EdgeSite, structure: Structure, regime: EdgeRegim
     PageType,
     number
   >;
-  return { viewsPerS, originPerS, originHtmlPerS: html, originJsonPerS: json, perThousand: (1000 * total) / viewsPerS, hit };
+  return { viewsPerS, originPerS, originHtmlPerS: html, originJsonPerS: json, regionalPerS: regional, perThousand: (1000 * total) / viewsPerS, hit };
 }
 
 /**
@@ -255,6 +266,8 @@ export interface EdgeInput {
   locations: number | null;
   /** Regional edge caches between the edge locations and the origin; 0: none, every edge location's miss reaches the origin. */
   regionalCaches: number;
+  /** The distribution's Origin Shield, when it has one (and it set regionalCaches to 1). */
+  originShield?: { region: string; file: string } | null;
   frontHit: number;
   anchorViewsPerS: number;
   capacity: InstanceCapacity;
@@ -270,6 +283,10 @@ export interface EdgeComparison {
   /** Today's origin requests per 1,000 views over the purge-driven lifetimes'. */
   reduction: number;
   instances: { today: number; purged: number };
+  /** Each purge budget at the purge-driven regime's pushes, once its burst is spent. */
+  budgets: { monthlyPaths: number; delay: BudgetDelay }[];
+  /** With regional caches: today's lifetimes with none (the distribution before Origin Shield). */
+  todayDirect: EdgeLoad | null;
 }
 
 export function compareEdge(input: EdgeInput): EdgeComparison {
@@ -291,5 +308,28 @@ export function compareEdge(input: EdgeInput): EdgeComparison {
     purged,
     reduction: today.perThousand / purged.perThousand,
     instances: { today: instancesFor(today, input.capacity), purged: instancesFor(purged, input.capacity) },
+    todayDirect: input.regionalCaches > 0 ? edgeLoad(input.site, structure, input.today, input.viewsPerS, locations) : null,
+    budgets: edgeDefaults.purgeBudgets.map((monthlyPaths) => ({
+      monthlyPaths,
+      delay: budgetDelay({
+        monthlyPaths,
+        intervalS: input.purged.purgeBatchS,
+        maxItems: maxItemsPerCall,
+        pathsIn: (seconds) => batchPaths(structure, input.purged.pushesPerS, seconds),
+      }),
+    })),
   };
+}
+
+/**
+ * Distinct invalidation paths in one batch that gathered `seconds` of pushes at `pushesPerS`
+ * (each purging its article, its section, its tags, the front page and l:all, as
+ * server/edge/tags.ts purgeItems does), pushes drawn as the simulator draws them: a page pushed
+ * at rate r is in the batch with probability 1 - e^(-r·seconds).
+ */
+export function batchPaths(structure: Structure, pushesPerS: number, seconds: number): number {
+  const reached = (shares: Float64Array) => shares.reduce((sum, share) => sum - Math.expm1(-pushesPerS * share * seconds), 0);
+  // front and l:all: in every batch that holds a push.
+  const lists = -2 * Math.expm1(-pushesPerS * seconds);
+  return lists + reached(structure.articleShare) + reached(structure.sectionPushShare) + reached(structure.tagPushShare);
 }

@@ -112,8 +112,9 @@ Edge lifetimes and purges (--edge; docs/capacity-planning.md, "The edge"):
   --front-hit R             the anchor: today's front-page hit ratio at the edge locations
                             (default ${edgeDefaults.frontHit})
   --regional-caches N       regional edge caches between the edge locations and the origin,
-                            sharing their misses (default 0: every edge location's miss
-                            reaches the origin)
+                            sharing their misses (default: 1 when the distribution in
+                            .ebextensions has Origin Shield, as it does, else 0; 0: every
+                            edge location's miss reaches the origin)
   --anchor-rate N           page views per second when it was measured (default ${edgeDefaults.anchorViewsPerS})
   --pushes-per-s N          CMS pushes per second, each purging its story's pages (default ${edgeDefaults.pushesPerS})
   --purge-batch DURATION    the purge sender's batch: a page is purged once per batch at most
@@ -206,7 +207,8 @@ export interface EdgeOptions {
   locations: number | null;
   frontHit: number;
   anchorViewsPerS: number;
-  regionalCaches: number;
+  /** null: from the distribution (1 with Origin Shield, else 0). */
+  regionalCaches: number | null;
   pushesPerS: number;
   purgeBatchS: number;
   lifetimes: Lifetimes;
@@ -366,8 +368,7 @@ function readEdgeOptions(values: Record<string, string | boolean | string[] | un
     locations: numberIn('--edge-locations', text('edge-locations'), (n) => whole(n) && n <= 100_000, 'a whole number from 1 to 100000'),
     frontHit: numberIn('--front-hit', text('front-hit'), (n) => n > 0 && n < 1, 'a share above 0, below 1') ?? edgeDefaults.frontHit,
     anchorViewsPerS: numberIn('--anchor-rate', text('anchor-rate'), positive, 'a positive number') ?? edgeDefaults.anchorViewsPerS,
-    regionalCaches:
-      numberIn('--regional-caches', text('regional-caches'), (n) => Number.isInteger(n) && n >= 0 && n <= 100, 'a whole number from 0 to 100') ?? 0,
+    regionalCaches: numberIn('--regional-caches', text('regional-caches'), (n) => Number.isInteger(n) && n >= 0 && n <= 100, 'a whole number from 0 to 100'),
     pushesPerS: numberIn('--pushes-per-s', text('pushes-per-s'), (n) => n >= 0 && n <= 1_000, 'a number from 0 to 1000') ?? edgeDefaults.pushesPerS,
     purgeBatchS: batch,
     lifetimes: {

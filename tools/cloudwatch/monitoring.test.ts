@@ -247,7 +247,7 @@ function states(alarm: PutMetricAlarmInput, datapoints: Datapoint[]): ('ALARM' |
 const firstAlarm = (s: ('ALARM' | 'OK' | null)[]) => s.indexOf('ALARM');
 
 test('the purge charts and alarms come with the distribution, on the origin side: the sender publishes them where the servers send', () => {
-  const purgeNames = [metricNames.edgePurgeTags, metricNames.edgePurgeFailures, metricNames.edgePurgeLag];
+  const purgeNames = [metricNames.edgePurgeTags, metricNames.edgePurgeFailures, metricNames.edgePurgeLag, metricNames.edgePurgeBudgetLeft];
   type Body = { widgets: { properties: { region: string; title: string; metrics: unknown[][] } }[] };
   const charted = (o: MonitoringOptions) => (dashboardBody(o) as Body).widgets.flatMap((w) => w.properties.metrics.map((row) => [w.properties.region, ...row]));
   assert.ok(!charted(options).some((row) => purgeNames.includes(row[2] as never)), 'no purge charts without a distribution');
@@ -260,6 +260,8 @@ test('the purge charts and alarms come with the distribution, on the origin side
       ['eu-west-1', 'Kiosk', 'EdgePurgeLag', 'Environment', 'prod', 'Maximum'],
       ['eu-west-1', 'Kiosk', 'EdgePurgeTags', 'Environment', 'prod', 'Sum'],
       ['eu-west-1', 'Kiosk', 'EdgePurgeFailures', 'Environment', 'prod', 'Sum'],
+      // What the purge budget lets the sender spend: near 0 with a growing lag, the budget holds changes back.
+      ['eu-west-1', 'Kiosk', 'EdgePurgeBudgetLeft', 'Environment', 'prod', 'Minimum'],
     ],
   );
 

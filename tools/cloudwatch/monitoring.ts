@@ -274,7 +274,7 @@ export function dashboardBody(o: MonitoringOptions): Record<string, unknown> {
 
 /**
  * The purge sender's metrics (server/metrics/catalog.ts: EdgePurgeTags, EdgePurgeFailures,
- * EdgePurgeLag), sent by the instance that holds the sender's lock. With the distribution only:
+ * EdgePurgeLag, EdgePurgeBudgetLeft), sent by the instance that holds the sender's lock. With the distribution only:
  * without one nothing is purged.
  */
 function purgeWidgets(
@@ -301,6 +301,12 @@ function purgeWidgets(
       metric(metricNames.edgePurgeTags, { stat: 'Sum', label: 'tags sent' }),
       metric(metricNames.edgePurgeFailures, { stat: 'Sum', label: 'failed calls', yAxis: 'right' }),
     ]),
+    // Near 0 with a growing lag: the purge budget (EDGE_PURGE_MONTHLY_PATHS) is holding changes back.
+    widget(
+      'Edge purge budget: paths the sender may spend now (EDGE_PURGE_MONTHLY_PATHS), lowest in the minute',
+      [metric(metricNames.edgePurgeBudgetLeft, { stat: 'Minimum', label: 'budget left (min)' })],
+      { yAxis: { left: { min: 0 } } },
+    ),
   ];
 }
 
