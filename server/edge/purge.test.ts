@@ -148,6 +148,36 @@ describe('with a purge budget', () => {
     sender.close();
   });
 
+  test('a correction or an unpublish is never held for the budget: "/*" as soon as one path is affordable', async () => {
+    const { calls, invalidate } = recorder();
+    const { budget, refill } = budgetOn(14_600);
+    assert.ok(budget.trySpend(20));
+    // One path affordable: not the three or four a batch below needs.
+    refill(1);
+    const sender = new PurgeSender({ invalidate, intervalMs: 10, maxBackoffMs: 1_000, budget, maxWaitMs: 60_000 });
+    const warn = log.warn;
+    log.warn = () => undefined;
+    const state = { section: 'news', tags: ['climate'], status: 'published' } as const;
+    try {
+      // A new story waits for the budget...
+      sender.change({ kind: 'article', id: '202611222000000002', was: null, now: state });
+      await sleep(60);
+      assert.equal(calls.length, 0, 'a new story is held');
+      // ...and a correction joins it: the batch goes out as the one path there is, at once,
+      // not when the budget pays for all of its paths.
+      sender.change({ kind: 'article', id: '202611222000000001', was: state, now: state });
+      await until(() => calls.length === 1, 1_000);
+      assert.deepEqual(calls[0]!.items, ['/*']);
+      assert.deepEqual(sender.pending(), []);
+      calls[0]!.settle();
+      await until(() => sender.lagS() === 0);
+      assert.equal(budget.spent, 21);
+    } finally {
+      log.warn = warn;
+      sender.close();
+    }
+  });
+
   test('a batch that would wait past the longest wait goes out as "/*", one path, and says so', async () => {
     const { calls, invalidate } = recorder();
     const { budget } = budgetOn(14_600);

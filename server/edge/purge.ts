@@ -1,7 +1,7 @@
 import { describeError, log } from '../log';
 import type { ContentChange } from '../content/changes';
 import { shortestPurgedLifetimeS, type PurgeBudget } from './budget';
-import { purgeItems } from './tags';
+import { purgeItems, takesBack } from './tags';
 
 // The purge sender: what the content change feed says changed, gathered for `intervalMs` into
 // one CreateInvalidation call (server/edge/cloudfront.ts). While a call is in flight, changes
@@ -11,8 +11,10 @@ import { purgeItems } from './tags';
 //
 // With a budget (server/edge/budget.ts), a batch whose paths the budget cannot pay for yet is
 // held, and keeps gathering changes, until it can; when the oldest change would wait past
-// `maxWaitMs` (the shortest edge lifetime) the batch goes out as one "/*" instead. Nothing is
-// dropped: a held batch's tags stay pending until a call covers them.
+// `maxWaitMs` (the shortest edge lifetime), or the batch takes back something readers have seen
+// (a correction, an unpublish: an "#a:" item), the batch goes out as one "/*" instead, as soon
+// as one path is affordable. Nothing is dropped: a held batch's tags stay pending until a call
+// covers them.
 
 /** Sends one CreateInvalidation with these items; rejects when it was not accepted. */
 export type Invalidate = (items: readonly string[]) => Promise<void>;
@@ -62,6 +64,9 @@ export class PurgeSender implements PurgeStats {
   #failures = 0;
   /** The pending batch is waiting for the budget (logged once per wait). */
   #holding = false;
+  /** The pending batch takes back something readers have seen (a correction, an unpublish). */
+  #takingBack = false;
+  #inFlightTakingBack = false;
   readonly #now: () => number;
   readonly #maxWaitMs: number;
 
@@ -95,12 +100,14 @@ export class PurgeSender implements PurgeStats {
 
   /** A change from the feed: its items join the next batch. `heardAt`: when the feed told it. */
   change(change: ContentChange, heardAt = this.#now()): void {
-    this.add(purgeItems(change), heardAt);
+    this.add(purgeItems(change), heardAt, takesBack(change));
   }
 
-  add(items: readonly string[], heardAt = this.#now()): void {
+  /** `takingBack`: the items take back what readers have seen (tags.ts takesBack): never held for the budget. */
+  add(items: readonly string[], heardAt = this.#now(), takingBack = false): void {
     if (this.#closed || items.length === 0) return;
     for (const item of items) this.#pending.add(item);
+    this.#takingBack ||= takingBack;
     this.#oldestPending = Math.min(this.#oldestPending ?? heardAt, heardAt);
     this.#schedule(this.options.intervalMs);
   }
@@ -125,6 +132,7 @@ export class PurgeSender implements PurgeStats {
     this.#pending.clear();
     this.#oldestPending = null;
     this.#holding = false;
+    this.#takingBack = false;
   }
 
   /** Stops sending; what is pending is dropped (the next sender covers it, server/edge/start.ts). */
@@ -150,6 +158,8 @@ export class PurgeSender implements PurgeStats {
 
   #take(items: string[]): string[] {
     this.#pending.clear();
+    this.#inFlightTakingBack = this.#takingBack;
+    this.#takingBack = false;
     this.#oldestInFlight = this.#oldestPending;
     this.#oldestPending = null;
     return items;
@@ -169,13 +179,18 @@ export class PurgeSender implements PurgeStats {
       log.warn('edge purge budget: stopping with a batch the budget cannot pay for; sending "/*" (one path) instead', { paths });
       return { items: [everything] };
     }
-    if (waitedMs + this.options.intervalMs >= this.#maxWaitMs) {
+    // A correction or an unpublish (a story readers have seen) waits for one path, not for the
+    // budget to pay for the batch: "/*" as soon as one is affordable (at the default budget, a
+    // path every 9 s when the hour's burst is spent). New stories only wait.
+    const takingBack = this.#takingBack;
+    if (takingBack || waitedMs + this.options.intervalMs >= this.#maxWaitMs) {
       if (!budget.trySpend(1)) return { retryMs: Math.min(budget.msUntil(1), this.#maxWaitMs) };
-      log.warn('edge purge budget: a batch waited as long as the shortest edge lifetime; sending "/*" (one path) instead of its paths', {
-        paths,
-        waitedMs,
-        monthlyPaths: budget.monthlyPaths,
-      });
+      log.warn(
+        takingBack
+          ? 'edge purge budget: a correction or unpublish is held by the budget; sending "/*" (one path) instead of its paths'
+          : 'edge purge budget: a batch waited as long as the shortest edge lifetime; sending "/*" (one path) instead of its paths',
+        { paths, waitedMs, monthlyPaths: budget.monthlyPaths },
+      );
       return { items: [everything] };
     }
     if (!this.#holding) {
@@ -219,6 +234,7 @@ export class PurgeSender implements PurgeStats {
         // another instance has become the sender meanwhile (discard), which heard them too.
         if (generation === this.#generation) {
           for (const item of items) this.#pending.add(item);
+          this.#takingBack ||= this.#inFlightTakingBack;
           this.#oldestPending = Math.min(this.#oldestPending ?? started, this.#oldestInFlight ?? started);
         }
         this.#oldestInFlight = null;

@@ -7,7 +7,7 @@ import { PurgeBudget, shortestPurgedLifetimeS } from './budget';
 import { cloudFrontTarget, type EdgeTarget } from './cloudfront';
 import { electPurgeSender } from './leader';
 import { PurgeSender, type PurgeStats } from './purge';
-import { purgeItems } from './tags';
+import { purgeItems, takesBack } from './tags';
 
 // Edge purge in the primary process: the store's change feed, the one sender of the fleet, and
 // CloudFront (or the dry run). Exactly one sender:
@@ -113,14 +113,15 @@ function fromPostgres(config: Readonly<Config>, sender: PurgeSender, overrides: 
   const url = config.content.url;
   const heldAtMostMs = config.edgePurge.monthlyPaths === 0 ? 0 : shortestPurgedLifetimeS * 1000 + config.edgePurge.intervalMs;
   const replayMs = overrides.takeoverReplayMs ?? Math.max(defaultTakeoverReplayMs, heldAtMostMs);
-  let recent: { items: string[]; at: number }[] = [];
+  let recent: { items: string[]; at: number; takingBack: boolean }[] = [];
   let leading = false;
   const heard = (change: ContentChange) => {
     const items = purgeItems(change);
     if (items.length === 0) return;
     const at = Date.now();
-    if (leading) sender.add(items, at);
-    else recent = [...recent.filter((entry) => entry.at > at - replayMs), { items, at }];
+    const takingBack = takesBack(change);
+    if (leading) sender.add(items, at, takingBack);
+    else recent = [...recent.filter((entry) => entry.at > at - replayMs), { items, at, takingBack }];
   };
   // LISTEN says "everything" each time it is established, since notifications may have been
   // missed meanwhile: after a loss that is a purge of every path, but not at the first LISTEN of
@@ -155,7 +156,7 @@ function fromPostgres(config: Readonly<Config>, sender: PurgeSender, overrides: 
       log.info(now ? 'edge purge: this instance sends the purges' : 'edge purge: standing by', {});
       if (now) {
         const cutoff = Date.now() - replayMs;
-        for (const entry of recent) if (entry.at > cutoff) sender.add(entry.items, entry.at);
+        for (const entry of recent) if (entry.at > cutoff) sender.add(entry.items, entry.at, entry.takingBack);
         recent = [];
       } else sender.discard();
     },

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { everythingChanged, type ArticleChange } from '../content/changes';
-import { cacheTagValue, isCacheTag, maxTagsPerObject, purgeItems } from './tags';
+import { cacheTagValue, isCacheTag, maxTagsPerObject, purgeItems, takesBack } from './tags';
 
 const id = '202611222000000001';
 
@@ -38,6 +38,17 @@ test('a correction that moves a story purges the lists it left and the lists it 
     now: { section: 'world', tags: ['energy'], status: 'published' },
   };
   assert.deepEqual(purgeItems(change).sort(), [`#a:${id}`, '#front', '#l:all', '#s:news', '#s:world', '#t:climate', '#t:energy'].sort());
+});
+
+test('what takes back what readers saw: a correction, an edit or an unpublish of a public story, or an unknown change; not a new story', () => {
+  const published = { section: 'news', tags: ['climate'], status: 'published' } as const;
+  const draft = { ...published, status: 'draft' } as const;
+  assert.equal(takesBack({ kind: 'article', id, was: null, now: published }), false);
+  assert.equal(takesBack({ kind: 'article', id, was: draft, now: published }), false);
+  assert.equal(takesBack({ kind: 'article', id, was: published, now: published }), true);
+  assert.equal(takesBack({ kind: 'article', id, was: published, now: draft }), true);
+  assert.equal(takesBack({ kind: 'article', id, was: published, now: null }), true);
+  assert.equal(takesBack(everythingChanged), true);
 });
 
 test('a draft that stays a draft purges nothing; a feed that cannot say what changed purges every path', () => {

@@ -104,6 +104,15 @@ function listTags(state: ArticleChange['now']): string[] {
 }
 
 /**
+ * A change to what readers have seen (a correction, an edit or an unpublish of a story that was
+ * public), or one the feed cannot describe: the sender never holds it for its budget
+ * (server/edge/purge.ts).
+ */
+export function takesBack(change: ContentChange): boolean {
+  return change.kind === 'everything' || change.was?.status === 'published';
+}
+
+/**
  * What a change drops at the edge, as CreateInvalidation items: "#tag"s for an article's change
  * (its own page and every list it was or is in), "/*" when the feed cannot say what changed. A
  * draft that stays a draft touches nothing readers see: no items.
