@@ -4,6 +4,7 @@ import { readOptions } from './options';
 import { steadySpread } from './churn';
 import { evaluateTargets, renderMarkdown } from './report';
 import { renderChart } from './chart';
+import { describeEstimate, estimateSeconds } from './estimate';
 import { measureCopies } from './last-good';
 import { chunkRange, chunkSpread, parseSteadiness } from './steadiness';
 import type { BenchResults, SearchOutcome } from './results';
@@ -76,8 +77,8 @@ test('--skip-postgres is an option; PostgreSQL runs by default', () => {
   assert.equal(readOptions(['--skip-postgres'], '/tmp')!.skipPostgres, true);
 });
 
-test('--churn-rounds: 5 by default, 0 skips the rounds, anything but a whole number is refused', () => {
-  assert.equal(readOptions([], '/tmp')!.churnRounds, 5);
+test('--churn-rounds: 3 by default, 0 skips the rounds, anything but a whole number is refused', () => {
+  assert.equal(readOptions([], '/tmp')!.churnRounds, 3);
   assert.equal(readOptions(['--churn-rounds', '3'], '/tmp')!.churnRounds, 3);
   assert.equal(readOptions(['--churn-rounds', '0'], '/tmp')!.churnRounds, 0);
   for (const bad of ['--churn-rounds=-1', '--churn-rounds=1.5', '--churn-rounds=three'])
@@ -467,6 +468,35 @@ test('the chart: every step through Nginx as a stacked bar of where its answers 
   assert.match(svg, /<title>5x new conn\., Zipf s=1: last good 70%<\/title>/);
   assert.match(svg, /<title>5x new conn\., Zipf s=1: fresh \(SSR\) 20%<\/title>/);
   assert.doesNotMatch(svg, /uniform: last good/, 'no bar for what did not happen');
+});
+
+test('--path-mix: uniform and Zipf through Nginx by default, PostgreSQL uniform; a mix not known is refused', () => {
+  const defaults = readOptions([], '/tmp')!;
+  assert.deepEqual([defaults.pathMix, defaults.postgresPathMix], [['uniform', 'zipf'], ['uniform']]);
+  assert.deepEqual(readOptions(['--path-mix', 'zipf'], '/tmp')!.pathMix, ['zipf']);
+  assert.deepEqual(readOptions(['--postgres-path-mix', 'zipf,uniform'], '/tmp')!.postgresPathMix, ['uniform', 'zipf']);
+  assert.throws(() => readOptions(['--path-mix', 'pareto'], '/tmp'), /--path-mix takes uniform, zipf \(comma-separated\), got "pareto"/);
+  assert.equal(defaults.lastGoodRounds, 3);
+  assert.equal(readOptions(['--last-good-rounds', '0'], '/tmp')!.lastGoodRounds, 0);
+  // The hot set and the balance only when asked for; the records' --skip-* flags still run.
+  assert.deepEqual([defaults.skipHotSet, defaults.skipBalance], [true, true]);
+  assert.deepEqual([readOptions(['--hot-set', '--balance'], '/tmp')!.skipHotSet, readOptions(['--balance'], '/tmp')!.skipBalance], [false, false]);
+  assert.equal(readOptions(['--skip-hot-set', '--skip-balance'], '/tmp')!.skipHotSet, true);
+  assert.deepEqual([defaults.multipliers, defaults.offMultipliers, defaults.nginxMultipliers], [[1, 5, 10, 20], [1], [1, 5, 10, 20]]);
+});
+
+test('the whole default run is estimated within 20 minutes; what it adds back is counted', () => {
+  const minutes = (args: string[]) => estimateSeconds(readOptions(args, '/tmp')!).totalS / 60;
+  assert.ok(minutes([]) <= 20, `the default run: ${minutes([]).toFixed(1)} min`);
+  assert.ok(minutes([]) >= 15, `the default run: ${minutes([]).toFixed(1)} min, not less than what it measures`);
+  assert.ok(minutes(['--quick', '--skip-postgres', '--skip-churn']) < 8);
+  assert.ok(minutes(['--hot-set', '--balance']) > minutes([]) + 1);
+  assert.ok(minutes(['--churn-rounds', '5']) > minutes([]) + 1.5, 'two rounds more, for each store');
+  assert.ok(minutes(['--path-mix', 'uniform']) < minutes([]) - 1);
+  assert.match(
+    describeEstimate(estimateSeconds(readOptions([], '/tmp')!)),
+    /^about \d+ min on a machine like the records': in-process references.* through Nginx \(uniform, zipf\) \d+ min/,
+  );
 });
 
 test('copies kept and not: the kept server first in odd rounds, second in even ones', async () => {
