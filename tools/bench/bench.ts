@@ -422,9 +422,14 @@ async function hotSet(run: Run, capacity: number): Promise<void> {
   }
 }
 
-/** A directory of its own for one server's last good copies, removed with the server. */
+/**
+ * A directory of its own for one server's last good copies, removed with the server; readable
+ * by Nginx's workers, which run as nobody when Nginx is started as root.
+ */
 function copiesDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-bench-last-good-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-bench-last-good-'));
+  fs.chmodSync(dir, 0o755);
+  return dir;
 }
 
 function megabytes(bytes: number): string {
