@@ -32,6 +32,9 @@ import { evaluateTargets, flagText, ms, pct, perS, renderMarkdown } from './repo
 import type { BenchResults, FallbackMode, PageFigures, PassesRecord, PostgresRun, RenderReference, SearchOutcome } from './results';
 import { searchMaxRate } from './search';
 import { chunkRange, measureSteadiness, steadinessSeconds } from './steadiness';
+import { describeEstimate, estimateSeconds, expressFactor, nearFactor, referenceSearchPrecision } from './estimate';
+import { copiesEnv, copiesRateShare, copiesRatio, diskUse, measureCopies, medianCopiesRatio } from './last-good';
+import { describeMix, mixPaths, type PathMix } from './path-mix';
 
 const startedAt = new Date();
 const startedMs = performance.now();
@@ -49,6 +52,8 @@ interface Run {
   generator: NativeGenerator;
   /** Another generator on other paths (the hot set). */
   newGenerator(pathsFile: string): NativeGenerator;
+  /** The generator of each path mix the steps through Nginx read (uniform: `generator`). */
+  mixGenerators: Map<PathMix, NativeGenerator>;
   dbPath: string;
   pathsFile: string;
   paths: string[];
@@ -130,7 +135,7 @@ async function churnSteps(run: Run, server: ServerUnderTest, store: string, capa
     server,
     run.paths,
     capacity,
-    (label, rate, warmupS) => probe(run, server, `${store} ${label}`, rate, { ...stepTiming(run.options), warmupS: warmupS ?? run.options.warmupSeconds }),
+    (label, rate, warmupS) => probe(run, server, `${store} ${label}`, rate, { ...windowTiming(run.options), warmupS: warmupS ?? run.options.warmupSeconds }),
     run.options.churnRounds,
   );
   const result: ChurnResult = { ...measured, steadiness };
@@ -195,10 +200,26 @@ async function probe(run: Run, server: ServerUnderTest, label: string, ratePerS:
   return step;
 }
 
+/**
+ * How a search walks: `factor` from its start to the first failure, then bisection until the
+ * failure is within `precision` of the last pass (the run's own, 5%, unless said).
+ */
+interface SearchTuning {
+  maxConnections?: number;
+  factor?: number;
+  precision?: number;
+}
+
+/** The reference ceilings (bare servers, the shell paths): judged with wide margins, 10% apart is enough. */
+const referenceSearch = (o: BenchOptions, maxConnections = o.connections): SearchTuning => ({
+  maxConnections,
+  precision: Math.max(o.searchPrecision, referenceSearchPrecision),
+});
+
 /** The highest rate that passes (p99 < 100 ms, no failures, really sent) on this server. */
-async function findRate(run: Run, server: ServerUnderTest, name: string, startPerS: number, maxConnections = run.options.connections): Promise<SearchOutcome> {
+async function findRate(run: Run, server: ServerUnderTest, name: string, startPerS: number, tuning: SearchTuning = {}): Promise<SearchOutcome> {
   const o = run.options;
-  const timing = { ...stepTiming(o), warmupS: o.searchWarmupSeconds, durationS: o.searchSeconds, maxConnections };
+  const timing = { ...stepTiming(o), warmupS: o.searchWarmupSeconds, durationS: o.searchSeconds, maxConnections: tuning.maxConnections ?? o.connections };
   const probes: StepRecord[] = [];
   const result = await searchMaxRate(
     async (rate) => {
@@ -212,7 +233,7 @@ async function findRate(run: Run, server: ServerUnderTest, name: string, startPe
       }
       return { pass: passes(step), step };
     },
-    { startPerS, factor: 2, precision: o.searchPrecision, minPerS: 5, maxPerS: 200_000 },
+    { startPerS, factor: tuning.factor ?? 2, precision: tuning.precision ?? o.searchPrecision, minPerS: 5, maxPerS: 200_000 },
   );
   const failed = result.failedAbove;
   const limitedBy = failed ? (generatorFellShort(failed) ? 'generator' : 'server') : 'unknown';
@@ -255,7 +276,8 @@ async function shellReference(run: Run): Promise<{ body: string; headers: Record
       return null;
     }
     run.results.page.shell = figures(page);
-    run.results.reference.shellPath = await findRate(run, server, 'shell path', 2000);
+    // Tens of thousands a second on the records' machine: the search starts near, not at 2,000.
+    run.results.reference.shellPath = await findRate(run, server, 'shell path', 16_000, referenceSearch(run.options));
     const keep = ['content-type', 'cache-control', 'x-render-mode'];
     return { body: page.html, headers: Object.fromEntries(Object.entries(page.headers).filter(([k]) => keep.includes(k))) };
   });
@@ -273,7 +295,7 @@ async function bareReference(run: Run, shell: { body: string; headers: Record<st
   run.results.reference.bareBody = shell.source;
   try {
     await warmUp(run, server, bareWarmUpPerS);
-    run.results.reference.bare = await findRate(run, server, 'bare node:http', 2000);
+    run.results.reference.bare = await findRate(run, server, 'bare node:http', 16_000, referenceSearch(run.options));
   } finally {
     await server.stop();
   }
@@ -289,19 +311,33 @@ async function expressReference(run: Run, startPerS: number): Promise<void> {
     if (sample.status !== 200) throw new Error(`the Express reference answered ${sample.status} for ${sample.path}`);
     progress(`Express reference page ${sample.path}: ${sample.elements} elements, ${perS(sample.bytes)} bytes`);
     await warmUp(run, server, kioskWarmUpPerS(run));
-    const search = await findRate(run, server, 'bare Express + renderToString', Math.max(10, Math.round(startPerS / 2)));
+    // A third or so of Kiosk's DOM_BUDGET=off capacity in the records.
+    const search = await findRate(run, server, 'bare Express + renderToString', Math.max(10, Math.round(startPerS / 3)), { factor: expressFactor });
     run.results.reference.express = { ...search, page: figures(sample) };
   } finally {
     await server.stop();
   }
 }
 
+/** An overload step: how the server answers a rate, its shares and latency. */
 function stepTiming(o: BenchOptions): StepTiming {
   return { warmupS: o.warmupSeconds, durationS: o.stepSeconds, timeoutMs: o.timeoutMs, maxConnections: o.connections };
 }
 
-async function overloadSteps(run: Run, server: ServerUnderTest, mode: FallbackMode, capacity: number, measured = new Map<number, StepRecord>()): Promise<void> {
-  for (const multiplier of run.options.multipliers) {
+/** A window whose CPU per request is compared with another's, or the step that confirms capacity: longer. */
+function windowTiming(o: BenchOptions): StepTiming {
+  return { ...stepTiming(o), durationS: o.windowSeconds };
+}
+
+async function overloadSteps(
+  run: Run,
+  server: ServerUnderTest,
+  mode: FallbackMode,
+  capacity: number,
+  multipliers: number[],
+  measured = new Map<number, StepRecord>(),
+): Promise<void> {
+  for (const multiplier of multipliers) {
     const rate = Math.max(1, Math.round(multiplier * capacity));
     const step = measured.get(multiplier) ?? (await probe(run, server, `fallback ${mode} ${multiplier}x`, rate, stepTiming(run.options)));
     run.results.steps.push({ ...step, mode, multiplier });
@@ -319,7 +355,7 @@ async function confirmCapacity(run: Run, server: ServerUnderTest, search: Search
   let rate = search.ratePerS;
   let step: StepRecord | null = null;
   for (let attempt = 1; attempt <= confirmAttempts; attempt++) {
-    step = await probe(run, server, label, rate, stepTiming(run.options));
+    step = await probe(run, server, label, rate, windowTiming(run.options));
     search.probes.push(step);
     if (passes(step)) break;
     if (attempt < confirmAttempts) {
@@ -352,13 +388,13 @@ async function fallbackOff(run: Run): Promise<number> {
     const oneX = await confirmCapacity(run, server, search);
     progress(`SSR capacity: ${perS(search.ratePerS)} req/s${search.confirmed ? ', held for a full step' : ', NOT confirmed by a full step'}`);
     run.results.churn = await churnSteps(run, server, 'SQLite', search.ratePerS);
-    await overloadSteps(run, server, 'off', search.ratePerS, new Map([[1, oneX]]));
+    await overloadSteps(run, server, 'off', search.ratePerS, run.options.offMultipliers, new Map([[1, oneX]]));
     return search.ratePerS;
   });
 }
 
 async function fallbackOn(run: Run, capacity: number): Promise<void> {
-  await withKiosk(run, 'fallback on', guardEnv.on, (server) => overloadSteps(run, server, 'on', capacity));
+  await withKiosk(run, 'fallback on', guardEnv.on, (server) => overloadSteps(run, server, 'on', capacity, run.options.multipliers));
 }
 
 /**
@@ -387,37 +423,98 @@ async function hotSet(run: Run, capacity: number): Promise<void> {
 }
 
 /**
+ * A directory of its own for one server's last good copies, removed with the server; readable
+ * by Nginx's workers, which run as nobody when Nginx is started as root.
+ */
+function copiesDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-bench-last-good-'));
+  fs.chmodSync(dir, 0o755);
+  return dir;
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / 1_048_576).toFixed(1);
+}
+
+/**
  * The same guard, one worker, with production's Nginx in front, Nginx pinned on the worker's
  * core: each multiple of capacity with a storm of new connections (up to --connections) and
- * with keep-alive clients (--keepalive-connections, as a load balancer's pool). With a
- * PostgreSQL URL, the content comes from that database instead of the SQLite store.
+ * with keep-alive clients (--keepalive-connections, as a load balancer's pool), reading the
+ * articles in one path mix. The last-good tier is on, as production runs it, with a directory
+ * of its own (a build without the tier ignores the setting). With a PostgreSQL URL, the
+ * content comes from that database instead of the SQLite store.
  */
-async function throughNginx(run: Run, capacity: number, postgresUrl: string | null = null): Promise<void> {
+async function throughNginx(run: Run, capacity: number, mix: PathMix, postgresUrl: string | null = null): Promise<void> {
   const store: Record<string, string> = postgresUrl ? { CONTENT_DATABASE_URL: postgresUrl } : {};
-  const serverEnv = { ...guardEnv.on, ...run.options.serverEnv, ...store };
-  const name = postgresUrl ? 'through Nginx, PostgreSQL' : 'through Nginx';
-  progress(`starting Nginx in front of Kiosk (fallback on${postgresUrl ? ', content from PostgreSQL' : ''}), both on core ${serverCore}`);
+  const copies = copiesDir();
+  const serverEnv = { ...guardEnv.on, ...copiesEnv(copies), ...run.options.serverEnv, ...store };
+  const name = `${postgresUrl ? 'through Nginx, PostgreSQL' : 'through Nginx'}${mix === 'uniform' ? '' : `, ${describeMix(mix)} paths`}`;
+  const mixed: Run = { ...run, generator: run.mixGenerators.get(mix)! };
+  progress(
+    `starting Nginx in front of Kiosk (fallback on${postgresUrl ? ', content from PostgreSQL' : ''}, ${describeMix(mix)} paths), both on core ${serverCore}`,
+  );
   const server = await startKioskBehindNginx(root, name, run.dbPath, serverEnv, { workers: 1, core: serverCore });
   run.results.serverEnv[name] = { ...serverEnv, LISTEN_MODE: 'per-worker' };
-  run.results.pinning[postgresUrl ? 'Kiosk and Nginx, PostgreSQL' : 'Kiosk and Nginx'] = server.affinity();
+  run.results.pinning[`Kiosk and Nginx${postgresUrl ? ', PostgreSQL' : ''}${mix === 'uniform' ? '' : `, ${describeMix(mix)}`}`] = server.affinity();
   const kinds = [
     { mode: postgresUrl ? 'nginx-pg' : 'nginx', label: 'new connections', connections: run.options.connections },
     { mode: postgresUrl ? 'nginx-pg-keepalive' : 'nginx-keepalive', label: 'keep-alive clients', connections: run.options.keepAliveConnections },
   ] as const;
   try {
-    await warmUp(run, server, kioskWarmUpPerS(run));
+    await warmUp(mixed, server, kioskWarmUpPerS(run));
     for (const kind of kinds) {
       for (const multiplier of run.options.nginxMultipliers) {
         const rate = Math.max(1, Math.round(multiplier * capacity));
-        const step = await probe(run, server, `${name} ${multiplier}x, ${kind.label}`, rate, {
+        const step = await probe(mixed, server, `${name} ${multiplier}x, ${kind.label}`, rate, {
           ...stepTiming(run.options),
           maxConnections: kind.connections,
         });
-        run.results.steps.push({ ...step, mode: kind.mode, multiplier });
+        run.results.steps.push({ ...step, mode: kind.mode, multiplier, pathMix: mix });
       }
     }
   } finally {
     await server.stop();
+    const use = diskUse(copies);
+    if (use.files > 0) run.results.notes.push(`${name}: ${perS(use.files)} last good copies, ${megabytes(use.bytes)} MB, on disk after its steps.`);
+    fs.rmSync(copies, { recursive: true, force: true });
+  }
+}
+
+/**
+ * What keeping the last good copies costs server rendering (tools/bench/last-good.ts): two
+ * servers through Nginx on core 0 with the guard out of reach, one keeping copies and one not,
+ * both warm over every id, then rounds at 90% of capacity alternating between them.
+ */
+async function copiesOnAndOff(run: Run, capacity: number): Promise<void> {
+  const o = run.options;
+  if (o.lastGoodRounds === 0) return;
+  const dir = copiesDir();
+  const rate = Math.max(1, Math.round(capacity * copiesRateShare));
+  const started: ServerUnderTest[] = [];
+  const start = async (name: string, env: Record<string, string>) => {
+    const serverEnv = { ...guardEnv.off, ...o.serverEnv, ...env };
+    progress(`starting Nginx in front of Kiosk (${name}, fallback off), both on core ${serverCore}`);
+    const server = await startKioskBehindNginx(root, name, run.dbPath, serverEnv, { workers: 1, core: serverCore });
+    started.push(server);
+    run.results.serverEnv[name] = { ...serverEnv, LISTEN_MODE: 'per-worker' };
+    run.results.pinning[`Kiosk and Nginx, ${name}`] = server.affinity();
+    await warmUp(run, server, kioskWarmUpPerS(run));
+    await warmEveryId(run, server);
+    return server;
+  };
+  try {
+    const kept = await start('copies kept', copiesEnv(dir));
+    const none = await start('no copies', copiesEnv(null));
+    const rounds = await measureCopies({ kept, none }, o.lastGoodRounds, (server, label) => probe(run, server, label, rate, windowTiming(o)));
+    const use = diskUse(dir);
+    run.results.lastGood = { ratePerS: rate, rounds, ...use };
+    progress(
+      `  copies kept against none at ${perS(rate)} req/s: CPU per request ${rounds.map((r) => `${copiesRatio(r).toFixed(2)}x`).join(', ')}; ` +
+        `median ${medianCopiesRatio(rounds).toFixed(2)}x; ${perS(use.files)} copies, ${megabytes(use.bytes)} MB on disk`,
+    );
+  } finally {
+    for (const server of started) await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -451,14 +548,14 @@ async function postgresRuns(run: Run, capacity: number): Promise<void> {
       const sample = await fetchPage(server.port, run.paths[0]!);
       if (sample.status !== 200) throw new Error(`${sample.path} answered ${sample.status} with content from PostgreSQL`);
       result.passes = await coldAndWarmPasses(run, server, 'PostgreSQL');
-      const inProcess = run.results.reference.render?.renderPagePerS;
-      const search = await findRate(run, server, 'SSR capacity, PostgreSQL', inProcess ? Math.max(10, Math.round(inProcess / 4)) : 50);
+      // Within a few tens of percent of SQLite's in every record: the search starts near it.
+      const search = await findRate(run, server, 'SSR capacity, PostgreSQL', Math.max(10, Math.round(capacity * 0.9)), { factor: nearFactor });
       result.capacity = search;
       if (search.ratePerS > 0) await confirmCapacity(run, server, search, 'PostgreSQL fallback off 1x');
       progress(`SSR capacity with PostgreSQL: ${perS(search.ratePerS)} req/s (${pct(search.ratePerS / capacity)} of SQLite's ${perS(capacity)})`);
       if (search.ratePerS > 0) result.churn = await churnSteps(run, server, 'PostgreSQL', search.ratePerS);
     });
-    if (!run.options.skipNginx) await throughNginx(run, capacity, cluster.url);
+    if (!run.options.skipNginx) for (const mix of run.options.postgresPathMix) await throughNginx(run, capacity, mix, cluster.url);
   } finally {
     activeCluster = null;
     cluster.destroy();
@@ -480,7 +577,7 @@ async function nginxReferences(run: Run): Promise<void> {
   );
   try {
     await warmUp(run, fallback, bareWarmUpPerS);
-    run.results.reference.nginxFallback = await findRate(run, fallback, 'Nginx fallback path', 5000, connections);
+    run.results.reference.nginxFallback = await findRate(run, fallback, 'Nginx fallback path', 40_000, referenceSearch(run.options, connections));
   } finally {
     await fallback.stop();
   }
@@ -488,7 +585,7 @@ async function nginxReferences(run: Run): Promise<void> {
   run.results.pinning['bare Nginx'] = bare.affinity();
   try {
     await warmUp(run, bare, bareWarmUpPerS);
-    run.results.reference.nginxStatic = await findRate(run, bare, 'bare Nginx static', 5000, connections);
+    run.results.reference.nginxStatic = await findRate(run, bare, 'bare Nginx static', 40_000, referenceSearch(run.options, connections));
   } finally {
     await bare.stop();
   }
@@ -538,6 +635,24 @@ function addNotes(results: BenchResults): void {
   if (noisy.length > 0) {
     results.notes.push(
       `Other processes or the hypervisor took CPU in ${noisy.length} of ${steps.length} step(s) (serverCoreOtherPct and stealPct in bench.json); figures from those steps are lower than the machine can do.`,
+    );
+  }
+  const nginxSteps = results.steps.filter((s) => s.mode.startsWith('nginx'));
+  if (nginxSteps.length > 0 && nginxSteps.every((s) => s.lastGood === 0)) {
+    results.notes.push(
+      'No step through Nginx answered a single last good copy (X-Render-Mode: last-good): the tier is not in this build, or it is off, so fresh pages, shells and 503s are every answer there.',
+    );
+  }
+  const unknown = [...results.steps, ...results.hotSet].filter((s) => s.unknownMode > 0 || s.noMode > 0);
+  if (unknown.length > 0) {
+    results.notes.push(
+      `2xx answers with an X-Render-Mode the bench does not know, or none, counted apart ("other 2xx"), never as server-rendered, in: ${describe(unknown)}.`,
+    );
+  }
+  const copies = results.lastGood;
+  if (copies && copies.files === 0) {
+    results.notes.push(
+      'The server keeping copies (LAST_GOOD_DIR) wrote none: the tier is not in this build, so its rounds compare two servers doing the same work, and the ratio says how far apart two such windows come out.',
     );
   }
   const onSteps = results.steps.filter((s) => s.mode === 'on');
@@ -599,14 +714,20 @@ async function prepare(options: BenchOptions): Promise<Run> {
   const binary = nativeGeneratorBinary(root);
   const newGenerator = (file: string) => new NativeGenerator(binary, file);
   const generator = newGenerator(pathsFile);
+  const mixGenerators = new Map<PathMix, NativeGenerator>([['uniform', generator]]);
+  if ([...options.pathMix, ...options.postgresPathMix].includes('zipf')) {
+    const zipfFile = path.join(options.outDir, 'zipf-paths.json');
+    fs.writeFileSync(zipfFile, JSON.stringify(mixPaths('zipf', paths)));
+    mixGenerators.set('zipf', newGenerator(zipfFile));
+  }
   results.generator = 'native (tools/bench/loadgen.c, epoll)';
   results.pinning.generator = [`core ${generatorCore} (taskset per step)`];
   progress(`${paths.length} article pages; ${results.generator} generator on core ${generatorCore}`);
-  return { options, generator, newGenerator, dbPath, pathsFile, paths, results };
+  return { options, generator, newGenerator, mixGenerators, dbPath, pathsFile, paths, results };
 }
 
 function cleanUp(run: Run): void {
-  run.generator.stop();
+  for (const generator of run.mixGenerators.values()) generator.stop();
   if (run.options.keepStore) return;
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(run.dbPath + suffix, { force: true });
 }
@@ -624,14 +745,20 @@ async function measureAll(run: Run): Promise<void> {
       await warmEveryId(run, server);
       return work(server);
     });
-  const budget = { withKiosk: withBudget, findRate: (s: ServerUnderTest, name: string, from: number) => findRate(run, s, name, from), progress };
-  run.results.domBudget = await measureDomBudget({ ...budget, outDir: run.options.outDir, path: run.paths[0]!, startPerS: capacity });
+  // Both within a quarter of the capacity just found in the records: the searches start near it.
+  const budget = {
+    withKiosk: withBudget,
+    findRate: (s: ServerUnderTest, name: string, from: number) => findRate(run, s, name, from, { factor: nearFactor }),
+    progress,
+  };
+  run.results.domBudget = await measureDomBudget({ ...budget, outDir: run.options.outDir, path: run.paths[0]!, startPerS: Math.round(capacity * 0.8) });
   run.results.notes.push(...describeDomBudget(run.results.domBudget));
   if (!run.options.skipReference) await expressReference(run, run.results.domBudget.variants.find((v) => v.budget === 'off')?.capacityPerS ?? capacity);
   if (run.options.capacity === null) await fallbackOn(run, capacity);
   if (!run.options.skipHotSet) await hotSet(run, capacity);
   if (!run.options.skipNginx) {
-    await throughNginx(run, capacity);
+    for (const mix of run.options.pathMix) await throughNginx(run, capacity, mix);
+    await copiesOnAndOff(run, capacity);
     if (!run.options.skipReference) await nginxReferences(run);
   }
   if (run.options.skipPostgres) run.results.notes.push('PostgreSQL not measured in this run (--skip-postgres).');
@@ -653,6 +780,7 @@ async function main(args: string[]): Promise<number> {
     return 0;
   }
   pinSelf();
+  progress(`the whole run: ${describeEstimate(estimateSeconds(options))}`);
   const run = await prepare(options);
   try {
     await measureAll(run);

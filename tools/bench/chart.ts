@@ -1,7 +1,10 @@
 // The overload steps as an SVG: latency (log scale) above, server-rendered share below,
-// both against the offered rate (log scale), fallback on against off.
+// both against the offered rate (log scale), fallback on against off, the uniform path mix;
+// then, for every step through Nginx (SQLite, each path mix), where its answers came from:
+// fresh, last good, shell, 503, failures, stacked.
 import { escapeXml, guideLine, legend, logScale, panelFrame, polyline, svgDocument, type LegendEntry, type Panel } from '@kiosk/svg';
-import { perS } from './report';
+import { describeMix } from './path-mix';
+import { perS, sourcesOf, type Sources } from './report';
 import type { BenchResults, FallbackMode, OverloadStep } from './results';
 
 const width = 960;
@@ -9,7 +12,8 @@ const left = 80;
 const right = 40;
 const latencyPanel: Panel = { left, right: width - right, top: 96, bottom: 370 };
 const sharePanel: Panel = { left, right: width - right, top: 430, bottom: 590 };
-const height = 660;
+const sourcesPanel: Panel = { left, right: width - right, top: 700, bottom: 880 };
+const height = 980;
 // The SQLite layouts only: the PostgreSQL steps through Nginx are in the report's table.
 const modes = ['off', 'on', 'nginx', 'nginx-keepalive'] as const satisfies readonly FallbackMode[];
 const colours: Record<(typeof modes)[number], string> = { on: '#1f6fb4', off: '#c8352b', nginx: '#2a8c3f', 'nginx-keepalive': '#8a5cb8' };
@@ -61,6 +65,70 @@ function sharePanelSvg(steps: OverloadStep[], x: (rate: number) => number): stri
   return parts.join('');
 }
 
+/** Each kind of answer's colour in the stacked bars, bottom to top. */
+const sourceColours: [keyof Sources, string, string][] = [
+  ['fresh', 'fresh (SSR)', '#2a8c3f'],
+  ['lastGood', 'last good', '#1f6fb4'],
+  ['shellNode', 'shell from Node', '#f2b447'],
+  ['shellNginx', 'shell from Nginx', '#d9822b'],
+  ['status503', '503', '#c8352b'],
+  ['otherNon2xx', 'other non-2xx', '#7a1f1a'],
+  ['errors', 'errors', '#444'],
+  ['timeouts', 'timeouts', '#888'],
+  ['other2xx', 'other 2xx', '#ccc'],
+];
+
+const kindLabels: Partial<Record<FallbackMode, string>> = { nginx: 'new conn.', 'nginx-keepalive': 'keep-alive' };
+
+/** One stacked bar per step through Nginx (SQLite), grouped by path mix and kind of client. */
+function sourcesPanelSvg(steps: OverloadStep[]): string {
+  const bars = steps.filter((s) => s.mode === 'nginx' || s.mode === 'nginx-keepalive');
+  const { top, bottom } = sourcesPanel;
+  const y = (share: number) => bottom - share * (bottom - top);
+  const parts = [
+    panelFrame(
+      sourcesPanel,
+      'answers through Nginx',
+      [0, 0.5, 1].map((tick) => [y(tick), `${tick * 100}%`]),
+    ),
+  ];
+  if (bars.length === 0) return parts.join('');
+  const slot = (sourcesPanel.right - sourcesPanel.left) / bars.length;
+  let group = '';
+  bars.forEach((step, i) => {
+    const x = sourcesPanel.left + i * slot + slot * 0.15;
+    const from = sourcesOf(step);
+    let at = 0;
+    for (const [key, label, colour] of sourceColours) {
+      const share = step.scheduled > 0 ? from[key] / step.scheduled : 0;
+      if (share <= 0) continue;
+      parts.push(
+        `<rect x="${x.toFixed(1)}" y="${y(at + share).toFixed(1)}" width="${(slot * 0.7).toFixed(1)}" height="${(share * (bottom - top)).toFixed(1)}" fill="${colour}">` +
+          `<title>${escapeXml(`${step.multiplier}x ${kindLabels[step.mode] ?? step.mode}, ${describeMix(step.pathMix ?? 'uniform')}: ${label} ${Math.round(share * 100)}%`)}</title></rect>`,
+      );
+      at += share;
+    }
+    const centre = (x + slot * 0.35).toFixed(1);
+    parts.push(`<text x="${centre}" y="${bottom + 16}" text-anchor="middle">${step.multiplier}x</text>`);
+    const name = `${describeMix(step.pathMix ?? 'uniform')}, ${kindLabels[step.mode] ?? step.mode}`;
+    if (name !== group) {
+      group = name;
+      parts.push(`<text x="${(sourcesPanel.left + i * slot + 4).toFixed(1)}" y="${bottom + 32}" fill="#555">${escapeXml(name)}</text>`);
+    }
+  });
+  return parts.join('');
+}
+
+function sourcesLegend(): string {
+  return sourceColours
+    .map(([, label, colour], i) => {
+      const x = left + 10 + (i % 5) * 170;
+      const y = sourcesPanel.bottom + 52 + Math.floor(i / 5) * 18;
+      return `<rect x="${x}" y="${y - 9}" width="14" height="10" fill="${colour}"/><text x="${x + 20}" y="${y}">${escapeXml(label)}</text>`;
+    })
+    .join('');
+}
+
 function xTicks(steps: OverloadStep[], x: (rate: number) => number): string {
   const seen = new Map<number, number>();
   for (const s of steps) seen.set(s.offeredPerS, s.multiplier);
@@ -107,7 +175,8 @@ const legendEntries: LegendEntry[] = [
 ];
 
 export function renderChart(results: BenchResults): string {
-  const steps = results.steps;
+  // The lines compare layouts on the uniform mix; the bars below show every mix through Nginx.
+  const steps = results.steps.filter((s) => (s.pathMix ?? 'uniform') === 'uniform');
   const references = [results.reference.shellPath?.ratePerS, results.reference.bare?.ratePerS].filter((r): r is number => r !== undefined && r > 0);
   const rates = steps.map((s) => s.offeredPerS).filter((r) => r > 0);
   const sample = results.page.sample;
@@ -127,7 +196,9 @@ export function renderChart(results: BenchResults): string {
             sharePanelSvg(steps, x) +
             xTicks(steps, x) +
             referenceLines(results, x) +
-            `<text x="${(left + width - right) / 2}" y="${height - 8}" text-anchor="middle">offered, req/s (log)</text>`
+            `<text x="${(left + width - right) / 2}" y="${sharePanel.bottom + 56}" text-anchor="middle">offered, req/s (log)</text>` +
+            sourcesPanelSvg(results.steps) +
+            sourcesLegend()
           );
         })();
   return `${svgDocument(width, height, title, left, [`<text x="${left}" y="46" fill="#555">${escapeXml(subtitle)}</text>`, legend(left + 10, 62, legendEntries.slice(0, 4), 210), legend(left + 10, 80, legendEntries.slice(4), 210), body])}\n`;

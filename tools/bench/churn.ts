@@ -56,8 +56,11 @@ export interface ChurnResult {
 /** Where the rounds of churn steps run: 90% of capacity, below saturation, where CPU per request is the work a request costs. */
 export const belowCapacityShare = 0.9;
 
-/** Rounds below saturation unless --churn-rounds says otherwise: enough for a median to drop two disturbed rounds. */
-export const defaultChurnRounds = 5;
+/**
+ * Rounds below saturation unless --churn-rounds says otherwise: the median of three drops one
+ * disturbed round (five, which dropped two, cost two minutes of the whole run's twenty).
+ */
+export const defaultChurnRounds = 3;
 
 /** The server's CPU per request answered, in ms (percent of one core over the window, per answer). */
 export function cpuMsPerRequest(step: StepRecord): number {

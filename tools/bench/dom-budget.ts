@@ -37,7 +37,7 @@ export interface DomBudgetHooks {
   outDir: string;
   /** The page measured: the bench's first article path. */
   path: string;
-  /** Where the capacity search starts: the capacity measured with the defaults. */
+  /** Where the capacity search starts: near the capacity measured with the defaults. */
   startPerS: number;
 }
 
@@ -55,7 +55,7 @@ export async function measureDomBudget(hooks: DomBudgetHooks): Promise<DomBudget
       if (sample.status !== 200) throw new Error(`${sample.path} answered ${sample.status}`);
       const elementsShown = await elementsAsShownInFull(base + hooks.path);
       hooks.progress(`DOM_BUDGET=${budget}: ${sample.elements} elements as served, ${elementsShown ?? 'not measured'} as finally shown, ${sample.bytes} bytes`);
-      const search = await hooks.findRate(server, `SSR capacity, DOM_BUDGET=${budget}`, Math.max(10, Math.round(hooks.startPerS / 2)));
+      const search = await hooks.findRate(server, `SSR capacity, DOM_BUDGET=${budget}`, Math.max(10, Math.round(hooks.startPerS)));
       return {
         budget,
         path: hooks.path,

@@ -64,17 +64,21 @@ static const char *code_names[NCODES] = {"ECONNREFUSED", "ECONNRESET", "ECLOSED"
 /* One window's counts (StepCounts in native-generator.ts). */
 typedef struct {
   double start, end, timeout;
-  long scheduled, answered, ok, non2xx, s503, s503ra, errors, timeouts, timeouts_unsent, ssr, shell, shell_nginx;
-  long writes, ok_in_window, ssr_in_window;
+  long scheduled, answered, ok, non2xx, s503, s503ra, errors, timeouts, timeouts_unsent, ssr, last_good, shell, shell_nginx;
+  long unknown_mode, no_mode;
+  long writes, ok_in_window, ssr_in_window, last_good_in_window;
   long codes[NCODES];
   samples_t latency, send_delay;
 } tally_t;
 
 static int in_window(tally_t *t, double at) { return at >= t->start && at < t->end; }
 
+/* X-Render-Mode, as the answer said it: who made the page. */
+enum { MODE_NONE, MODE_SSR, MODE_SHELL, MODE_UNKNOWN, MODE_LAST_GOOD };
+
 typedef struct {
   int status;
-  int mode; /* 0 none, 1 ssr, 2 shell, 3 other */
+  int mode; /* MODE_*: a value this file does not know is MODE_UNKNOWN, never server-rendered */
   int retry_after, keep_alive, static_file;
 } answer_t;
 
@@ -82,19 +86,22 @@ static void t_answered(tally_t *t, double sched, double at, answer_t *a) {
   int ok = a->status >= 200 && a->status < 300;
   if (ok && in_window(t, at)) {
     t->ok_in_window++;
-    if (a->mode == 1) t->ssr_in_window++;
+    if (a->mode == MODE_SSR) t->ssr_in_window++;
+    else if (a->mode == MODE_LAST_GOOD) t->last_good_in_window++;
   }
   if (!in_window(t, sched)) return;
   t->answered++;
   add(&t->latency, at - sched);
   if (ok) {
     t->ok++;
-    if (a->mode == 1) t->ssr++;
-    else if (a->mode == 2) {
+    if (a->mode == MODE_SSR) t->ssr++;
+    else if (a->mode == MODE_LAST_GOOD) t->last_good++;
+    else if (a->mode == MODE_SHELL) {
       t->shell++;
       /* Nginx's shell is a static file: it carries Last-Modified, which no Node answer has. */
       if (a->static_file) t->shell_nginx++;
-    }
+    } else if (a->mode == MODE_UNKNOWN) t->unknown_mode++;
+    else t->no_mode++;
   } else {
     t->non2xx++;
   }
@@ -269,12 +276,20 @@ static const char *header_value(const char *line, size_t len, const char *name, 
   return v;
 }
 
+/* The header's value, exactly (ASCII case aside): "ssr", "last-good" or "shell"; anything else is unknown. */
+static int render_mode(const char *v, size_t vl) {
+  if (vl == 3 && strncasecmp(v, "ssr", 3) == 0) return MODE_SSR;
+  if (vl == 9 && strncasecmp(v, "last-good", 9) == 0) return MODE_LAST_GOOD;
+  if (vl == 5 && strncasecmp(v, "shell", 5) == 0) return MODE_SHELL;
+  return MODE_UNKNOWN;
+}
+
 /* Parses a complete head; 0 ok, -1 malformed. */
 static int parse_head(conn_t *c) {
   char *h = c->head;
   size_t len = c->head_len;
   if (len < 12 || strncmp(h, "HTTP/1.", 7) != 0) return -1;
-  answer_t a = {.status = atoi(h + 9), .mode = 0, .keep_alive = h[7] == '1'};
+  answer_t a = {.status = atoi(h + 9), .mode = MODE_NONE, .keep_alive = h[7] == '1'};
   long content_length = -1;
   int chunked = 0;
   char *p = memchr(h, '\n', len);
@@ -296,7 +311,8 @@ static int parse_head(conn_t *c) {
       else if (vl >= 10 && strncasecmp(v, "keep-alive", 10) == 0) a.keep_alive = 1;
     } else if (header_is(line, l, "x-render-mode")) {
       v = header_value(line, l, "x-render-mode", &vl);
-      a.mode = (vl == 3 && strncmp(v, "ssr", 3) == 0) ? 1 : (vl == 5 && strncmp(v, "shell", 5) == 0) ? 2 : 3;
+      while (vl > 0 && (v[vl - 1] == ' ' || v[vl - 1] == '\t')) vl--;
+      a.mode = render_mode(v, vl);
     } else if (header_is(line, l, "retry-after")) a.retry_after = 1;
     else if (header_is(line, l, "last-modified")) a.static_file = 1;
     p = e;
@@ -423,8 +439,10 @@ static void print_counts(tally_t *t) {
     printf("%s\"%s\":%ld", first ? "" : ",", code_names[k], t->codes[k]);
     first = 0;
   }
-  printf("},\"timeouts\":%ld,\"timeoutsUnsent\":%ld,\"ssr\":%ld,\"shell\":%ld,\"shellNginx\":%ld,\"ssrShare\":%.6f,\"ssrPerS\":%.3f,\"latencyMs\":",
-         t->timeouts, t->timeouts_unsent, t->ssr, t->shell, t->shell_nginx, t->scheduled ? (double)t->ssr / t->scheduled : 0.0, t->ssr_in_window / window_s);
+  printf("},\"timeouts\":%ld,\"timeoutsUnsent\":%ld,\"ssr\":%ld,\"lastGood\":%ld,\"shell\":%ld,\"shellNginx\":%ld,\"unknownMode\":%ld,\"noMode\":%ld,",
+         t->timeouts, t->timeouts_unsent, t->ssr, t->last_good, t->shell, t->shell_nginx, t->unknown_mode, t->no_mode);
+  printf("\"ssrShare\":%.6f,\"ssrPerS\":%.3f,\"lastGoodPerS\":%.3f,\"latencyMs\":",
+         t->scheduled ? (double)t->ssr / t->scheduled : 0.0, t->ssr_in_window / window_s, t->last_good_in_window / window_s);
   print_summary(&t->latency);
   printf(",\"sendDelayMs\":");
   print_summary(&t->send_delay);

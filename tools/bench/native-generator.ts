@@ -48,13 +48,24 @@ export interface StepCounts {
   timeouts: number;
   /** Timed out before any connection took them: the generator never sent them. */
   timeoutsUnsent: number;
+  /**
+   * 2xx answers by X-Render-Mode, which says who made the page: `ssr` rendered fresh by a worker,
+   * `last-good` the last copy of it a worker rendered (answered by Nginx when every worker is
+   * full), `shell` the overload shell. A value the generator does not know counts as
+   * unknownMode, an answer without the header as noMode: neither is ever counted server-rendered.
+   */
   ssr: number;
+  lastGood: number;
   /** Shells from Node and from Nginx; shellNginx counts Nginx's own (a static file, with Last-Modified). */
   shell: number;
   shellNginx: number;
+  unknownMode: number;
+  noMode: number;
   ssrShare: number;
   /** Server-rendered 2xx answers that arrived during the window. */
   ssrPerS: number;
+  /** Last-good 2xx answers that arrived during the window. */
+  lastGoodPerS: number;
   /** Timeouts enter the latency percentiles at the timeout, so a step cannot hide them. */
   latencyMs: LatencySummary;
   /** Scheduled-to-written delay: how far the generator itself fell behind. */

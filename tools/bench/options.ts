@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { numberFlag, parseCommandLine, UsageError, wholeNumberFlag } from '@kiosk/surface';
 import { defaultChurnRounds } from './churn';
+import { defaultLastGoodRounds } from './last-good';
+import { pathMixes, type PathMix } from './path-mix';
 
 export const usage = `Usage: npm run bench -- [options]
 
@@ -13,13 +15,22 @@ generator runs on core 1. docs/benchmarks/README.md says what is measured and wh
 Writes bench.json, chart.svg and report.md under bench-results/<timestamp>/ and prints the
 report (markdown) on stdout; progress goes to stderr.
 
+The whole default run is estimated at start (about 20 minutes on the 2-vCPU machine the records
+come from); docs/benchmarks/README.md says what it leaves out and why.
+
 Options:
-  --step-seconds N          measured seconds per overload step (default 10)
-  --warmup-seconds N        warm-up before every step, at the step's rate (default 3)
+  --step-seconds N          measured seconds per overload step (default 6)
+  --window-seconds N        measured seconds of the windows whose CPU per request is compared
+                            (churn, copies on and off) and of the step that confirms capacity
+                            (default 10)
+  --warmup-seconds N        warm-up before every step, at the step's rate (default 2)
   --search-seconds N        measured seconds per capacity-search probe (default 3)
   --search-warmup-seconds N warm-up before every probe (default 1)
-  --render-seconds N        seconds per in-process render reference (default 5)
-  --multipliers LIST        overload steps as multiples of capacity (default 1,2,5,10,20)
+  --render-seconds N        seconds per in-process render reference (default 3)
+  --multipliers LIST        overload steps direct to Node with the fallback on, as multiples of
+                            capacity (default 1,5,10,20)
+  --off-multipliers LIST    overload steps direct to Node with the fallback off (default 1, the
+                            step confirming capacity: past it every request waits until it times out)
   --connections N           most connections the generator opens (default 4000)
   --timeout-ms N            a request unanswered this long after its scheduled time
                             fails as a timeout (default 5000)
@@ -28,15 +39,24 @@ Options:
   --capacity R              take R req/s as the SSR capacity: no search, no direct steps (a
                             quick look at the steps through Nginx; not a record)
   --nginx-multipliers LIST  steps through Nginx (fallback on), as multiples of capacity, each with
-                            a storm of new connections and with keep-alive clients (default 1,2,5,10,20)
+                            a storm of new connections and with keep-alive clients (default 1,5,10,20)
+  --path-mix LIST           which articles the steps through Nginx read: uniform (every article in
+                            turn), zipf (popularity 1/rank, newest first, seeded), or both
+                            (default uniform,zipf: each mix on a server of its own)
+  --postgres-path-mix LIST  the same for the steps through Nginx with PostgreSQL (default uniform)
+  --last-good-rounds N      copies of pages kept and not, through Nginx at 90% of capacity: rounds
+                            of the two servers' windows alternating, the median ratio of CPU per
+                            request judged (default ${defaultLastGoodRounds}; 0 skips them)
   --keepalive-connections N the keep-alive clients' connections, as a load balancer's pool (default 256)
   --skip-nginx              skip the steps and references through Nginx
   --skip-postgres           skip the PostgreSQL runs (SSR capacity and the steps through Nginx
                             with content from a throwaway PostgreSQL cluster on core 1)
-  --hot-set-multipliers L   breaking-news steps (95% of requests to 10 articles), page cache off
-                            and on, as multiples of capacity (default 5)
-  --skip-hot-set            skip the breaking-news steps
-  --skip-balance            skip the measurement of how evenly workers share the load
+  --hot-set                 add the breaking-news steps direct to Node (95% of requests to 10
+                            articles), page cache off and on
+  --hot-set-multipliers L   their multiples of capacity (default 5)
+  --balance                 add the measurement of how evenly workers share the load
+  --skip-hot-set, --skip-balance
+                            accepted as before: both are left out unless asked for
   --skip-churn              skip the churn steps (at capacity, without CMS pushes, with one push a
                             second through the ingest API, and after; then rounds without and with
                             pushes at 90% of capacity), SQLite and PostgreSQL
@@ -52,12 +72,20 @@ Options:
 
 export interface BenchOptions {
   stepSeconds: number;
+  /** Windows whose CPU per request is compared, and the step that confirms capacity. */
+  windowSeconds: number;
   warmupSeconds: number;
   searchSeconds: number;
   searchWarmupSeconds: number;
   renderSeconds: number;
   multipliers: number[];
+  offMultipliers: number[];
   nginxMultipliers: number[];
+  /** The path mixes of the steps through Nginx, SQLite's and PostgreSQL's. */
+  pathMix: PathMix[];
+  postgresPathMix: PathMix[];
+  /** Rounds of copies kept against not (the last-good tier), through Nginx below saturation. */
+  lastGoodRounds: number;
   keepAliveConnections: number;
   skipNginx: boolean;
   /** Skip the runs with content from PostgreSQL (a throwaway cluster on the generator's core). */
@@ -91,11 +119,20 @@ function churnRounds(raw: string | undefined): number {
   return wholeNumberFlag('--churn-rounds', raw, 0, 1_000) ?? defaultChurnRounds;
 }
 
-function multipliers(raw: string | undefined, flag = '--multipliers'): number[] {
-  if (raw === undefined) return [1, 2, 5, 10, 20];
+function multipliers(raw: string | undefined, flag = '--multipliers', fallback = [1, 5, 10, 20]): number[] {
+  if (raw === undefined) return fallback;
   const list = raw.split(',').map((part) => positive(flag, part.trim(), 0));
   if (list.length === 0) throw new UsageError(`${flag} needs at least one number`);
   return [...new Set(list)].sort((a, b) => a - b);
+}
+
+function mixes(flag: string, raw: string | undefined, fallback: PathMix[]): PathMix[] {
+  if (raw === undefined) return fallback;
+  const list = raw.split(',').map((part) => part.trim());
+  for (const mix of list) {
+    if (!(pathMixes as readonly string[]).includes(mix)) throw new UsageError(`${flag} takes ${pathMixes.join(', ')} (comma-separated), got "${mix}"`);
+  }
+  return pathMixes.filter((mix) => list.includes(mix));
 }
 
 function environment(pairs: string[] | undefined): Record<string, string> {
@@ -120,11 +157,18 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
   const parsed = parseCommandLine(args, {
     options: {
       'step-seconds': { type: 'string' },
+      'window-seconds': { type: 'string' },
       'warmup-seconds': { type: 'string' },
       'search-seconds': { type: 'string' },
       'search-warmup-seconds': { type: 'string' },
       'render-seconds': { type: 'string' },
       multipliers: { type: 'string' },
+      'off-multipliers': { type: 'string' },
+      'path-mix': { type: 'string' },
+      'postgres-path-mix': { type: 'string' },
+      'last-good-rounds': { type: 'string' },
+      'hot-set': { type: 'boolean', default: false },
+      balance: { type: 'boolean', default: false },
       connections: { type: 'string' },
       'timeout-ms': { type: 'string' },
       quick: { type: 'boolean', default: false },
@@ -151,19 +195,24 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
   const connections = positive('--connections', values.connections, 4000);
   if (!Number.isInteger(connections)) throw new UsageError('--connections must be a whole number');
   return {
-    stepSeconds: positive('--step-seconds', values['step-seconds'], quick ? 3 : 10),
-    warmupSeconds: positive('--warmup-seconds', values['warmup-seconds'], quick ? 1 : 3),
+    stepSeconds: positive('--step-seconds', values['step-seconds'], quick ? 3 : 6),
+    windowSeconds: positive('--window-seconds', values['window-seconds'], quick ? 3 : 10),
+    warmupSeconds: positive('--warmup-seconds', values['warmup-seconds'], quick ? 1 : 2),
     searchSeconds: positive('--search-seconds', values['search-seconds'], quick ? 1.5 : 3),
     searchWarmupSeconds: positive('--search-warmup-seconds', values['search-warmup-seconds'], quick ? 0.5 : 1),
-    renderSeconds: positive('--render-seconds', values['render-seconds'], quick ? 1.5 : 5),
+    renderSeconds: positive('--render-seconds', values['render-seconds'], quick ? 1.5 : 3),
     multipliers: multipliers(values.multipliers),
-    nginxMultipliers: values['nginx-multipliers'] === undefined ? [1, 2, 5, 10, 20] : multipliers(values['nginx-multipliers'], '--nginx-multipliers'),
+    offMultipliers: multipliers(values['off-multipliers'], '--off-multipliers', [1]),
+    nginxMultipliers: multipliers(values['nginx-multipliers'], '--nginx-multipliers'),
+    pathMix: mixes('--path-mix', values['path-mix'], ['uniform', 'zipf']),
+    postgresPathMix: mixes('--postgres-path-mix', values['postgres-path-mix'], ['uniform']),
+    lastGoodRounds: wholeNumberFlag('--last-good-rounds', values['last-good-rounds'], 0, 1_000) ?? defaultLastGoodRounds,
     keepAliveConnections: Math.round(positive('--keepalive-connections', values['keepalive-connections'], 256)),
     skipNginx: values['skip-nginx'],
     skipPostgres: values['skip-postgres'],
     hotSetMultipliers: values['hot-set-multipliers'] === undefined ? [5] : multipliers(values['hot-set-multipliers'], '--hot-set-multipliers'),
-    skipHotSet: values['skip-hot-set'],
-    skipBalance: values['skip-balance'],
+    skipHotSet: !values['hot-set'] || values['skip-hot-set'],
+    skipBalance: !values.balance || values['skip-balance'],
     skipChurn: values['skip-churn'],
     churnRounds: churnRounds(values['churn-rounds']),
     connections,

@@ -54,7 +54,7 @@ export interface ServerUnderTest {
 
 // Knobs the bench sets per mode; an operator's shell must not leak into a measurement.
 const benchOwnedEnv =
-  /^(SSR_|SHED_|CRAWLER_|PORT$|WEB_CONCURRENCY$|CONTENT_DB_PATH$|CONTENT_DATABASE_URL$|CONTENT_API_URL$|NODE_ENV$|DIST_DIR$|LISTEN_MODE$|HOST$)/;
+  /^(SSR_|SHED_|CRAWLER_|LAST_GOOD_|PORT$|WEB_CONCURRENCY$|CONTENT_DB_PATH$|CONTENT_DATABASE_URL$|CONTENT_API_URL$|NODE_ENV$|DIST_DIR$|LISTEN_MODE$|HOST$)/;
 
 function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};

@@ -3,6 +3,9 @@ import test from 'node:test';
 import { readOptions } from './options';
 import { steadySpread } from './churn';
 import { evaluateTargets, renderMarkdown } from './report';
+import { renderChart } from './chart';
+import { describeEstimate, estimateSeconds } from './estimate';
+import { measureCopies } from './last-good';
 import { chunkRange, chunkSpread, parseSteadiness } from './steadiness';
 import type { BenchResults, SearchOutcome } from './results';
 
@@ -74,8 +77,8 @@ test('--skip-postgres is an option; PostgreSQL runs by default', () => {
   assert.equal(readOptions(['--skip-postgres'], '/tmp')!.skipPostgres, true);
 });
 
-test('--churn-rounds: 5 by default, 0 skips the rounds, anything but a whole number is refused', () => {
-  assert.equal(readOptions([], '/tmp')!.churnRounds, 5);
+test('--churn-rounds: 3 by default, 0 skips the rounds, anything but a whole number is refused', () => {
+  assert.equal(readOptions([], '/tmp')!.churnRounds, 3);
   assert.equal(readOptions(['--churn-rounds', '3'], '/tmp')!.churnRounds, 3);
   assert.equal(readOptions(['--churn-rounds', '0'], '/tmp')!.churnRounds, 0);
   for (const bad of ['--churn-rounds=-1', '--churn-rounds=1.5', '--churn-rounds=three'])
@@ -321,4 +324,206 @@ test('the push cost counted in process, and the CPU ratio it implies beside the 
   );
   assert.match(renderMarkdown(withCost(null)), /25 µs each\. At one push a second that is 6% of a core\.$/m, 'no churn steps: the share of a core alone');
   assert.doesNotMatch(renderMarkdown(results(1000, null)), /push-cost\.ts/, 'not measured: no line');
+});
+
+/** A step through Nginx as loadgen counts it: 10,000 requests scheduled, `sources` of them answered so. */
+function nginxStep(
+  mode: 'nginx' | 'nginx-keepalive',
+  multiplier: number,
+  pathMix: 'uniform' | 'zipf',
+  sources: {
+    ssr?: number;
+    lastGood?: number;
+    shell?: number;
+    shellNginx?: number;
+    status503?: number;
+    timeouts?: number;
+    errors?: number;
+    unknownMode?: number;
+  },
+  p99 = 40,
+  offeredPerS = 2_500 * multiplier,
+): never {
+  const { ssr = 0, lastGood = 0, shell = 0, shellNginx = 0, status503 = 0, timeouts = 0, errors = 0, unknownMode = 0 } = sources;
+  return {
+    mode,
+    multiplier,
+    pathMix,
+    label: `through Nginx ${multiplier}x`,
+    offeredPerS,
+    sentPerS: offeredPerS,
+    achievedPerS: offeredPerS,
+    scheduled: 10_000,
+    answered: 10_000 - timeouts - errors,
+    ok: ssr + lastGood + shell + unknownMode,
+    non2xx: status503,
+    status503,
+    errors,
+    timeouts,
+    ssr,
+    lastGood,
+    shell,
+    shellNginx,
+    unknownMode,
+    noMode: 0,
+    ssrShare: ssr / 10_000,
+    ssrPerS: ssr,
+    lastGoodPerS: lastGood,
+    latencyMs: { p50: 5, p90: 10, p99, max: p99 },
+    serverCpuPct: 95,
+    generatorCpuPct: 40,
+    peakRssMb: 300,
+    flags: [],
+    pool: { waitedForConnection: 0 },
+  } as never;
+}
+
+const zipfTargets = (r: BenchResults) => evaluateTargets(r).filter((t) => /Zipf s=1 paths/.test(t.name));
+
+test('through Nginx with Zipf paths: 95% full pages, fresh or last good, no errors or timeouts, p99 within the uniform bound; past 40,000 req/s reported, not judged', () => {
+  const withSteps = (...steps: never[]): BenchResults => ({ ...results(2_000, null), steps });
+  // At 5x: 30% fresh, 66% last good, 4% shell: 96% full pages.
+  const good = nginxStep('nginx', 5, 'zipf', { ssr: 3_000, lastGood: 6_600, shell: 400, shellNginx: 400 });
+  let target = zipfTargets(withSteps(good)).find((t) => t.name.startsWith('through Nginx at 5x, new connections'))!;
+  assert.equal(target.met, true);
+  assert.match(
+    target.figures,
+    /96% full pages; errors 0, timeouts 0, non-2xx 0; p99 40 ms; fresh \(SSR\) 30%, last good 66%, shell from Node 0%, shell from Nginx 4%, 503 0%/,
+  );
+  // 94% full pages: not met, though nothing failed.
+  const short = nginxStep('nginx', 5, 'zipf', { ssr: 3_000, lastGood: 6_400, shell: 600, shellNginx: 600 });
+  assert.equal(zipfTargets(withSteps(short)).find((t) => t.name.startsWith('through Nginx at 5x, new'))!.met, false);
+  // A single timeout, or p99 over the bound of the uniform step at that multiple, fails it.
+  const timedOut = nginxStep('nginx', 10, 'zipf', { ssr: 2_000, lastGood: 7_999, timeouts: 1 }, 100);
+  assert.equal(zipfTargets(withSteps(timedOut)).find((t) => t.name.startsWith('through Nginx at 10x, new'))!.met, false);
+  const slow = nginxStep('nginx', 10, 'zipf', { ssr: 2_000, lastGood: 8_000 }, 250);
+  assert.equal(zipfTargets(withSteps(slow)).find((t) => t.name.startsWith('through Nginx at 10x, new'))!.met, false, 'p99 250 ms at 10x');
+  // 20x of 2,500/s is 50,000 req/s: past what one core answers at all.
+  const past = nginxStep('nginx-keepalive', 20, 'zipf', { ssr: 500, lastGood: 2_000, status503: 7_500 }, 900, 50_000);
+  target = zipfTargets(withSteps(past)).find((t) => t.name.startsWith('through Nginx at 20x, keep-alive'))!;
+  assert.equal(target.met, null);
+  assert.match(target.figures, /25% full pages.*above 40,000 req\/s, past what Nginx and a worker sharing one core answer at all: reported, not judged$/);
+  // The uniform steps are judged by their own targets, never by a Zipf step's figures.
+  const uniform = evaluateTargets(withSteps(good)).find((t) => t.name.startsWith('through Nginx at 5x, new connections, uniform paths'))!;
+  assert.equal(uniform.met, null);
+  assert.equal(zipfTargets(results(2_000, null)).length, 6, 'SQLite, each kind of client, 5x, 10x and 20x');
+});
+
+test('the steps table: fresh, last good, shell from Node and from Nginx, 503 and other 2xx apart, with the path mix; unknown modes are never server-rendered', () => {
+  const step = nginxStep('nginx-keepalive', 10, 'zipf', { ssr: 2_000, lastGood: 6_000, shell: 1_000, shellNginx: 800, status503: 500, unknownMode: 500 });
+  const markdown = renderMarkdown({ ...results(2_000, null), steps: [step] });
+  assert.match(markdown, /\| layout \| paths \| × \| .* \| fresh \(SSR\) \| last good \| shell from Node \| shell from Nginx \| 503 \| other 2xx \|/);
+  assert.match(markdown, /\| Nginx, keep-alive clients \| Zipf s=1 \| 10 \| 25,000 \| .* \| 20% \| 60% \| 2% \| 8% \| 5% \| 5% \| 2,000 \| 100% \|/);
+});
+
+test('copies kept and not: the median round of CPU per request judged against 1/0.97; no copy written, not judged', () => {
+  const window = (cpuPct: number) => quietStep(cpuPct);
+  const withCopies = (pairs: [number, number][], files = 9_000): BenchResults => ({
+    ...results(1_000, null),
+    lastGood: { ratePerS: 900, rounds: pairs.map(([kept, none]) => ({ kept: window(kept), none: window(none) })), files, bytes: 512 * 1_048_576 },
+  });
+  const copies = (r: BenchResults) => evaluateTargets(r).find((t) => t.name.startsWith('SSR capacity with the last good copies kept'))!;
+  // 60% against 59%, 58.5% and 60%: 1.017x, 1.034x, 1.000x; the median 1.017x.
+  let target = copies(
+    withCopies([
+      [60, 59],
+      [60.5, 58.5],
+      [60, 60],
+    ]),
+  );
+  assert.equal(target.met, true);
+  assert.match(
+    target.figures,
+    /^3 rounds at 900 req\/s: 1\.02x, 1\.03x, 1\.00x; median 1\.017x, capacity with copies about 98% of without; 9,000 copies, 512\.0 MB on disk/,
+  );
+  target = copies(
+    withCopies([
+      [62, 60],
+      [62, 60],
+      [60, 60],
+    ]),
+  );
+  assert.equal(target.met, false, 'median 1.033x: capacity 97% less a little');
+  target = copies(withCopies([[60, 60]], 0));
+  assert.equal(target.met, null);
+  assert.match(target.figures, /no copy written: the tier is not in this build/);
+  assert.equal(copies(results(1_000, null)).met, null);
+  const markdown = renderMarkdown(
+    withCopies([
+      [60, 59],
+      [60.5, 58.5],
+    ]),
+  );
+  // Round 2 ran without copies first.
+  assert.match(markdown, /\| 2 of 2 \| none \| 1,000 \| .*\n\| 2 of 2 \| kept \| 1,000 \| 1,000 \| 5\.0 \| 20 \| 0 \| 61% \| 0\.605 \| 1\.034x \|/);
+});
+
+test('the chart: every step through Nginx as a stacked bar of where its answers came from, each path mix', () => {
+  const steps = [
+    nginxStep('nginx', 5, 'uniform', { ssr: 2_000, shell: 8_000, shellNginx: 8_000 }),
+    nginxStep('nginx', 5, 'zipf', { ssr: 2_000, lastGood: 7_000, shell: 1_000, shellNginx: 1_000 }),
+  ];
+  const svg = renderChart({ ...results(2_000, null), steps });
+  assert.match(svg, /<title>5x new conn\., uniform: shell from Nginx 80%<\/title>/);
+  assert.match(svg, /<title>5x new conn\., Zipf s=1: last good 70%<\/title>/);
+  assert.match(svg, /<title>5x new conn\., Zipf s=1: fresh \(SSR\) 20%<\/title>/);
+  assert.doesNotMatch(svg, /uniform: last good/, 'no bar for what did not happen');
+});
+
+test('--path-mix: uniform and Zipf through Nginx by default, PostgreSQL uniform; a mix not known is refused', () => {
+  const defaults = readOptions([], '/tmp')!;
+  assert.deepEqual([defaults.pathMix, defaults.postgresPathMix], [['uniform', 'zipf'], ['uniform']]);
+  assert.deepEqual(readOptions(['--path-mix', 'zipf'], '/tmp')!.pathMix, ['zipf']);
+  assert.deepEqual(readOptions(['--postgres-path-mix', 'zipf,uniform'], '/tmp')!.postgresPathMix, ['uniform', 'zipf']);
+  assert.throws(() => readOptions(['--path-mix', 'pareto'], '/tmp'), /--path-mix takes uniform, zipf \(comma-separated\), got "pareto"/);
+  assert.equal(defaults.lastGoodRounds, 3);
+  assert.equal(readOptions(['--last-good-rounds', '0'], '/tmp')!.lastGoodRounds, 0);
+  // The hot set and the balance only when asked for; the records' --skip-* flags still run.
+  assert.deepEqual([defaults.skipHotSet, defaults.skipBalance], [true, true]);
+  assert.deepEqual([readOptions(['--hot-set', '--balance'], '/tmp')!.skipHotSet, readOptions(['--balance'], '/tmp')!.skipBalance], [false, false]);
+  assert.equal(readOptions(['--skip-hot-set', '--skip-balance'], '/tmp')!.skipHotSet, true);
+  assert.deepEqual([defaults.multipliers, defaults.offMultipliers, defaults.nginxMultipliers], [[1, 5, 10, 20], [1], [1, 5, 10, 20]]);
+});
+
+test('the whole default run is estimated within 20 minutes; what it adds back is counted', () => {
+  const minutes = (args: string[]) => estimateSeconds(readOptions(args, '/tmp')!).totalS / 60;
+  assert.ok(minutes([]) <= 20, `the default run: ${minutes([]).toFixed(1)} min`);
+  assert.ok(minutes([]) >= 15, `the default run: ${minutes([]).toFixed(1)} min, not less than what it measures`);
+  assert.ok(minutes(['--quick', '--skip-postgres', '--skip-churn']) < 8);
+  assert.ok(minutes(['--hot-set', '--balance']) > minutes([]) + 1);
+  assert.ok(minutes(['--churn-rounds', '5']) > minutes([]) + 1.5, 'two rounds more, for each store');
+  assert.ok(minutes(['--path-mix', 'uniform']) < minutes([]) - 1);
+  assert.match(
+    describeEstimate(estimateSeconds(readOptions([], '/tmp')!)),
+    /^about \d+ min on a machine like the records': in-process references.* through Nginx \(uniform, zipf\) \d+ min/,
+  );
+});
+
+test('copies kept and not: the kept server first in odd rounds, second in even ones', async () => {
+  const order: string[] = [];
+  const server = (name: string) => ({ name }) as never;
+  const rounds = await measureCopies({ kept: server('kept'), none: server('none') }, 4, async (s, label) => {
+    order.push(`${s.name}: ${label}`);
+    return quietStep(order.length) as never;
+  });
+  assert.deepEqual(order, [
+    'kept: copies kept, round 1 of 4',
+    'none: no copies, round 1 of 4',
+    'none: no copies, round 2 of 4',
+    'kept: copies kept, round 2 of 4',
+    'kept: copies kept, round 3 of 4',
+    'none: no copies, round 3 of 4',
+    'none: no copies, round 4 of 4',
+    'kept: copies kept, round 4 of 4',
+  ]);
+  // Each round pairs its own two windows, whichever ran first.
+  assert.deepEqual(
+    rounds.map((r) => [(r.kept as unknown as { serverCpuPct: number }).serverCpuPct, (r.none as unknown as { serverCpuPct: number }).serverCpuPct]),
+    [
+      [1, 2],
+      [4, 3],
+      [5, 6],
+      [8, 7],
+    ],
+  );
 });

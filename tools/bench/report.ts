@@ -1,7 +1,9 @@
 import { belowCapacityShare, cpuMsPerRequest, cpuRatio, medianRatio, roundRatio, steadySpread, type ChurnResult, type Push } from './churn';
+import { copiesCapacityShare, copiesRatio, medianCopiesRatio } from './last-good';
+import { describeMix, type PathMix } from './path-mix';
 import { chunkRange } from './steadiness';
 import { connectionsExhausted, generatorFellShort, passes, type StepRecord } from './measure';
-import type { BenchResults, PassesRecord, SearchOutcome, Target } from './results';
+import type { BenchResults, OverloadStep, PassesRecord, SearchOutcome, Target } from './results';
 import { percentile } from '@kiosk/surface';
 
 const integer = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 0 });
@@ -50,11 +52,57 @@ function failures(step: Pick<StepRecord, 'errors' | 'timeouts' | 'non2xx'>): str
   return `errors ${step.errors}, timeouts ${step.timeouts}, non-2xx ${step.non2xx}`;
 }
 
+/**
+ * Where a step's answers came from, each a count of the requests scheduled in its window: a
+ * page rendered fresh, the last good copy of it, the shell (Node's or Nginx's), a 503, another
+ * failure, a 2xx whose X-Render-Mode the bench does not know or that had none. They add up to
+ * the requests scheduled.
+ */
+export interface Sources {
+  fresh: number;
+  lastGood: number;
+  shellNode: number;
+  shellNginx: number;
+  status503: number;
+  otherNon2xx: number;
+  errors: number;
+  timeouts: number;
+  other2xx: number;
+}
+
+export function sourcesOf(step: StepRecord): Sources {
+  const shellNginx = step.shellNginx ?? 0;
+  return {
+    fresh: step.ssr,
+    lastGood: step.lastGood ?? 0,
+    shellNode: step.shell - shellNginx,
+    shellNginx,
+    status503: step.status503,
+    otherNon2xx: step.non2xx - step.status503,
+    errors: step.errors,
+    timeouts: step.timeouts,
+    other2xx: (step.unknownMode ?? 0) + (step.noMode ?? 0),
+  };
+}
+
+/** Full pages: fresh or the last good copy, as a share of the requests scheduled in the window. */
+export function fullPageShare(step: StepRecord): number {
+  return ratio(step.ssr + (step.lastGood ?? 0), step.scheduled);
+}
+
 /** Where the step's answers came from, as shares of the requests scheduled in its window. */
 function sources(step: StepRecord): string {
   const of = (n: number) => pct(ratio(n, step.scheduled));
-  const nginxShell = step.shellNginx ?? 0;
-  return `SSR by Node ${of(step.ssr)}, shell from Node ${of(step.shell - nginxShell)}, shell from Nginx ${of(nginxShell)}, 503 ${of(step.status503)}`;
+  const s = sourcesOf(step);
+  return (
+    `fresh (SSR) ${of(s.fresh)}, last good ${of(s.lastGood)}, shell from Node ${of(s.shellNode)}, shell from Nginx ${of(s.shellNginx)}, 503 ${of(s.status503)}` +
+    (s.otherNon2xx > 0 ? `, other non-2xx ${of(s.otherNon2xx)}` : '') +
+    (s.other2xx > 0 ? `, other 2xx ${of(s.other2xx)}` : '')
+  );
+}
+
+function mixOf(step: OverloadStep): PathMix {
+  return step.pathMix ?? 'uniform';
 }
 
 function overloadTarget(r: BenchResults, multiplier: number, ssrShareOfCapacity: number): Target {
@@ -122,8 +170,8 @@ function nginxTarget(r: BenchResults, mode: keyof typeof clientKinds, multiplier
   const capacity = r.capacity?.ratePerS ?? 0;
   const wants = ssrShareOfCapacity === null ? 'no timeouts' : 'no errors or timeouts';
   const ssrText = ssrShareOfCapacity === null ? '' : `, server-rendered pages/s ≥ ${pct(ssrShareOfCapacity)} of capacity`;
-  const name = `through Nginx at ${multiplier}x, ${clientKinds[mode]}: ${wants}, p99 < ${p99Ms} ms${ssrText}`;
-  const step = r.steps.find((s) => s.mode === mode && s.multiplier === multiplier);
+  const name = `through Nginx at ${multiplier}x, ${clientKinds[mode]}, uniform paths: ${wants}, p99 < ${p99Ms} ms${ssrText}`;
+  const step = r.steps.find((s) => s.mode === mode && s.multiplier === multiplier && mixOf(s) === 'uniform');
   if (!step) return { name, met: null, figures: 'not measured in this run' };
   const clean = step.timeouts === 0 && (ssrShareOfCapacity === null || (step.errors === 0 && step.non2xx - step.status503 === 0));
   const ssr = ssrShareOfCapacity === null || step.ssrPerS >= ssrShareOfCapacity * capacity;
@@ -135,6 +183,57 @@ function nginxTarget(r: BenchResults, mode: keyof typeof clientKinds, multiplier
       `${perS(step.offeredPerS)} req/s offered, ${perS(step.sentPerS)} sent: ${failures(step)}; p99 ${ms(step.latencyMs.p99)} ms; ` +
       `${perS(step.ssrPerS)} server-rendered/s = ${pct(ratio(step.ssrPerS, capacity))} of ${perS(capacity)}; ${sources(step)}${generatorCaveat(step)}`,
   };
+}
+
+/** Past this, Nginx and a worker sharing one core here cannot answer at all, shell included: reported, not judged. */
+export const nginxCeilingPerS = 40_000;
+/** Readers of a flood through Nginx with the last-good tier: full pages, fresh or last good. */
+export const fullPageTarget = 0.95;
+
+/**
+ * A breaking-news day through Nginx (Zipf paths): at least 95% of the answers full pages (fresh
+ * or the last good copy), no errors or timeouts, and p99 within the bound the uniform steps at
+ * that multiple are held to.
+ */
+function zipfTarget(r: BenchResults, mode: keyof typeof clientKinds, multiplier: number, p99Ms: number): Target | null {
+  const step = r.steps.find((s) => s.mode === mode && s.multiplier === multiplier && mixOf(s) === 'zipf');
+  const name =
+    `through Nginx at ${multiplier}x, ${clientKinds[mode]}, ${describeMix('zipf')} paths: ≥ ${pct(fullPageTarget)} of answers full pages (fresh or last good), ` +
+    `no errors or timeouts, p99 < ${p99Ms} ms`;
+  if (!step) return mode.includes('pg') ? null : { name, met: null, figures: 'not measured in this run' };
+  const full = fullPageShare(step);
+  const figures =
+    `${perS(step.offeredPerS)} req/s offered, ${perS(step.sentPerS)} sent: ${pct(full)} full pages; ${failures(step)}; p99 ${ms(step.latencyMs.p99)} ms; ` +
+    `${sources(step)}${generatorCaveat(step)}`;
+  if (step.offeredPerS > nginxCeilingPerS) {
+    return {
+      name,
+      met: null,
+      figures: `${figures}; above ${perS(nginxCeilingPerS)} req/s, past what Nginx and a worker sharing one core answer at all: reported, not judged`,
+    };
+  }
+  return {
+    name,
+    met: full >= fullPageTarget && step.errors === 0 && step.timeouts === 0 && step.latencyMs.p99 < p99Ms && !generatorFellShort(step),
+    figures,
+  };
+}
+
+/** What keeping the last good copies costs: capacity with them at least 97% of without, as the inverse of CPU per request. */
+function copiesTarget(r: BenchResults): Target {
+  const bound = 1 / copiesCapacityShare;
+  const name =
+    `SSR capacity with the last good copies kept ≥ ${pct(copiesCapacityShare)} of without (through Nginx at 90% of capacity, rounds alternating: ` +
+    `the median round's CPU per request ≤ ${bound.toFixed(3)}x without)`;
+  const copies = r.lastGood;
+  if (!copies || copies.rounds.length === 0) return { name, met: null, figures: 'not measured in this run' };
+  const median = medianCopiesRatio(copies.rounds);
+  const figures =
+    `${copies.rounds.length} rounds at ${perS(copies.ratePerS)} req/s: ${copies.rounds.map((round) => `${copiesRatio(round).toFixed(2)}x`).join(', ')}; ` +
+    `median ${Number.isFinite(median) ? median.toFixed(3) : '–'}x, capacity with copies about ${pct(1 / median)} of without; ` +
+    `${perS(copies.files)} copies, ${(copies.bytes / 1_048_576).toFixed(1)} MB on disk after the rounds`;
+  if (copies.files === 0) return { name, met: null, figures: `${figures} (no copy written: the tier is not in this build, both servers did the same work)` };
+  return { name, met: Number.isFinite(median) ? median <= bound : null, figures };
 }
 
 /** The fleet's store on one machine: its SSR capacity against SQLite's, in the same run. */
@@ -289,17 +388,23 @@ function churnTargets(r: BenchResults): Target[] {
 }
 
 export function evaluateTargets(results: BenchResults): Target[] {
-  const nginx = (['nginx', 'nginx-keepalive', 'nginx-pg', 'nginx-pg-keepalive'] as const).flatMap((mode) => [
+  const modes = ['nginx', 'nginx-keepalive', 'nginx-pg', 'nginx-pg-keepalive'] as const;
+  const nginx = modes.flatMap((mode) => [
     nginxTarget(results, mode, 5, 100, 0.8),
     nginxTarget(results, mode, 10, 250, 0.5),
     nginxTarget(results, mode, 20, 500, null),
   ]);
+  const zipf = modes.flatMap((mode) =>
+    [zipfTarget(results, mode, 5, 100), zipfTarget(results, mode, 10, 250), zipfTarget(results, mode, 20, 500)].filter((t): t is Target => t !== null),
+  );
   return [
     capacityTarget(results),
     ...domBudgetTargets(results),
     postgresTarget(results),
     ...churnTargets(results),
     ...nginx,
+    ...zipf,
+    copiesTarget(results),
     nginxFallbackTarget(results),
     overloadTarget(results, 5, 0.7),
     overloadTarget(results, 10, 0.5),
@@ -324,7 +429,8 @@ function header(r: BenchResults): string[] {
     `- **Server**: \`node dist/server/index.cjs\`, NODE_ENV=production, WEB_CONCURRENCY=1, one worker; CPU affinity as read back: ${pins}.`,
     `- **Generator**: ${r.generator ?? 'Node'}; open loop, fixed rate, on core 1, up to ${perS(o.connections)} connections opened as needed (the "new connections" storm; keep-alive clients: ${perS(o.keepAliveConnections ?? 256)}); ` +
       `latency from each request's scheduled send time; a request unanswered ${perS(o.timeoutMs)} ms after it was due is a timeout and enters the percentiles at ${perS(o.timeoutMs)} ms. ` +
-      `Steps: ${o.warmupSeconds} s warm-up + ${o.stepSeconds} s measured; capacity probes ${o.searchWarmupSeconds} s + ${o.searchSeconds} s.`,
+      `Steps: ${o.warmupSeconds} s warm-up + ${o.stepSeconds} s measured; windows whose CPU per request is compared, and the step confirming capacity, ${o.windowSeconds} s measured; ` +
+      `capacity probes ${o.searchWarmupSeconds} s + ${o.searchSeconds} s.`,
     `- **Page**: article pages rotating over ${perS(r.page.articles)} ids` +
       (sample
         ? `; e.g. \`${sample.path}\`: **${sample.elements} elements, ${perS(sample.bytes)} bytes** as served (X-Render-Mode: ${sample.renderMode}), ` +
@@ -408,8 +514,8 @@ function referenceTable(r: BenchResults): string[] {
 function stepsTable(r: BenchResults): string[] {
   const capacity = r.capacity?.ratePerS ?? 0;
   const rows = [
-    '| layout | × | offered | sent | achieved | p50 ms | p90 ms | p99 ms | max ms | errors | timeouts | non-2xx | SSR by Node | shell from Node | shell from Nginx | 503 | SSR/s | SSR/s ÷ capacity | peak RSS MB | server CPU | gen CPU | notes |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
+    '| layout | paths | × | offered | sent | achieved | p50 ms | p90 ms | p99 ms | max ms | errors | timeouts | non-2xx | fresh (SSR) | last good | shell from Node | shell from Nginx | 503 | other 2xx | SSR/s | SSR/s ÷ capacity | peak RSS MB | server CPU | gen CPU | notes |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |',
   ];
   const layout = {
     off: 'direct, fallback off',
@@ -422,14 +528,34 @@ function stepsTable(r: BenchResults): string[] {
   for (const s of r.steps) {
     const l = s.latencyMs;
     const of = (n: number) => pct(ratio(n, s.scheduled));
-    const nginxShell = s.shellNginx ?? 0;
+    const from = sourcesOf(s);
     rows.push(
-      `| ${layout[s.mode]} | ${s.multiplier} | ${perS(s.offeredPerS)} | ${perS(s.sentPerS)} | ${perS(s.achievedPerS)} | ${ms(l.p50)} | ${ms(l.p90)} | ${ms(l.p99)} | ${ms(l.max)} | ` +
-        `${s.errors} | ${s.timeouts} | ${s.non2xx} | ${of(s.ssr)} | ${of(s.shell - nginxShell)} | ${of(nginxShell)} | ${of(s.status503)} | ${perS(s.ssrPerS)} | ${pct(ratio(s.ssrPerS, capacity))} | ` +
+      `| ${layout[s.mode]} | ${describeMix(mixOf(s))} | ${s.multiplier} | ${perS(s.offeredPerS)} | ${perS(s.sentPerS)} | ${perS(s.achievedPerS)} | ${ms(l.p50)} | ${ms(l.p90)} | ${ms(l.p99)} | ${ms(l.max)} | ` +
+        `${s.errors} | ${s.timeouts} | ${s.non2xx} | ${of(from.fresh)} | ${of(from.lastGood)} | ${of(from.shellNode)} | ${of(from.shellNginx)} | ${of(from.status503)} | ${of(from.other2xx)} | ` +
+        `${perS(s.ssrPerS)} | ${pct(ratio(s.ssrPerS, capacity))} | ` +
         `${Math.round(s.peakRssMb)} | ${cpu(s.serverCpuPct)} | ${cpu(s.generatorCpuPct)} | ${flagText(s)} |`,
     );
   }
   return rows;
+}
+
+/** The last-good tier's copies kept and not, round by round, the two windows of each side by side. */
+function copiesTable(r: BenchResults): string[] {
+  const copies = r.lastGood;
+  if (!copies || copies.rounds.length === 0) return [];
+  const row = (round: number, arm: string, step: StepRecord, none: StepRecord) =>
+    `| ${round} of ${copies.rounds.length} | ${arm} | ${perS(step.offeredPerS)} | ${perS(step.achievedPerS)} | ${ms(step.latencyMs.p50)} | ${ms(step.latencyMs.p99)} | ` +
+    `${step.errors + step.timeouts + step.non2xx} | ${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(3)} | ${cpuRatio(step, none).toFixed(3)}x | ${memoryAndPauses(step)} | ${flagText(step)} |`;
+  return [
+    `| round | copies | offered | achieved | p50 ms | p99 ms | failed | server CPU | CPU ms per request | ÷ no copies | ${memoryAndPausesHeading} | notes |`,
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+    ...copies.rounds.flatMap((round, i) => {
+      // The order each round ran in: kept first in odd rounds.
+      const kept = row(i + 1, 'kept', round.kept, round.none);
+      const none = row(i + 1, 'none', round.none, round.none);
+      return i % 2 === 0 ? [kept, none] : [none, kept];
+    }),
+  ];
 }
 
 function variantsTable(r: BenchResults): string[] {
@@ -581,7 +707,15 @@ export function renderMarkdown(r: BenchResults): string {
     lines.push('', '## Overload steps (offered = multiple of the SSR capacity)', '', ...stepsTable(r));
     lines.push(
       '',
-      '"achieved" counts 2xx answers per second; "SSR by Node", "shell from Node", "shell from Nginx" and "503" are shares of all requests scheduled in the window (Nginx\'s shell is told from Node\'s by the Last-Modified a static file carries); CPU is percent of one core over the measured window, Nginx included behind Nginx.',
+      '"achieved" counts 2xx answers per second; "fresh (SSR)", "last good", "shell from Node", "shell from Nginx", "503" and "other 2xx" are shares of all requests scheduled in the window, by the answer\'s status and X-Render-Mode (`ssr`, `last-good`, `shell`; "other 2xx" a value the bench does not know, or none, never counted as server-rendered; Nginx\'s shell is told from Node\'s by the Last-Modified a static file carries); errors and timeouts are counts. "paths": uniform rotates over every article, Zipf reads the article of popularity rank k (newest first) in proportion to 1/k. CPU is percent of one core over the measured window, Nginx included behind Nginx.',
+    );
+  }
+  const copiesRows = copiesTable(r);
+  if (copiesRows.length > 0) {
+    lines.push('', '## The last good copies kept and not: through Nginx at 90% of capacity, fallback off, rounds alternating', '', ...copiesRows);
+    lines.push(
+      '',
+      `CPU (worker and Nginx) per request answered, each round's two windows back to back, the server keeping copies first in odd rounds. ${r.lastGood!.files > 0 ? `${perS(r.lastGood!.files)} copies, ${(r.lastGood!.bytes / 1_048_576).toFixed(1)} MB, on disk after the rounds.` : 'No copy was written: the tier is not in this build.'}`,
     );
   }
   const passesRows = passesTable(r);

@@ -3,8 +3,10 @@ import type { BalanceResult } from './balance';
 import type { ChurnResult } from './churn';
 import type { DomBudgetResult } from './dom-budget';
 import type { Environment } from './environment';
+import type { CopiesResult } from './last-good';
 import type { StepRecord } from './measure';
 import type { BenchOptions } from './options';
+import type { PathMix } from './path-mix';
 import type { PushCost } from './push-cost';
 
 /**
@@ -82,6 +84,8 @@ export interface RenderReference {
 export interface OverloadStep extends StepRecord {
   mode: FallbackMode;
   multiplier: number;
+  /** Which articles the step read (through Nginx; direct steps read the uniform mix). Absent: uniform. */
+  pathMix?: PathMix;
 }
 
 export interface Target {
@@ -132,6 +136,8 @@ export interface BenchResults {
   /** null: not run (--skip-postgres, --capacity, or no PostgreSQL server binaries; the notes say which). */
   postgres?: PostgresRun | null;
   steps: OverloadStep[];
+  /** The last-good tier's copies kept against not, through Nginx below saturation (null: not measured). */
+  lastGood?: CopiesResult | null;
   /** The breaking-news workload (95% of requests to 10 articles), page cache off and on. */
   hotSet: (StepRecord & { cache: boolean; multiplier: number })[];
   balance: BalanceResult[];

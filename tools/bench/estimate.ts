@@ -1,0 +1,102 @@
+// How long a run will take, from the options and the durations the bench's own code gives each
+// phase, printed at start. The rates a run finds decide some of it (how many probes a search
+// takes, how long a pass over the ids lasts), so those come from the records of the 2-vCPU
+// machine the bench is run on: an SSR capacity of about 2,500 req/s and renderPage in process
+// about 4,000/s. Within a minute or two, not to the second: it says where the time goes.
+import type { BenchOptions } from './options';
+import { belowCapacityShare } from './churn';
+
+/** What the records of this machine found; only the estimate uses them. */
+const assumed = { capacityPerS: 2_500, renderPagePerS: 4_000, ids: 10_000 };
+
+/** Spawning the generator, its last answers, settle()'s shortest wait. */
+const overheadS = 0.7;
+/**
+ * A flood straight at Node leaves requests to time out and a backlog to drain before the next
+ * step; through Nginx every request is answered, the slowest within a second or two.
+ */
+const floodExtraS = { direct: 3, nginx: 1 };
+/** Start (about 2 s), warm-up (at least 3.5 s) and settle of a Kiosk server. */
+const serverStartS = 7;
+/** A PostgreSQL cluster started and seeded with the articles. */
+const postgresStartS = 15;
+
+/** The searches whose figure is a ceiling judged with a wide margin (bare servers, the shell paths): 10% apart is adequate. */
+export const referenceSearchPrecision = 1.1;
+/** A search that starts near where the same run found the answer (the DOM budget, PostgreSQL) walks in steps of 25%. */
+export const nearFactor = 1.25;
+/** Bare Express renders a third or so of what Kiosk does: its search walks in steps of 50%. */
+export const expressFactor = 1.5;
+
+export interface Estimate {
+  totalS: number;
+  phases: [name: string, seconds: number][];
+}
+
+/** Probes a search takes: the walk to the first failure, then bisection to the precision, and one probe again on average. */
+export function probesOf(factor: number, precision: number, walk: number): number {
+  return walk + Math.ceil(Math.log2(Math.log(factor) / Math.log(precision))) + 1;
+}
+
+export function estimateSeconds(o: BenchOptions): Estimate {
+  const probe = o.searchWarmupSeconds + o.searchSeconds + overheadS;
+  const step = (multiplier: number, through: keyof typeof floodExtraS = 'direct') =>
+    o.warmupSeconds + o.stepSeconds + overheadS + (multiplier >= 5 ? floodExtraS[through] : 0);
+  const window = o.warmupSeconds + o.windowSeconds + overheadS;
+  const passPerS = o.quick ? assumed.renderPagePerS / 2 : assumed.renderPagePerS / 4;
+  const warmUpRequests = Math.max(200, assumed.renderPagePerS / 5) * (Math.max(3, o.warmupSeconds) + 0.5);
+  const coldPass = (assumed.ids - warmUpRequests) / passPerS + overheadS;
+  const passes = coldPass + assumed.ids / passPerS + overheadS;
+  const referencePrecision = Math.max(o.searchPrecision, referenceSearchPrecision);
+  const wide = probesOf(2, o.searchPrecision, 3) * probe;
+  const near = probesOf(nearFactor, o.searchPrecision, 2) * probe;
+  const reference = probesOf(2, referencePrecision, 2) * probe;
+  const confirm = 1.5 * window;
+  const pass = (rate: number) => Math.ceil(assumed.ids / rate);
+  const churn = o.skipChurn
+    ? 0
+    : (o.quick ? 2 : 8) +
+      2 * window +
+      (pass(assumed.capacityPerS) + o.windowSeconds + overheadS) +
+      o.churnRounds * 2 * (pass(assumed.capacityPerS * belowCapacityShare) + o.windowSeconds + overheadS);
+  const nginxServer = (multipliers: number[]) => serverStartS + 1 + 2 * multipliers.reduce((sum, m) => sum + step(m, 'nginx'), 0);
+  const searched = o.capacity === null;
+  const phases: [string, number][] = [['seeding the store', 10]];
+  if (!o.skipReference) {
+    const warm = Math.min(2, o.renderSeconds / 3);
+    phases.push(['in-process references and a push counted', 6 * o.renderSeconds + 5 * warm + 10]);
+    phases.push(["Node's shell path and bare node:http", serverStartS + 4 + 2 * reference]);
+  }
+  if (searched) {
+    phases.push([
+      'SQLite: passes, capacity, churn, direct steps with the fallback off',
+      serverStartS + 6 + passes + wide + confirm + churn + o.offMultipliers.filter((m) => m !== 1).reduce((sum, m) => sum + step(m), 0),
+    ]);
+  }
+  phases.push(['the DOM budget on and off', 2 * (serverStartS + coldPass + 3 + 6 + near)]);
+  if (!o.skipReference) phases.push(['bare Express + renderToString', 14 + probesOf(expressFactor, o.searchPrecision, 2) * probe]);
+  if (searched) phases.push(['direct steps with the fallback on', serverStartS + o.multipliers.reduce((sum, m) => sum + step(m), 0)]);
+  if (!o.skipHotSet) phases.push(['breaking news, page cache off and on', 2 * (serverStartS + o.hotSetMultipliers.reduce((sum, m) => sum + step(m), 0))]);
+  if (!o.skipNginx) {
+    phases.push([`through Nginx (${o.pathMix.join(', ')})`, o.pathMix.length * nginxServer(o.nginxMultipliers)]);
+    if (o.lastGoodRounds > 0) phases.push(['copies kept and not, through Nginx', 2 * (serverStartS + 1 + coldPass) + o.lastGoodRounds * 2 * window]);
+    if (!o.skipReference) phases.push(["Nginx's fallback path and bare Nginx", 2 * (4.5 + reference)]);
+  }
+  if (searched && !o.skipPostgres) {
+    phases.push([
+      'PostgreSQL: passes, capacity, churn, through Nginx',
+      postgresStartS + serverStartS + passes + near + confirm + churn + (o.skipNginx ? 0 : o.postgresPathMix.length * nginxServer(o.nginxMultipliers)),
+    ]);
+  }
+  if (!o.skipBalance) phases.push(['balance across workers', 2 * (5 + 2 + Math.min(5, o.stepSeconds) + overheadS + 1)]);
+  return { totalS: phases.reduce((sum, [, s]) => sum + s, 0), phases };
+}
+
+export function describeEstimate(estimate: Estimate): string {
+  const minutes = (s: number) => `${Math.round(s / 60)} min`;
+  const parts = estimate.phases
+    .filter(([, s]) => s >= 30)
+    .map(([name, s]) => `${name} ${minutes(s)}`)
+    .join(', ');
+  return `about ${minutes(estimate.totalS)} on a machine like the records': ${parts}`;
+}

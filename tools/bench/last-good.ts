@@ -1,0 +1,106 @@
+// What keeping the last good copy of every page costs server rendering. Two servers through
+// Nginx, one worker each on the same core, the guard out of reach (every request rendered):
+// one keeps its copies (LAST_GOOD_DIR, a directory of its own), the other keeps none
+// (LAST_GOOD_SECONDS=0). Both are warm; then, in rounds, each serves the same fixed rate below
+// saturation for one window, the order alternating from round to round, and the CPU per
+// request (server and Nginx) of the two is compared. Below saturation CPU per request is the
+// work a request costs, not a queue's, and a few percent is within what the host's drift moves
+// one pair of windows (docs/benchmarks/README.md), so the median of the rounds' ratios is
+// judged, as for the churn rounds; capacity goes as the inverse of CPU per request, so "capacity
+// with copies at least 97% of without" is a median ratio of at most 1/0.97.
+import fs from 'node:fs';
+import path from 'node:path';
+import { median } from '@kiosk/surface';
+import { cpuRatio } from './churn';
+import type { StepRecord } from './measure';
+import type { ServerUnderTest } from './processes';
+
+/** Rounds of the pair unless --last-good-rounds says otherwise: the median of three drops one disturbed round. */
+export const defaultLastGoodRounds = 3;
+
+/** Where the rounds run: 90% of the SSR capacity, below saturation (as the churn rounds). */
+export const copiesRateShare = 0.9;
+
+/** The target: SSR capacity with the copies kept at least this share of without. */
+export const copiesCapacityShare = 0.97;
+
+/** The two arms' settings. The tier reads LAST_GOOD_DIR and LAST_GOOD_SECONDS; 0 seconds keeps nothing. */
+export function copiesEnv(dir: string | null): Record<string, string> {
+  return dir === null ? { LAST_GOOD_SECONDS: '0' } : { LAST_GOOD_DIR: dir };
+}
+
+export interface CopiesRound {
+  kept: StepRecord;
+  none: StepRecord;
+}
+
+export interface CopiesResult {
+  ratePerS: number;
+  rounds: CopiesRound[];
+  /** Files and bytes under the kept arm's LAST_GOOD_DIR after its last window: 0 files, no tier in this build. */
+  files: number;
+  bytes: number;
+}
+
+/** A round's CPU per request with copies kept over without. */
+export function copiesRatio(round: CopiesRound): number {
+  return cpuRatio(round.kept, round.none);
+}
+
+/** The median of the rounds' ratios; NaN for none. */
+export function medianCopiesRatio(rounds: readonly CopiesRound[]): number {
+  return median(rounds.map(copiesRatio));
+}
+
+/** Files and bytes under `dir`, however deep; nothing when it is gone. */
+export function diskUse(dir: string): { files: number; bytes: number } {
+  let files = 0;
+  let bytes = 0;
+  const walk = (at: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(at, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const full = path.join(at, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) {
+        files++;
+        try {
+          bytes += fs.statSync(full).size;
+        } catch {
+          // evicted while we looked
+        }
+      }
+    }
+  };
+  walk(dir);
+  return { files, bytes };
+}
+
+/**
+ * `rounds` pairs of windows (`step` runs one at the rounds' rate), the kept arm first in odd
+ * rounds and second in even ones, so a drift over the rounds favours neither.
+ */
+export async function measureCopies(
+  arms: { kept: ServerUnderTest; none: ServerUnderTest },
+  rounds: number,
+  step: (server: ServerUnderTest, label: string) => Promise<StepRecord>,
+): Promise<CopiesRound[]> {
+  const result: CopiesRound[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const of = `round ${round} of ${rounds}`;
+    const kept = () => step(arms.kept, `copies kept, ${of}`);
+    const none = () => step(arms.none, `no copies, ${of}`);
+    if (round % 2 === 1) {
+      const k = await kept();
+      result.push({ kept: k, none: await none() });
+    } else {
+      const n = await none();
+      result.push({ kept: await kept(), none: n });
+    }
+  }
+  return result;
+}
