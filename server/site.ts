@@ -3,10 +3,12 @@ import { createApp, type AppConfig } from './app';
 import type { Assets } from './assets';
 import { edgePurgeActive, type Config } from './config';
 import { pageLifetimes } from './cache-policy';
+import type { ChangeFeed } from './content/changes';
 import type { Content } from './content/open';
 import { EventLoopDelaySampler, GcObserver } from './metrics/event-loop';
 import { WorkerMetrics } from './metrics/worker-metrics';
 import { OverloadGuard, overloadGuardStage } from './overload';
+import { LastGoodWriter, primaryChannel } from './last-good/writer';
 import { createPageHandler } from './pages';
 import { buildChrome, type RenderDeps } from './render';
 import { shellForServing } from './shell-file';
@@ -30,6 +32,8 @@ export type SiteConfig = AppConfig &
     | 'shedQueueLimit'
     | 'shedRetryAfterS'
     | 'shellSMaxAgeS'
+    | 'lastGoodDir'
+    | 'lastGoodSeconds'
   >;
 
 export interface Site {
@@ -55,7 +59,7 @@ export function createSite({
   assets,
 }: {
   config: SiteConfig;
-  content: Pick<Content, 'reader' | 'writer' | 'views' | 'signups' | 'published' | 'pages' | 'cache'>;
+  content: Pick<Content, 'reader' | 'writer' | 'views' | 'signups' | 'published' | 'pages' | 'cache' | 'store'>;
   assets: Assets;
 }): Site {
   const { reader, writer } = content;
@@ -82,6 +86,7 @@ export function createSite({
           maxClientsPerMinute: maxViewClientsPerMinute,
         })
       : null;
+  const lastGood = lastGoodWriter(config, content.store.changes);
   const listener: RequestListener = createApp({
     config,
     content: reader,
@@ -97,6 +102,7 @@ export function createSite({
       render,
       metrics,
       cache: content.pages,
+      lastGood: lastGood?.writer,
     }),
     guard: overloadGuardStage({
       shell: shellForServing(config.distDir, assets, config.siteUrl, config.shellSMaxAgeS),
@@ -111,9 +117,25 @@ export function createSite({
     views,
     ready: published?.firstRead ?? Promise.resolve(),
     async close() {
+      lastGood?.stop();
       eventLoop.close();
       gc.close();
       await views?.close();
     },
   };
+}
+
+/** How often one worker writes the same page's copy again, at most. */
+const lastGoodRefreshMs = 60_000;
+/** Paths a worker remembers with its last write (about 100 bytes each). */
+const lastGoodRemembered = 50_000;
+
+/**
+ * The last good copies (server/last-good/): on when a directory is set, the tier is on, and the
+ * store has a change feed to remove them by (the newsroom API has none: no copies, the shell).
+ */
+function lastGoodWriter(config: SiteConfig, changes: ChangeFeed | null): { writer: LastGoodWriter; stop: () => void } | null {
+  if (config.lastGoodDir === null || config.lastGoodSeconds === 0 || changes === null) return null;
+  const writer = new LastGoodWriter({ dir: config.lastGoodDir, refreshMs: lastGoodRefreshMs, maxRemembered: lastGoodRemembered }, primaryChannel);
+  return { writer, stop: changes.subscribe((change) => writer.changed(change)) };
 }
