@@ -125,10 +125,15 @@ export function createSite({
   };
 }
 
-/** How often one worker writes the same page's copy again, at most. */
-const lastGoodRefreshMs = 60_000;
 /** Paths a worker remembers with its last write (about 100 bytes each). */
 const lastGoodRemembered = 50_000;
+/**
+ * Copies a worker writes a second, at most: under 1% of a core at the cost of a write measured in
+ * docs/overload.md (0.4–0.8 ms of CPU, most of it the file system's), whatever the pushes touch.
+ * After a push that removes many copies, the pages read most are rendered, and so written again,
+ * first.
+ */
+const lastGoodWritesPerS = 10;
 
 /**
  * The last good copies (server/last-good/): on when a directory is set, the tier is on, and the
@@ -136,6 +141,12 @@ const lastGoodRemembered = 50_000;
  */
 function lastGoodWriter(config: SiteConfig, changes: ChangeFeed | null): { writer: LastGoodWriter; stop: () => void } | null {
   if (config.lastGoodDir === null || config.lastGoodSeconds === 0 || changes === null) return null;
-  const writer = new LastGoodWriter({ dir: config.lastGoodDir, refreshMs: lastGoodRefreshMs, maxRemembered: lastGoodRemembered }, primaryChannel);
+  // A page read all along is written again when its copy is half the age bound: it never ages out,
+  // and writes stay one per path per half bound (docs/overload.md, the cost of a write).
+  const refreshMs = (config.lastGoodSeconds * 1000) / 2;
+  const writer = new LastGoodWriter(
+    { dir: config.lastGoodDir, refreshMs, maxRemembered: lastGoodRemembered, maxWritesPerS: lastGoodWritesPerS },
+    primaryChannel,
+  );
   return { writer, stop: changes.subscribe((change) => writer.changed(change)) };
 }

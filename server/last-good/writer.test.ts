@@ -27,14 +27,18 @@ function page(pagePath: string, overrides: Partial<RenderedPage> = {}): Rendered
   };
 }
 
-function writerWith(options: { refreshMs?: number; primary?: boolean } = {}) {
+function writerWith(options: { refreshMs?: number; primary?: boolean; maxWritesPerS?: number; now?: () => number } = {}) {
   const sent: (CopyWritten | ChangeSeen)[] = [];
   const onDiskWhenSent: boolean[] = [];
   const send = (message: CopyWritten | ChangeSeen) => {
     sent.push(message);
     if (message.kiosk === 'last-good:copied') onDiskWhenSent.push(fs.existsSync(copyFileOf(dir, message.path)!));
   };
-  const writer = new LastGoodWriter({ dir, refreshMs: options.refreshMs ?? 60_000, maxRemembered: 100 }, () => (options.primary === false ? null : send));
+  const writer = new LastGoodWriter(
+    { dir, refreshMs: options.refreshMs ?? 60_000, maxRemembered: 100, maxWritesPerS: options.maxWritesPerS ?? 100 },
+    () => (options.primary === false ? null : send),
+    options.now,
+  );
   return { writer, sent, onDiskWhenSent };
 }
 
@@ -66,10 +70,10 @@ test('a change seen after the render began: the copy is dropped, and the change 
   assert.deepEqual(sent, [{ kiosk: 'last-good:changed', items: ['#a:102', '#front', '#l:all', '#s:world'] }]);
   writer.changed(everythingChanged);
   assert.deepEqual(sent.at(-1), { kiosk: 'last-good:changed', items: ['/*'] });
-  assert.deepEqual(fs.readdirSync(path.dirname(copyFileOf(dir, '/world/102')!)), [], 'its temporary file removed');
+  assert.equal(fs.existsSync(path.dirname(copyFileOf(dir, '/world/102')!)), false, 'nothing written at all');
 });
 
-test('one write per path per refresh interval, and again after a change', async () => {
+test('one write per path per refresh interval, and again once a change has removed its copy', async () => {
   const { writer, sent } = writerWith();
   writer.afterAnswer(page('/world/103'), writer.generation);
   writer.afterAnswer(page('/world/103'), writer.generation);
@@ -77,8 +81,23 @@ test('one write per path per refresh interval, and again after a change', async 
   assert.equal(copied(sent).length, 1);
   writer.changed({ kind: 'article', id: '9', was: null, now: { section: 'world', tags: [], status: 'draft' } });
   assert.equal(sent.length, 1, 'a draft that stays a draft touches nothing readers see: nothing to purge');
+  const elsewhere: ArticleChange = { kind: 'article', id: '99', was: null, now: { section: 'sport', tags: [], status: 'published' } };
+  writer.changed(elsewhere);
   writer.afterAnswer(page('/world/103'), writer.generation);
-  await waitFor('written again after the change', () => copied(sent).length === 2);
+  await settle();
+  assert.equal(copied(sent).length, 1, 'a change to a story the page does not show leaves its copy, so no write');
+  const shown: ArticleChange = {
+    kind: 'article',
+    id: '2',
+    was: { section: 'world', tags: [], status: 'published' },
+    now: { section: 'world', tags: [], status: 'published' },
+  };
+  writer.changed(shown);
+  writer.afterAnswer(page('/world/103'), writer.generation);
+  await waitFor('written again after a change to a story it shows', () => copied(sent).length === 2);
+  writer.changed(everythingChanged);
+  writer.afterAnswer(page('/world/103'), writer.generation);
+  await waitFor('written again after "everything changed"', () => copied(sent).length === 3);
 });
 
 test('no copy of what Nginx must never answer from one, nor without a primary to index it', async () => {
@@ -96,4 +115,18 @@ test('no copy of what Nginx must never answer from one, nor without a primary to
   await settle();
   assert.deepEqual(sent, []);
   for (const id of ['104', '105', '107', '108']) assert.equal(fs.existsSync(copyFileOf(dir, `/world/${id}`)!), false, id);
+});
+
+test('at most maxWritesPerS writes a second: a page over the budget is written on a later render', async () => {
+  let now = 5_000;
+  const { writer, sent } = writerWith({ maxWritesPerS: 2, now: () => now });
+  for (const id of ['201', '202', '203']) writer.afterAnswer(page(`/world/${id}`), writer.generation);
+  await settle();
+  assert.deepEqual(
+    copied(sent).map((m) => m.path),
+    ['/world/201', '/world/202'],
+  );
+  now += 1_000;
+  writer.afterAnswer(page('/world/203'), writer.generation);
+  await waitFor('written in the next second', () => copied(sent).length === 3);
 });

@@ -10,15 +10,15 @@ import type { ChangeSeen, CopyWritten } from './messages';
 // A worker's side of the last good copies (docs/overload.md, "The last good page"). After a
 // fresh server-rendered 200 page of a kind Nginx may answer from a copy, the worker writes the
 // page, without its nonce, to the file Nginx's try_files finds, at most once per path per
-// refresh interval, off the request's path. Every copy is indexed by the cluster primary
+// refresh interval (and again once a change has removed its copy), off the request's path. Every copy is indexed by the cluster primary
 // (primary.ts), which removes the copies a change touches when a worker reports the change.
 //
 // The ordering that makes "never a story the newsroom took back" hold, which this file must keep:
 // - the worker counts the changes it has seen (its content generation), and a page remembers the
 //   generation it was rendered under;
-// - right before the rename puts a copy in place, synchronously, the worker checks that the
-//   generation has not moved (else the copy is dropped: it may show what a change took back),
-//   and in the same tick, after the rename, sends the primary the copy's index message;
+// - in one synchronous step, the worker checks that the generation has not moved (else the copy
+//   is dropped: it may show what a change took back), writes and renames the copy into place,
+//   and sends the primary the copy's index message: no change can be delivered in between;
 // - when the feed delivers a change, the worker bumps the generation and sends the primary the
 //   change's purge items.
 // So every copy of old content this worker put in place was indexed before this worker's purge
@@ -35,6 +35,8 @@ export interface LastGoodSettings {
   refreshMs: number;
   /** Paths remembered with their last write; the oldest forgotten past it. */
   maxRemembered: number;
+  /** At most this many writes a second: a page over it is written on a later render. */
+  maxWritesPerS: number;
 }
 
 /** Sends to the primary; null when there is no primary to index a copy (no IPC channel). */
@@ -52,8 +54,11 @@ export interface RenderedPage {
 
 export class LastGoodWriter {
   #generation = 0;
-  readonly #written = new Map<string, number>();
+  /** Each path this worker wrote, when, and the tags it carried: the oldest first. */
+  readonly #written = new Map<string, { at: number; tags: readonly string[] }>();
   written = 0;
+  /** Writes begun in the current second, and which second (Math.floor(now / 1000)). */
+  #second = { at: -1, writes: 0 };
 
   constructor(
     private readonly settings: LastGoodSettings,
@@ -66,11 +71,15 @@ export class LastGoodWriter {
     return this.#generation;
   }
 
-  /** The feed delivered a change: later copies are of the new content, and the primary removes the old. */
+  /**
+   * The feed delivered a change: later copies are of the new content, and the primary removes the
+   * old. The paths whose copies that removes are due again (only those: rewriting every path after
+   * every push would cost a write per page read).
+   */
   changed(change: ContentChange): void {
     this.#generation += 1;
-    this.#written.clear();
     const items = purgeItems(change);
+    this.#forget(items);
     if (items.length > 0) this.send()?.({ kiosk: 'last-good:changed', items });
   }
 
@@ -78,21 +87,40 @@ export class LastGoodWriter {
   afterAnswer(page: RenderedPage, generation: number): void {
     const tags = this.#due(page);
     if (tags === null) return;
-    const file = copyFileOf(this.settings.dir, page.path)!;
     this.#written.delete(page.path);
-    this.#written.set(page.path, this.now());
+    this.#written.set(page.path, { at: this.now(), tags });
     this.#forgetOldest();
-    setImmediate(() => void this.#write(file, page, tags, generation));
+    setImmediate(() => this.#write(page, tags, generation));
   }
 
   /** The page's tags when a copy is due, else null. */
   #due(page: RenderedPage): string[] | null {
     if (!copiedKinds.has(page.cache) || page.path !== page.canonicalPath || copyFileOf(this.settings.dir, page.path) === null) return null;
     const last = this.#written.get(page.path);
-    if (last !== undefined && this.now() - last < this.settings.refreshMs) return null;
+    if (last !== undefined && this.now() - last.at < this.settings.refreshMs) return null;
     const tags = page.headers[cacheTagHeaderName]?.split(',').filter(Boolean) ?? [];
     // A page with no tags could not be removed by a change: no copy of it.
-    return tags.length > 0 && this.send() !== null ? tags : null;
+    if (tags.length === 0 || this.send() === null) return null;
+    return this.#withinBudget() ? tags : null;
+  }
+
+  /** Counts a write against this second's budget, or says there is none left. */
+  #withinBudget(): boolean {
+    const second = Math.floor(this.now() / 1000);
+    if (second !== this.#second.at) this.#second = { at: second, writes: 0 };
+    if (this.#second.writes >= this.settings.maxWritesPerS) return false;
+    this.#second.writes += 1;
+    return true;
+  }
+
+  /** Forgets the writes a change's purge items reach ("/*": all). */
+  #forget(items: readonly string[]): void {
+    if (items.includes('/*')) {
+      this.#written.clear();
+      return;
+    }
+    const tags = new Set(items.map((item) => item.slice(1)));
+    for (const [pagePath, write] of this.#written) if (write.tags.some((tag) => tags.has(tag))) this.#written.delete(pagePath);
   }
 
   #forgetOldest(): void {
@@ -102,28 +130,27 @@ export class LastGoodWriter {
     }
   }
 
-  async #write(file: string, page: RenderedPage, tags: string[], generation: number): Promise<void> {
+  /**
+   * One synchronous step (see the top of this file): the generation check, the write to a
+   * temporary file, the rename and the index message, in one tick. Synchronous because it is
+   * cheaper: the same write through the thread pool cost about twice the CPU (docs/overload.md).
+   */
+  #write(page: RenderedPage, tags: string[], generation: number): void {
+    const send = this.send();
+    if (generation !== this.#generation || send === null) return;
+    const file = copyFileOf(this.settings.dir, page.path)!;
     const temp = path.join(path.dirname(file), `.index.html.${process.pid}.tmp`);
     try {
-      await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: 0o755 });
-      await fs.promises.writeFile(temp, withoutNonce(page.html, page.nonce), { mode: 0o644 });
-      this.#putInPlace(temp, file, page.path, tags, generation);
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
+      fs.writeFileSync(temp, withoutNonce(page.html, page.nonce), { mode: 0o644 });
+      fs.renameSync(temp, file);
     } catch (error) {
-      // A full disk or a directory swept meanwhile: this copy is skipped, the page is answered anyway.
+      // A full disk, say: this copy is skipped, the page was answered anyway.
       log.warn('last good copy not written', { path: page.path, ...describeError(error) });
-      fs.promises.unlink(temp).catch(() => undefined);
-    }
-  }
-
-  /** One synchronous step: the generation check, the rename and the index message (see the top of this file). */
-  #putInPlace(temp: string, file: string, pagePath: string, tags: string[], generation: number): void {
-    const send = this.send();
-    if (generation !== this.#generation || send === null) {
-      fs.unlinkSync(temp);
+      fs.rmSync(temp, { force: true });
       return;
     }
-    fs.renameSync(temp, file);
-    send({ kiosk: 'last-good:copied', path: pagePath, tags, at: this.now() });
+    send({ kiosk: 'last-good:copied', path: page.path, tags, at: this.now() });
     this.written += 1;
   }
 }
