@@ -1,17 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { routeOf } from '../src/request-kinds';
-import { classify as errorAnswer, errorHeaders } from './errors';
-import { describeError, log } from './log';
-import { renderErrorPage, type RenderDeps } from './render';
-import { contentTypes, errorBody, errorPageHeaders, type AnswerPolicy } from './response-policy';
+import { contentTypes, type AnswerPolicy } from './response-policy';
 import { securityHeaders } from './security-headers';
 import { utf8 } from './utf8';
 
 // The last stage of every request: `answer` is the one function that writes an answer, and
-// `answerError` the one that answers an error. Every answer carries the common headers (the
-// security headers: no sniffing, no framing, a sober referrer); an answer's own headers come
-// after them, so one that needs a stricter value (a preview's Referrer-Policy) sets it. An
+// `answerError` (server/answer-error.ts) the one that answers an error, through it. Every answer
+// carries the common headers (the security headers: no sniffing, no framing, a sober referrer);
+// an answer's own headers come after them, so one that needs a stricter value (a preview's Referrer-Policy) sets it. An
 // answer built once at start-up (the shell, the shed 503) is a `Prebuilt`: its header list
 // already holds the common headers and Content-Length, and `answer` writes it as it is.
 
@@ -81,33 +77,4 @@ export function answerJson(req: IncomingMessage, res: ServerResponse, status: nu
 /** An answer with no body (a beacon's 204, its 429). */
 export function answerEmpty(req: IncomingMessage, res: ServerResponse, status: number, headers: Headers): void {
   answer(req, res, status, headers, empty);
-}
-
-/**
- * Every request that ends in an error is answered here, whichever part of the server it reached:
- * the error registry's status, message, Retry-After and cache lifetime (server/errors.ts), as a
- * JSON error where the route table says the path answers JSON and as a page in the site's
- * chrome everywhere else; internal details go to the log, never to the answer. `headers` are
- * the answer's own on top (a preview's no-store and noindex).
- */
-export function answerError(
-  req: IncomingMessage,
-  res: ServerResponse,
-  error: unknown,
-  pages: Pick<RenderDeps, 'assets' | 'siteUrl'>,
-  headers: Headers = {},
-): void {
-  const found = errorAnswer(error);
-  if (found.internal) log.error('request failed', { method: req.method, url: req.url, ...describeError(error) });
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  // Express rewrites url inside a mounted router; originalUrl is what the client asked for.
-  if (routeOf((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/').body === 'json') {
-    answer(req, res, found.status, { ...errorHeaders(found), ...headers, 'Content-Type': contentTypes.json }, errorBody(found));
-    return;
-  }
-  const page = renderErrorPage(found.status, found.message, pages);
-  answer(req, res, found.status, { ...errorPageHeaders, ...errorHeaders(found), ...headers, 'Content-Type': page.contentType }, page.html);
 }

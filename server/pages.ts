@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { answer as sendAnswer, answerError } from './answer';
+import { answer as sendAnswer } from './answer';
+import { answerError } from './answer-error';
 import { cacheControl } from './cache-policy';
 import { KioskError } from './errors';
 import type { WorkerMetrics } from './metrics/worker-metrics';

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { route } from './request-kinds';
 import { articleIdPattern, sections, type SectionSlug } from './sections';
 import { maxTagsPerArticle, tagSlugPattern } from './tags';
 
@@ -29,8 +30,10 @@ export const contentLimits = {
 /** Items in one list of an API answer (front-page sections and teasers, section items, headlines). */
 const maxListItems = 200;
 
-// Images are ours (/media/...) or on https: never javascript:, data: or a protocol-relative URL.
-const imageSrcPattern = /^(\/media\/[A-Za-z0-9._-]{1,100}|https:\/\/[A-Za-z0-9.-]{1,253}(:\d{1,5})?\/[\x21-\x7e]{0,1000})$/;
+// Images are ours (under the route table's media prefix) or on https: never javascript:, data: or
+// a protocol-relative URL. The prefix is a plain path, escaped anyway.
+const mediaPrefix = route('media').prefix!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const imageSrcPattern = new RegExp(`^(${mediaPrefix}[A-Za-z0-9._-]{1,100}|https://[A-Za-z0-9.-]{1,253}(:\\d{1,5})?/[\\x21-\\x7e]{0,1000})$`);
 
 /** What an image's `src` may be, wherever an article comes from (the CMS or a newsroom API). */
 export function isImageSrc(src: string): boolean {
@@ -140,7 +143,7 @@ function schemasFor(profile: Profile, now: () => Date = () => new Date()) {
   );
 
   const image = object({
-    src: v.pipe(text(limits.imageSrc), v.check(isImageSrc, 'must be a /media/ path or an https URL')),
+    src: v.pipe(text(limits.imageSrc), v.check(isImageSrc, `must be a ${route('media').prefix} path or an https URL`)),
     alt: ingest ? text(limits.imageText, { allowEmpty: true }) : text(limits.imageText),
     caption: optionalText(limits.imageText),
     credit: optionalText(limits.imageText),

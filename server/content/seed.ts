@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import type { Article, Block } from '../../src/content';
+import { pathUnder } from '../../src/request-kinds';
 import { sections, type SectionSlug } from '../../src/sections';
 import { seededRandom } from './seeded-random';
 import { seedTags } from './seed-tags';
@@ -253,7 +254,7 @@ function writeArticle(dice: Dice, section: SectionSlug, publishedMs: number, ser
     title,
     lead,
     image: {
-      src: `/media/${id}.svg`,
+      src: pathUnder('media', `${id}.svg`),
       alt: facts.fill(story[2]),
       caption: facts.fill(dice.pick(captions)),
       credit: 'Kiosk / Photo desk',

@@ -48,6 +48,9 @@ const pages = ['/', '/news', '/sport', '/world', '/business', '/tech', '/travel'
 async function scrape(port: string): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);
   assert.equal(res.status, 200);
+  // Written like every answer of the site's (server/answer.ts): the common headers, never kept.
+  assert.equal(res.headers.get('cache-control'), 'private, no-store');
+  assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
   return res.text();
 }
 
@@ -174,6 +177,8 @@ test('real traffic to the cluster reaches CloudWatch with the right names, dimen
     // /metrics from the primary adds up both workers, and counts what the site counted.
     const text = await scrape(metricsPort);
     assert.equal(metricsValue(text, 'kiosk_workers_reporting'), 2);
+    const elsewhere = await fetch(`http://127.0.0.1:${metricsPort}/other`);
+    assert.deepEqual([elsewhere.status, elsewhere.headers.get('x-content-type-options'), await elsewhere.text()], [404, 'nosniff', 'not found\n']);
     assert.equal(metricsValue(text, 'kiosk_requests_total'), sent);
     assert.equal(metricsValue(text, 'kiosk_server_rendered_total'), ssr);
     assert.equal(metricsValue(text, 'kiosk_shell_total'), shell);

@@ -2,7 +2,10 @@ import cluster from 'node:cluster';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import client from 'prom-client';
+import { answer } from '../answer';
+import { cacheControl } from '../cache-policy';
 import { describeError, log } from '../log';
+import { contentTypes } from '../response-policy';
 import { bucketUpperBound, type Histogram as Distribution } from './histogram';
 import { counterNames, distributionNames, workerCounters, workerDistributions } from './catalog';
 import type { MetricsLedger, MetricTotals } from './totals';
@@ -162,19 +165,25 @@ export interface MetricsEndpoint {
 /** In the primary: GET /metrics on 127.0.0.1:port, the workers' numbers added up, then the primary's own. */
 export async function serveClusterMetrics(port: number, primaryRegistry: client.Registry): Promise<MetricsEndpoint> {
   const aggregator = new client.AggregatorRegistry();
+  // Written like every other answer (server/answer.ts): never kept by a cache.
+  type Reply = { status: number; headers: Record<string, string>; body: string };
+  const text = (status: number, body: string): Reply => ({
+    status,
+    headers: { 'Content-Type': contentTypes.text, 'Cache-Control': cacheControl.noStore },
+    body,
+  });
   const server = http.createServer((req, res) => {
+    const send = ({ status, headers, body }: Reply) => answer(req, res, status, headers, body);
     if (req.url !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+      send(text(404, 'not found\n'));
       return;
     }
     Promise.all([aggregator.clusterMetrics(), primaryRegistry.metrics()]).then(
-      ([workers, primary]) => {
-        res.writeHead(200, { 'Content-Type': aggregator.contentType, 'Cache-Control': 'no-store' });
-        res.end(req.method === 'HEAD' ? undefined : `${workers}\n${primary}`);
-      },
+      ([workers, primary]) =>
+        send({ status: 200, headers: { 'Content-Type': aggregator.contentType, 'Cache-Control': cacheControl.noStore }, body: `${workers}\n${primary}` }),
       (error: unknown) => {
         log.warn('/metrics: the workers did not answer', describeError(error));
-        res.writeHead(503, { 'Content-Type': 'text/plain' }).end('workers did not answer\n');
+        send(text(503, 'workers did not answer\n'));
       },
     );
   });
