@@ -71,6 +71,14 @@ test('a change seen after the render began: the copy is dropped, and the change 
   writer.changed(everythingChanged);
   assert.deepEqual(sent.at(-1), { kiosk: 'last-good:changed', items: ['/*'] });
   assert.equal(fs.existsSync(path.dirname(copyFileOf(dir, '/world/102')!)), false, 'nothing written at all');
+  // A change the page does not show, between the render and the write: dropped, and due again.
+  const unrelated: ArticleChange = { kind: 'article', id: '77', was: null, now: { section: 'sport', tags: [], status: 'published' } };
+  writer.afterAnswer(page('/world/102'), writer.generation);
+  writer.changed(unrelated);
+  await settle();
+  assert.deepEqual(copied(sent), []);
+  writer.afterAnswer(page('/world/102'), writer.generation);
+  await waitFor('written on the next render', () => copied(sent).length === 1);
 });
 
 test('one write per path per refresh interval, and again once a change has removed its copy', async () => {

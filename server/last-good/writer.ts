@@ -10,8 +10,9 @@ import type { ChangeSeen, CopyWritten } from './messages';
 // A worker's side of the last good copies (docs/overload.md, "The last good page"). After a
 // fresh server-rendered 200 page of a kind Nginx may answer from a copy, the worker writes the
 // page, without its nonce, to the file Nginx's try_files finds, at most once per path per
-// refresh interval (and again once a change has removed its copy), off the request's path. Every copy is indexed by the cluster primary
-// (primary.ts), which removes the copies a change touches when a worker reports the change.
+// refresh interval (and again once a change has removed its copy), off the request's path.
+// Every copy is indexed by the cluster primary (primary.ts), which removes the copies a change
+// touches when a worker reports the change.
 //
 // The ordering that makes "never a story the newsroom took back" hold, which this file must keep:
 // - the worker counts the changes it has seen (its content generation), and a page remembers the
@@ -137,7 +138,11 @@ export class LastGoodWriter {
    */
   #write(page: RenderedPage, tags: string[], generation: number): void {
     const send = this.send();
-    if (generation !== this.#generation || send === null) return;
+    if (generation !== this.#generation || send === null) {
+      // Not written: the path is due again on its next render.
+      this.#written.delete(page.path);
+      return;
+    }
     const file = copyFileOf(this.settings.dir, page.path)!;
     const temp = path.join(path.dirname(file), `.index.html.${process.pid}.tmp`);
     try {
@@ -148,6 +153,7 @@ export class LastGoodWriter {
       // A full disk, say: this copy is skipped, the page was answered anyway.
       log.warn('last good copy not written', { path: page.path, ...describeError(error) });
       fs.rmSync(temp, { force: true });
+      this.#written.delete(page.path);
       return;
     }
     send({ kiosk: 'last-good:copied', path: page.path, tags, at: this.now() });
