@@ -17,7 +17,9 @@ Starts Kiosk as it runs in production: Nginx (the local rendering of nginx/kiosk
 under a temporary prefix, no root needed) on --port, in front of WEB_CONCURRENCY Node workers
 that each listen on their own loopback port from --port + 1 (LISTEN_MODE=per-worker).
 Builds first like npm start, and like it asks for demo content (SEED_DEMO_CONTENT=true) unless
-SEED_DEMO_CONTENT is set. Ctrl-C stops Nginx and drains the workers.
+SEED_DEMO_CONTENT is set. The workers keep each page's last good copy for Nginx in a temporary
+directory (LAST_GOOD_DIR, unless set; LAST_GOOD_SECONDS=0 turns it off). Ctrl-C stops Nginx and
+drains the workers.
 
   --port N     the port Nginx listens on (default: PORT, else 3000)
   --no-build   start even if the build looks stale (fails if it is missing)
@@ -38,11 +40,16 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
-  // Nginx writes its fallback answers here and the primary counts them (NGINX_FALLBACK_LOG).
-  const fallbackLog = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-fallback-')), 'fallback.log');
+  // Nginx writes its fallback answers here and the primary counts them (NGINX_FALLBACK_LOG); the
+  // workers keep the pages' last good copies beside it for Nginx to answer (LAST_GOOD_DIR).
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-fallback-'));
+  const fallbackLog = path.join(runDir, 'fallback.log');
+  // Readable by Nginx's workers, which run as nobody when Nginx is started as root.
+  fs.chmodSync(runDir, 0o755);
   const env: Record<string, string | undefined> = {
     ...process.env,
     NGINX_FALLBACK_LOG: fallbackLog,
+    LAST_GOOD_DIR: process.env.LAST_GOOD_DIR || path.join(runDir, 'last-good'),
     NODE_ENV: process.env.NODE_ENV ?? 'production',
     SITE_URL: process.env.SITE_URL ?? `http://localhost:${nginxPort}`,
     LISTEN_MODE: 'per-worker',
@@ -63,7 +70,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     await nginx?.stop();
-    fs.rmSync(path.dirname(fallbackLog), { recursive: true, force: true });
+    fs.rmSync(runDir, { recursive: true, force: true });
     if (cluster.exitCode === null && cluster.signalCode === null) {
       cluster.kill('SIGTERM');
       await new Promise((resolve) => cluster.once('exit', resolve));

@@ -199,3 +199,19 @@ test('edge purge: a dry run without a distribution id; long edge lifetimes only 
   }
   assert.throws(() => loadConfig({ AWS_ENDPOINT_URL_CLOUDFRONT: 'ftp://x' }), /AWS_ENDPOINT_URL_CLOUDFRONT/);
 });
+
+test('last good copies: off without LAST_GOOD_DIR; a directory of its own that Nginx can name; the bounds', () => {
+  const off = loadConfig({});
+  assert.deepEqual([off.lastGoodDir, off.lastGoodSeconds, off.lastGoodMaxCopies], [null, 600, 20_000]);
+  const on = loadConfig({ LAST_GOOD_DIR: '/var/lib/kiosk/last-good', LAST_GOOD_SECONDS: '0', LAST_GOOD_MAX_COPIES: '3' });
+  assert.deepEqual([on.lastGoodDir, on.lastGoodSeconds, on.lastGoodMaxCopies], ['/var/lib/kiosk/last-good', 0, 3]);
+  for (const bad of ['relative/dir', '/', '/tmp', '/var/../tmp', '/var/lib/with space', '/var/lib/semi;colon', '/var/lib/{brace}']) {
+    assert.throws(
+      () => loadConfig({ LAST_GOOD_DIR: bad }),
+      (error: unknown) => error instanceof ConfigError && /LAST_GOOD_DIR/.test(error.message),
+      bad,
+    );
+  }
+  assert.throws(() => loadConfig({ LAST_GOOD_SECONDS: '-1' }), /LAST_GOOD_SECONDS/);
+  assert.throws(() => loadConfig({ LAST_GOOD_MAX_COPIES: '0' }), /LAST_GOOD_MAX_COPIES/);
+});

@@ -75,6 +75,15 @@ export interface Config {
   shedRetryAfterS: number;
   /** CDN lifetime of the shell: a few seconds, never the page's own. */
   shellSMaxAgeS: number;
+  /**
+   * Where the workers keep the last good copy of each page they rendered, for Nginx to answer
+   * when every worker is full (server/last-good/); null: no copies (no Nginx in front).
+   */
+  lastGoodDir: string | null;
+  /** The age bound of a last good copy; 0 turns the tier off (pages go straight to the shell). */
+  lastGoodSeconds: number;
+  /** At most this many copies on disk; past it the oldest are removed. */
+  lastGoodMaxCopies: number;
   /** The CMS's bearer token for /api/ingest; null: ingestion is off. */
   ingestToken: string | null;
   /** Key of the HMAC that signs preview links; null: preview is off. */
@@ -280,6 +289,21 @@ function contentDatabaseUrl(env: Env): string | null {
   return raw;
 }
 
+/**
+ * LAST_GOOD_DIR: an absolute path Nginx can put in its configuration as it is (no spaces, quotes,
+ * braces or semicolons); the primary empties it at start, so never "/" or a system directory.
+ */
+function lastGoodDir(env: Env): string | null {
+  const raw = env.LAST_GOOD_DIR;
+  if (raw === undefined || raw === '') return null;
+  if (!path.isAbsolute(raw) || !/^[A-Za-z0-9._/-]+$/.test(raw)) {
+    throw new ConfigError(`LAST_GOOD_DIR must be an absolute path of letters, digits, ".", "_", "-" and "/", got "${raw}"`);
+  }
+  const dir = path.resolve(raw);
+  if (dir.split('/').filter(Boolean).length < 2) throw new ConfigError(`LAST_GOOD_DIR must be a directory of its own (it is emptied at start), got "${raw}"`);
+  return dir;
+}
+
 /** The SQLite file tools default to (CONTENT_DB_PATH), whichever store the server reads. */
 export function sqliteContentPath(env: Env = process.env): string {
   return path.resolve(env.CONTENT_DB_PATH || 'data/kiosk.sqlite');
@@ -460,6 +484,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     shedQueueLimit: integer(env, 'SHED_QUEUE_LIMIT', 1_000, 1, 1_000_000),
     shedRetryAfterS: integer(env, 'SHED_RETRY_AFTER_S', 5, 1, 3_600),
     shellSMaxAgeS: integer(env, 'SHELL_S_MAXAGE_S', 2, 0, 10),
+    lastGoodDir: lastGoodDir(env),
+    lastGoodSeconds: integer(env, 'LAST_GOOD_SECONDS', 600, 0, 86_400),
+    lastGoodMaxCopies: integer(env, 'LAST_GOOD_MAX_COPIES', 20_000, 1, 1_000_000),
     ingestToken: secretFor(env, 'ingestion', 'INGEST_ENABLED', 'INGEST_TOKEN'),
     previewSecret: secretFor(env, 'preview', 'PREVIEW_ENABLED', 'PREVIEW_SECRET'),
     previewConcurrencyLimit: integer(env, 'PREVIEW_CONCURRENCY_LIMIT', 2, 1, 100),

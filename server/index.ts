@@ -5,6 +5,7 @@ import { loadAssets } from './assets';
 import { loadConfig } from './config';
 import { contentStoreProblem } from './content/store-check';
 import { startEdgePurge } from './edge/start';
+import { startLastGoodPrimary } from './last-good/primary';
 import { describeError, log } from './log';
 import { startPrimaryMetrics } from './metrics/primary';
 import { claimPorts, findPortOwner, isAddressInUse, listenPorts, portTakenExitCode, portTakenSentence } from './port-owner';
@@ -101,8 +102,10 @@ async function primary() {
   });
   // The content change feed purges CloudFront from here, never from a request's path (server/edge/).
   const edge = startEdgePurge(config);
-  // Worker restarts, host CPU and memory, edge purge to CloudWatch; the cluster's /metrics on 127.0.0.1.
-  const metrics = await startPrimaryMetrics(config, edge);
+  // The one index of the workers' last good copies, before any worker can write one (server/last-good/).
+  const lastGood = startLastGoodPrimary(config);
+  // Worker restarts, host CPU and memory, edge purge, last good copies to CloudWatch; the cluster's /metrics on 127.0.0.1.
+  const metrics = await startPrimaryMetrics(config, edge, lastGood);
   // throng passes these signals on to the workers; the primary sends its last numbers meanwhile.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {

@@ -6,6 +6,7 @@ import { cacheControl } from './cache-policy';
 import { KioskError } from './errors';
 import type { WorkerMetrics } from './metrics/worker-metrics';
 import { renderPage, type RenderDeps } from './render';
+import type { LastGoodWriter } from './last-good/writer';
 import type { CachedPage, PageCache } from './page-cache';
 import { contentSecurityPolicy, newNonce } from './security-headers';
 
@@ -49,9 +50,10 @@ function sendRedirect(req: IncomingMessage, res: ServerResponse, location: strin
   sendAnswer(req, res, 301, { ...headers, Location: location, 'Content-Type': 'text/plain; charset=utf-8' }, `Moved to ${location}\n`);
 }
 
-export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMetrics; cache?: PageCache | null }) {
+export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMetrics; cache?: PageCache | null; lastGood?: LastGoodWriter | null }) {
   const { render, metrics } = deps;
   const cache = deps.cache ?? null;
+  const lastGood = deps.lastGood ?? null;
 
   function sendCached(req: IncomingMessage, res: ServerResponse, page: CachedPage) {
     const nonce = newNonce();
@@ -74,6 +76,8 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
       return;
     }
     const noted = cache?.render() ?? null;
+    // Before the render reads anything: a change seen from here on drops its copy (server/last-good/writer.ts).
+    const generation = lastGood?.generation ?? 0;
     const started = performance.now();
     const outcome = await renderPage(path, noted === null ? render : { ...render, content: noted.content });
     metrics.renderMs.record(performance.now() - started);
@@ -85,6 +89,10 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
     const headers = { ...outcome.headers, 'Content-Type': 'text/html; charset=utf-8' };
     if (cache && noted && outcome.status === 200 && outcome.nonce) cache.set(path, { html: outcome.html, headers, nonce: outcome.nonce }, noted);
     sendAnswer(req, res, outcome.status, headers, outcome.html);
+    if (lastGood && outcome.status === 200 && outcome.nonce) {
+      const { html, nonce, cache: kind, canonicalPath } = outcome;
+      lastGood.afterAnswer({ path, cache: kind, canonicalPath, html, nonce, headers }, generation);
+    }
   }
 
   return (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void => {

@@ -7,7 +7,7 @@ import type { ContentClient } from '../src/content';
 import { Layout } from '../src/components/Layout';
 import { ErrorPage } from '../src/pages/ErrorPage';
 import { MessagePage } from '../src/pages/MessagePage';
-import { resolveRoute, type PageResult } from '../src/routes';
+import { resolveRoute, type CacheClass, type PageResult } from '../src/routes';
 import type { AppStore } from '../src/store';
 import { latestListSize } from '../src/content';
 import { PageState } from './page-state';
@@ -59,7 +59,16 @@ export function buildChrome(): Chrome {
 }
 
 export type RenderOutcome =
-  | { kind: 'page'; status: number; html: string; headers: Record<string, string>; nonce?: string }
+  | {
+      kind: 'page';
+      status: number;
+      html: string;
+      headers: Record<string, string>;
+      nonce?: string;
+      /** What kind of page it is, and its one address (null for a 404): what a last good copy is kept of. */
+      cache: CacheClass;
+      canonicalPath: string | null;
+    }
   | { kind: 'redirect'; status: 301; location: string; headers: Record<string, string> };
 
 /**
@@ -111,6 +120,8 @@ export async function renderPage(pathname: string, deps: RenderDeps, options: { 
     status: result.status,
     html,
     nonce,
+    cache: result.cache,
+    canonicalPath: result.canonicalPath,
     headers: {
       'Content-Security-Policy': contentSecurityPolicy(nonce === undefined ? 'none' : { nonce }),
       'Cache-Control': result.cache === 'notFound' ? cacheControl.notFound : lifetimes[result.cache],

@@ -16,7 +16,7 @@ export const contentTypes = {
 } as const satisfies Record<BodyFormat | 'text', string>;
 
 /** Who answered, in X-Render-Mode (and in Nginx's access log). */
-export type RenderMode = 'ssr' | 'shell' | 'shed';
+export type RenderMode = 'ssr' | 'shell' | 'shed' | 'last-good';
 
 /** An answer's policy: the type of its body (none for an empty one) and its headers, the security headers among them. */
 export interface AnswerPolicy {
@@ -60,6 +60,17 @@ export function shellPolicy(sMaxAgeS: number): AnswerPolicy {
       'Content-Security-Policy': contentSecurityPolicy('self'),
     },
   };
+}
+
+/**
+ * A page's last good copy, answered by Nginx from disk when every worker is full
+ * (server/last-good/): the shell's short edge lifetime and its policy, 'self' and no nonce (the
+ * copy was written with its nonces taken out; its scripts are the site's own files and its state
+ * a JSON block no policy runs), so no stale nonce is ever served.
+ */
+export function lastGoodPolicy(sMaxAgeS: number): AnswerPolicy {
+  const shell = shellPolicy(sMaxAgeS);
+  return { contentType: shell.contentType, headers: { ...shell.headers, 'X-Render-Mode': 'last-good' } };
 }
 
 /** One client's share of a write path is used up: a 429 saying when to come back; a page for the form, nothing for a beacon. */

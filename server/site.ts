@@ -3,10 +3,12 @@ import { createApp, type AppConfig } from './app';
 import type { Assets } from './assets';
 import { edgePurgeActive, type Config } from './config';
 import { pageLifetimes } from './cache-policy';
+import type { ChangeFeed } from './content/changes';
 import type { Content } from './content/open';
 import { EventLoopDelaySampler, GcObserver } from './metrics/event-loop';
 import { WorkerMetrics } from './metrics/worker-metrics';
 import { OverloadGuard, overloadGuardStage } from './overload';
+import { LastGoodWriter, primaryChannel } from './last-good/writer';
 import { createPageHandler } from './pages';
 import { buildChrome, type RenderDeps } from './render';
 import { shellForServing } from './shell-file';
@@ -30,6 +32,8 @@ export type SiteConfig = AppConfig &
     | 'shedQueueLimit'
     | 'shedRetryAfterS'
     | 'shellSMaxAgeS'
+    | 'lastGoodDir'
+    | 'lastGoodSeconds'
   >;
 
 export interface Site {
@@ -55,7 +59,7 @@ export function createSite({
   assets,
 }: {
   config: SiteConfig;
-  content: Pick<Content, 'reader' | 'writer' | 'views' | 'signups' | 'published' | 'pages' | 'cache'>;
+  content: Pick<Content, 'reader' | 'writer' | 'views' | 'signups' | 'published' | 'pages' | 'cache' | 'store'>;
   assets: Assets;
 }): Site {
   const { reader, writer } = content;
@@ -82,6 +86,7 @@ export function createSite({
           maxClientsPerMinute: maxViewClientsPerMinute,
         })
       : null;
+  const lastGood = lastGoodWriter(config, content.store.changes);
   const listener: RequestListener = createApp({
     config,
     content: reader,
@@ -97,6 +102,7 @@ export function createSite({
       render,
       metrics,
       cache: content.pages,
+      lastGood: lastGood?.writer,
     }),
     guard: overloadGuardStage({
       shell: shellForServing(config.distDir, assets, config.siteUrl, config.shellSMaxAgeS),
@@ -111,9 +117,36 @@ export function createSite({
     views,
     ready: published?.firstRead ?? Promise.resolve(),
     async close() {
+      lastGood?.stop();
       eventLoop.close();
       gc.close();
       await views?.close();
     },
   };
+}
+
+/** Paths a worker remembers with its last write (about 100 bytes each). */
+const lastGoodRemembered = 50_000;
+/**
+ * Copies a worker writes a second, at most: under 1% of a core at the cost of a write measured in
+ * docs/overload.md (0.4–0.8 ms of CPU, most of it the file system's), whatever the pushes touch.
+ * After a push that removes many copies, the pages read most are rendered, and so written again,
+ * first.
+ */
+const lastGoodWritesPerS = 10;
+
+/**
+ * The last good copies (server/last-good/): on when a directory is set, the tier is on, and the
+ * store has a change feed to remove them by (the newsroom API has none: no copies, the shell).
+ */
+function lastGoodWriter(config: SiteConfig, changes: ChangeFeed | null): { writer: LastGoodWriter; stop: () => void } | null {
+  if (config.lastGoodDir === null || config.lastGoodSeconds === 0 || changes === null) return null;
+  // A page read all along is written again when its copy is half the age bound: it never ages out,
+  // and writes stay one per path per half bound (docs/overload.md, the cost of a write).
+  const refreshMs = (config.lastGoodSeconds * 1000) / 2;
+  const writer = new LastGoodWriter(
+    { dir: config.lastGoodDir, refreshMs, maxRemembered: lastGoodRemembered, maxWritesPerS: lastGoodWritesPerS },
+    primaryChannel,
+  );
+  return { writer, stop: changes.subscribe((change) => writer.changed(change)) };
 }

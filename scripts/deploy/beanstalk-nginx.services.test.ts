@@ -71,10 +71,14 @@ const hookPath = path.join(platformDir, 'hooks/prebuild/20-origin-secret.sh');
  * "get-config environment -k NAME" from the given properties, as the real one does.
  */
 function runOriginSecretHook(properties: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
+  return runHook(hookPath, properties, { KIOSK_NGINX_DIR: etc });
+}
+
+function runHook(script: string, properties: Record<string, string>, env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
   const fake = path.join(etc, 'fake-get-config.sh');
   const lines = Object.entries(properties).map(([k, v]) => `  ${k}) printf %s '${v}' ;;`);
   fs.writeFileSync(fake, ['#!/bin/sh', '[ "$1" = environment ] && [ "$2" = -k ] || exit 2', 'case "$3" in', ...lines, 'esac', ''].join('\n'), { mode: 0o755 });
-  const result = spawnSync('bash', [hookPath], { encoding: 'utf8', env: { PATH: process.env.PATH, KIOSK_GET_CONFIG: fake, KIOSK_NGINX_DIR: etc } });
+  const result = spawnSync('bash', [script], { encoding: 'utf8', env: { PATH: process.env.PATH, KIOSK_GET_CONFIG: fake, ...env } });
   fs.rmSync(fake);
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -141,4 +145,26 @@ test('the origin secret hook writes what the renderer would, for no secret, one,
 
 test('.platform/nginx holds nginx.conf alone: the rendering includes no conf.d, so another file there would be ignored', () => {
   assert.deepEqual(fs.readdirSync(path.join(platformDir, 'nginx')), ['nginx.conf']);
+});
+
+test("the last good copies' hook makes LAST_GOOD_DIR for the app's user, readable by Nginx's; nothing without it; a bad one fails the deployment", () => {
+  fs.mkdirSync(etc, { recursive: true });
+  const script = path.join(platformDir, 'hooks/prebuild/30-last-good-directory.sh');
+  const owner = { KIOSK_LAST_GOOD_OWNER: os.userInfo().username };
+  const dir = path.join(etc, 'var/lib/kiosk/last-good');
+  const made = runHook(script, { LAST_GOOD_DIR: dir }, owner);
+  assert.equal(made.status, 0, made.stderr);
+  for (const each of [dir, path.dirname(dir)]) assert.equal(fs.statSync(each).mode & 0o777, 0o755, `${each} is 0755: Nginx's user reads the copies`);
+  assert.equal(fs.statSync(dir).uid, os.userInfo().uid);
+  const unset = runHook(script, {}, owner);
+  assert.equal(unset.status, 0, unset.stderr);
+  assert.match(unset.stdout, /LAST_GOOD_DIR is not set/);
+  for (const bad of ['relative/last-good', '/last-good', '/var/../last-good', '/var/lib/kiosk/last good', '/var/lib/$(id)']) {
+    const refused = runHook(script, { LAST_GOOD_DIR: bad }, owner);
+    assert.equal(refused.status, 1, bad);
+    assert.match(refused.stderr, /LAST_GOOD_DIR must be an absolute directory of its own/);
+  }
+  const copy = path.join(platformDir, 'confighooks/prebuild/30-last-good-directory.sh');
+  assert.equal(fs.readFileSync(copy, 'utf8'), fs.readFileSync(script, 'utf8'));
+  for (const file of [script, copy]) assert.ok(fs.statSync(file).mode & 0o100, `${file} is executable`);
 });

@@ -1,7 +1,6 @@
 // Admission in Nginx, with real Nginx in front of the real built cluster (per-worker ports):
 // Nginx holds each worker to its limits and, when none has room, answers itself from disk.
-// Workers are held at their limits by stopping them (SIGSTOP): every request Nginx hands one
-// stays in flight, exactly as behind a render that does not finish, until SIGCONT.
+// Workers are held at their limits by stopping them (test/held-workers.ts).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -11,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { loadConfig } from '../../server/config';
 import { previewPath } from '../../server/preview';
 import { nginxStaticEtag, shellFilePath } from '../../server/shell-file';
+import { requestsWaitingAt, settlesWithin, signalWorkers as signalAll } from '../../test/held-workers';
 import { childPids, freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../../test/server';
 import { waitFor, waitForValue } from '../../test/wait';
 import { startLocalNginx, type LocalNginx } from './local';
@@ -89,37 +89,14 @@ function get(pathname: string, options: { method?: string; headers?: Record<stri
 }
 
 function signalWorkers(signal: NodeJS.Signals): void {
-  for (const pid of childPids(cluster.process.pid!)) {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // gone already
-    }
-  }
-}
-
-/**
- * Requests that reached a stopped worker and wait there unread, as the kernel sees them
- * (/proc/net/tcp): connections to a worker's port, accepted or still in its queue, holding bytes
- * nobody has read. Nginx sends one request per upstream connection, so one each.
- */
-function requestsWaitingAtWorkers(): number {
-  const ports = new Set(workerPorts.map((port) => port.toString(16).toUpperCase().padStart(4, '0')));
-  let waiting = 0;
-  for (const line of fs.readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
-    // sl local_address rem_address st tx_queue:rx_queue ...; st 01 is ESTABLISHED.
-    const [, local, , state, queues] = line.trim().split(/\s+/);
-    if (state !== '01' || !ports.has(local?.split(':')[1] ?? '')) continue;
-    if (parseInt(queues?.split(':')[1] ?? '0', 16) > 0) waiting += 1;
-  }
-  return waiting;
+  signalAll(cluster.process.pid!, signal);
 }
 
 /** Waits until exactly `count` requests wait at the stopped workers: Nginx has handed each one over. */
 async function untilWaitingAtWorkers(count: number, what: string): Promise<void> {
   const seen = await waitForValue(
     what,
-    async () => requestsWaitingAtWorkers(),
+    async () => requestsWaitingAt(workerPorts),
     (n) => n >= count,
     { everyMs: 20 },
   );
@@ -137,17 +114,6 @@ async function fillEveryWorker(firstArticle: number): Promise<{ heldPages: Promi
   await untilWaitingAtWorkers(3 * workers, 'every page and API slot taken at the stopped workers');
   for (const held of [...heldPages, ...heldApi]) assert.equal(await settlesWithin(held, 0), false, 'a request within the limits waits for its worker');
   return { heldPages, heldApi };
-}
-
-/** Settles within `ms`, or is still pending: a fallback answer comes in milliseconds, a held request never. */
-async function settlesWithin<T>(promise: Promise<T>, ms: number): Promise<boolean> {
-  let settled = false;
-  void promise.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  await new Promise((resolve) => setTimeout(resolve, ms));
-  return settled;
 }
 
 test('every worker at its limit: pages get the shell from Nginx, the API a JSON 503; health, preview, ingestion and newsletter sign-ups reach Node; SSR resumes when a slot frees', async () => {

@@ -91,13 +91,13 @@ test("admission: caps from the workers' own limits, the fallbacks wired to Nginx
   const eb = renderEbConfig();
   const config = loadConfig({ NODE_ENV: 'production' });
   assert.match(eb, new RegExp(`server 127\\.0\\.0\\.1:8080 max_conns=${config.ssrQueueLimit} `));
-  assert.match(eb, /location \/ \{\s*proxy_pass http:\/\/\$kiosk_page_upstream;\s*error_page 502 = @shell;\s*error_log \S+ crit;/);
+  assert.match(eb, /location \/ \{\s*proxy_pass http:\/\/\$kiosk_page_upstream;\s*error_page 502 = @last_good;\s*error_log \S+ crit;/);
   assert.match(eb, /location \/api\/ \{\s*proxy_pass http:\/\/kiosk_api;\s*error_page 502 = @api_busy;/);
   for (const never of ['= /healthz', '/preview/', '/api/ingest/', '/media/']) {
     const block = new RegExp(`location ${never.replace(/[/$]/g, '\\$&')} \\{([\\s\\S]*?)\\n {8}\\}`).exec(eb)?.[1] ?? '';
     assert.match(block, /proxy_pass http:\/\/kiosk_workers;/, `${never} goes to the uncapped upstream`);
     // An error may be answered as JSON (ingestion's 413), never replaced by the shell or the busy 503.
-    assert.doesNotMatch(block, /error_page [^;]*@(shell|api_busy)/, `${never} never gets a fallback`);
+    assert.doesNotMatch(block, /error_page [^;]*@(shell|last_good|api_busy)/, `${never} never gets a fallback`);
   }
   assert.match(eb, /return 503 '\{"error":\{"code":"unavailable",/);
   assert.match(eb, /add_header Retry-After '5' always;/);
@@ -113,6 +113,31 @@ test("admission: caps from the workers' own limits, the fallbacks wired to Nginx
   const none = renderNginxConfig('eb', ebParams(2, 8080, { ...admissionOf(config), ssrQueueLimit: 0, crawlerQueueLimit: 0 }));
   assert.match(none, /upstream kiosk_pages \{[^}]*server 127\.0\.0\.1:8080 down /);
   assert.doesNotMatch(none, /upstream kiosk_crawlers/);
+});
+
+test('the last good copies: pages fall back to the copy under LAST_GOOD_DIR, then the shell; off without a directory or with 0 seconds', () => {
+  const eb = renderEbConfig();
+  const block = /location @last_good \{([\s\S]*?)\n {8}\}/.exec(eb)?.[1] ?? '';
+  assert.deepEqual(directive(block, 'root'), ['/var/lib/kiosk/last-good/pages'], "the directory from .ebextensions' LAST_GOOD_DIR");
+  assert.deepEqual(directive(block, 'try_files'), ['$uri/index.html @shell']);
+  assert.deepEqual(directive(block, 'set'), ['$kiosk_fallback_answer nginx-last-good']);
+  assert.match(block, /add_header X-Render-Mode 'last-good' always;/);
+  assert.match(block, /add_header Cache-Control 'public, max-age=0, s-maxage=2' always;/);
+  assert.match(block, /add_header Content-Security-Policy "[^"]*script-src 'self'[^"]*" always;/);
+  assert.doesNotMatch(block, /nonce/);
+  assert.deepEqual(directive(block, 'open_file_cache'), [], 'a removed copy is never answered from a kept descriptor');
+
+  const config = loadConfig({ NODE_ENV: 'production' });
+  const local = (env: Record<string, string>) =>
+    renderNginxConfig('local', localParams('/tmp/kiosk-x', { listen: '127.0.0.1:3000', workerPorts: [3001], admission: admissionOf(loadConfig(env)) }));
+  const on = local({ LAST_GOOD_DIR: '/tmp/kiosk-x/last-good' });
+  assert.match(on, /error_page 502 = @last_good;/);
+  assert.match(on, /root \/tmp\/kiosk-x\/last-good\/pages;/);
+  for (const off of [local({}), local({ LAST_GOOD_DIR: '/tmp/kiosk-x/last-good', LAST_GOOD_SECONDS: '0' })]) {
+    assert.match(off, /location \/ \{\s*proxy_pass http:\/\/\$kiosk_page_upstream;\s*error_page 502 = @shell;/);
+    assert.doesNotMatch(off, /@last_good/);
+  }
+  assert.equal(config.lastGoodDir, null, 'no copies by default');
 });
 
 test('the origin secret: checked before any location, the health check exempt, the header stripped before Node', () => {

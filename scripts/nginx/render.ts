@@ -13,12 +13,14 @@ import {
   busyPolicy,
   contentTypes,
   errorBody,
+  lastGoodPolicy,
   limitedPolicy,
   privateErrorPolicy,
   shellPolicy,
   type AnswerPolicy,
 } from '../../server/response-policy';
 import { route, routeTable, type Route } from '../../src/request-kinds';
+import { pagesDir } from '../../server/last-good/copy-path';
 import { environmentProperties, loadConfigFiles, optionSettings } from '../deploy/ebextensions';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -95,6 +97,8 @@ const admissionSettings = [
   'clientAddressHops',
   'viewsPerClientPerMinute',
   'signupsPerClientPerHour',
+  'lastGoodDir',
+  'lastGoodSeconds',
 ] as const satisfies readonly (keyof Config)[];
 
 export type Admission = Pick<Config, (typeof admissionSettings)[number]>;
@@ -269,6 +273,8 @@ function values(params: NginxParams): Record<string, string> {
     crawler_pattern: `(${crawlerPattern.source})`,
     crawler_upstream: admission.crawlerQueueLimit > admission.ssrQueueLimit ? 'kiosk_crawlers' : 'kiosk_pages',
     crawler_upstream_block: crawlerUpstream(params.workerPorts, admission, `${params.upstreamKeepaliveTimeoutS}s`),
+    page_fallback: lastGoodOn(admission) ? '@last_good' : '@shell',
+    last_good_location: lastGoodLocation(admission),
     // The shell's file is html: its charset directive and type come from the file.
     policy_shell: policyLines(shellPolicy(admission.shellSMaxAgeS), { typeFromFile: true }),
     policy_api_busy: policyLines(busyPolicy('json', admission.shedRetryAfterS)),
@@ -299,6 +305,30 @@ function values(params: NginxParams): Record<string, string> {
     signups_limited_body: quoted(signupsLimitedPage),
     ...locations(),
   };
+}
+
+/** Whether pages fall back to their last good copy before the shell: a directory and a bound above 0 (server/last-good/). */
+function lastGoodOn(admission: Admission): admission is Admission & { lastGoodDir: string } {
+  return admission.lastGoodDir !== null && admission.lastGoodSeconds > 0;
+}
+
+/**
+ * The last good copies' location: the copy the workers wrote of the path ($uri, which ignores
+ * the query string: no page's content depends on it), else the shell. No open_file_cache: a
+ * copy the primary removed must not be answered from a descriptor Nginx kept open.
+ */
+function lastGoodLocation(admission: Admission): string {
+  if (!lastGoodOn(admission)) return '        # No last good copies (LAST_GOOD_DIR unset or LAST_GOOD_SECONDS=0): pages fall back to the shell.';
+  return [
+    '        location @last_good {',
+    `            root ${pagesDir(admission.lastGoodDir)};`,
+    '            # Before try_files; @shell sets its own when there is no copy.',
+    '            set $kiosk_fallback_answer nginx-last-good;',
+    '            try_files $uri/index.html @shell;',
+    '            charset utf-8;',
+    policyLines(lastGoodPolicy(admission.shellSMaxAgeS), { typeFromFile: true }),
+    '        }',
+  ].join('\n');
 }
 
 /** The paths whose errors Node answers as JSON (the route table's `body`), as patterns of the request's target for the map that makes Nginx's own errors there JSON too. */

@@ -3,6 +3,7 @@ import os from 'node:os';
 import client from 'prom-client';
 import type { Config } from '../config';
 import type { EdgePurge } from '../edge/start';
+import type { LastGoodCounts } from '../last-good/primary';
 import { describeError, log } from '../log';
 import { metricNames, startCloudWatch, type Sample } from './cloudwatch';
 import { NginxFallbackLog } from './nginx-fallback';
@@ -69,7 +70,25 @@ export function edgeSamplesOf(edge: EdgeReadings | null, now: { tags: number; fa
   return samples;
 }
 
-export async function startPrimaryMetrics(config: Readonly<Config>, edge: EdgeReadings | null = null): Promise<PrimaryMetrics> {
+/** The last good copies' samples for one publication: written, purged and swept since the last, and on disk now (zeros when off). */
+export function lastGoodSamplesOf(
+  now: { written: number; purged: number; swept: number },
+  sent: { written: number; purged: number; swept: number },
+  onDisk: number,
+): Sample[] {
+  return [
+    { name: metricNames.lastGoodWritten, unit: 'Count', value: now.written - sent.written },
+    { name: metricNames.lastGoodPurged, unit: 'Count', value: now.purged - sent.purged },
+    { name: metricNames.lastGoodSwept, unit: 'Count', value: now.swept - sent.swept },
+    { name: metricNames.lastGoodCopies, unit: 'Count', value: onDisk },
+  ];
+}
+
+export async function startPrimaryMetrics(
+  config: Readonly<Config>,
+  edge: EdgeReadings | null = null,
+  lastGood: LastGoodCounts | null = null,
+): Promise<PrimaryMetrics> {
   let forks = 0;
   let restarts = 0;
   let restartsUnsent = 0;
@@ -105,16 +124,17 @@ export async function startPrimaryMetrics(config: Readonly<Config>, edge: EdgeRe
   // Nginx's own fallback answers, read every few seconds so the file stays small during a flood.
   const fallback = config.nginxFallbackLog ? new NginxFallbackLog(config.nginxFallbackLog) : null;
   const fallbackTimer = fallback ? setInterval(() => fallback.read(), 5_000).unref() : null;
-  let fallbackSent = { shell: 0, busy503: 0, limited: 0 };
+  let fallbackSent = { lastGood: 0, shell: 0, busy503: 0, limited: 0 };
   new client.Counter({
     name: 'kiosk_nginx_fallback_answers_total',
-    help: 'Answers Nginx gave itself because every worker was at its limit (or none was up), or a client was over its share of a write path (429), by answer',
+    help: 'Answers Nginx gave itself because every worker was at its limit (or none was up): a page from its last good copy, the shell, the API 503; or a client was over its share of a write path (429), by answer',
     labelNames: ['answer'],
     registers: [registry],
     collect() {
       this.reset();
       if (!fallback) return;
       const totals = fallback.read();
+      this.inc({ answer: 'last-good' }, totals.lastGood);
       this.inc({ answer: 'shell' }, totals.shell);
       this.inc({ answer: '503' }, totals.busy503);
       this.inc({ answer: '429' }, totals.limited);
@@ -161,6 +181,30 @@ export async function startPrimaryMetrics(config: Readonly<Config>, edge: EdgeRe
   });
   let edgeSent = { tags: 0, failures: 0 };
 
+  // Last good copies (server/last-good/): what the workers wrote and the primary removed, and what is on disk.
+  new client.Counter({
+    name: 'kiosk_last_good_copies_total',
+    help: 'Last good copies of pages: written by the workers, purged by a content change, swept (older than LAST_GOOD_SECONDS, or past LAST_GOOD_MAX_COPIES)',
+    labelNames: ['event'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      if (!lastGood) return;
+      this.inc({ event: 'written' }, lastGood.written);
+      this.inc({ event: 'purged' }, lastGood.purged);
+      this.inc({ event: 'swept' }, lastGood.swept);
+    },
+  });
+  new client.Gauge({
+    name: 'kiosk_last_good_copies',
+    help: 'Last good copies of pages on disk, as the primary indexes them',
+    registers: [registry],
+    collect() {
+      this.set(lastGood?.onDisk ?? 0);
+    },
+  });
+  let lastGoodSent = { written: 0, purged: 0, swept: 0 };
+
   const cpu = new HostCpu();
   const publisher = startCloudWatch(
     config.metrics,
@@ -170,6 +214,7 @@ export async function startPrimaryMetrics(config: Readonly<Config>, edge: EdgeRe
       // Zero without Nginx in front: the series is always there, so its alarm has data.
       const fallbackNow = fallback ? { ...fallback.read() } : fallbackSent;
       const fallbackSamples: Sample[] = [
+        { name: metricNames.nginxLastGood, unit: 'Count', value: fallbackNow.lastGood - fallbackSent.lastGood },
         { name: metricNames.nginxShell, unit: 'Count', value: fallbackNow.shell - fallbackSent.shell },
         { name: metricNames.nginxBusy503, unit: 'Count', value: fallbackNow.busy503 - fallbackSent.busy503 },
         { name: metricNames.nginxRateLimited, unit: 'Count', value: fallbackNow.limited - fallbackSent.limited },
@@ -178,8 +223,12 @@ export async function startPrimaryMetrics(config: Readonly<Config>, edge: EdgeRe
       const edgeNow = { tags: edge?.tagsSent ?? 0, failures: edge?.failures ?? 0 };
       const edgeSamples = edgeSamplesOf(edge, edgeNow, edgeSent);
       edgeSent = edgeNow;
+      const lastGoodNow = { written: lastGood?.written ?? 0, purged: lastGood?.purged ?? 0, swept: lastGood?.swept ?? 0 };
+      const lastGoodSamples = lastGoodSamplesOf(lastGoodNow, lastGoodSent, lastGood?.onDisk ?? 0);
+      lastGoodSent = lastGoodNow;
       return [
         ...edgeSamples,
+        ...lastGoodSamples,
         ...fallbackSamples,
         { name: metricNames.workerRestarts, unit: 'Count', value: sent },
         { name: metricNames.workers, unit: 'Count', value: liveWorkers() },

@@ -312,3 +312,10 @@ test('the purge-failure alarm: a failed call retried with success is no page; ca
   const refusing = firstAlarm(states(failures, [...quiet, 3, 2, 2, 2]));
   assert.equal(refusing, 7, 'the third minute of refusals');
 });
+
+test("the dashboard charts Nginx's last good answers beside its shells, and the copies written, removed and on disk", () => {
+  const body = dashboardBody(options) as { widgets: { properties: { title: string; metrics: unknown[][] } }[] };
+  const named = (prefix: string) => body.widgets.find((w) => w.properties.title.startsWith(prefix))!.properties.metrics.map((row) => row[1]);
+  assert.deepEqual(named('Answered by Nginx'), [metricNames.nginxLastGood, metricNames.nginxShell, metricNames.nginxBusy503]);
+  assert.deepEqual(named('Last good copies'), [metricNames.lastGoodWritten, metricNames.lastGoodPurged, metricNames.lastGoodSwept, metricNames.lastGoodCopies]);
+});

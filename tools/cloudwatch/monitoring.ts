@@ -222,8 +222,16 @@ export function dashboardBody(o: MonitoringOptions): Record<string, unknown> {
     // Beside in-flight: workers at their limit with Nginx answering is "full"; no workers and
     // Nginx answering is "down" (the Workers chart below).
     widget('Answered by Nginx: every worker at its limit (per minute)', [
+      metric(metricNames.nginxLastGood, { stat: 'Sum', label: 'last good page from Nginx' }),
       metric(metricNames.nginxShell, { stat: 'Sum', label: 'shell from Nginx' }),
       metric(metricNames.nginxBusy503, { stat: 'Sum', label: 'API 503 from Nginx' }),
+    ]),
+    // The copies Nginx answers from: written after renders, removed by changes, age and count.
+    widget('Last good copies (per minute; on disk, highest instance)', [
+      metric(metricNames.lastGoodWritten, { stat: 'Sum', label: 'written' }),
+      metric(metricNames.lastGoodPurged, { stat: 'Sum', label: 'removed by a change' }),
+      metric(metricNames.lastGoodSwept, { stat: 'Sum', label: 'removed by age or count' }),
+      metric(metricNames.lastGoodCopies, { stat: 'Maximum', label: 'on disk' }),
     ]),
     widget('In flight, highest per worker', [metric(metricNames.inFlightMax, { stat: 'Maximum', label: 'in flight (max)' })], {
       annotations: line('SSR_QUEUE_LIMIT: shell above', o.ssrQueueLimit),

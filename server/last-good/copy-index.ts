@@ -1,0 +1,79 @@
+// The one index of the last good copies on this instance, kept by the cluster primary: for each
+// page path, the cache tags of what its copy shows and when it was written. Pure bookkeeping: it
+// says which paths to remove, and the primary (primary.ts) removes their files.
+//
+// Two workers may write the same path at nearly the same moment, and their messages can reach the
+// primary in either order, so the file on disk may be either one's. A path written again keeps
+// the union of the tags it was written with, so whichever file is there, a change to anything it
+// shows removes it. Past `maxTagsPerPath` the entry matches every change.
+
+/** Beyond this many distinct tags a path is removed on any change: a bound on the union. */
+export const maxTagsPerPath = 256;
+
+interface Entry {
+  /** Null: too many tags to keep; any change removes it. */
+  tags: Set<string> | null;
+  at: number;
+}
+
+export class CopyIndex {
+  /** In order of the last write: the oldest first. */
+  readonly #entries = new Map<string, Entry>();
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  has(path: string): boolean {
+    return this.#entries.has(path);
+  }
+
+  /** Notes a copy written at `at`; returns the oldest paths past `maxCopies`, removed from the index. */
+  add(path: string, tags: readonly string[], at: number, maxCopies: number): string[] {
+    const before = this.#entries.get(path);
+    this.#entries.delete(path);
+    this.#entries.set(path, { tags: union(before?.tags, tags, before !== undefined), at: Math.max(at, before?.at ?? at) });
+    return this.#overCap(maxCopies);
+  }
+
+  /** The paths a change's purge items reach ("#tag", or "/*" for every copy), removed from the index. */
+  purge(items: readonly string[]): string[] {
+    if (items.includes('/*')) return this.#take(() => true);
+    const tags = items.filter((item) => item.startsWith('#')).map((item) => item.slice(1));
+    if (tags.length === 0) return [];
+    return this.#take((entry) => entry.tags === null || tags.some((tag) => entry.tags!.has(tag)));
+  }
+
+  /** The paths written before `olderThan`, then the oldest past `maxCopies`, removed from the index. */
+  sweep(olderThan: number, maxCopies: number): { aged: string[]; overCap: string[] } {
+    const aged = this.#take((entry) => entry.at < olderThan);
+    return { aged, overCap: this.#overCap(maxCopies) };
+  }
+
+  #take(matches: (entry: Entry) => boolean): string[] {
+    const taken: string[] = [];
+    for (const [path, entry] of this.#entries) {
+      if (!matches(entry)) continue;
+      this.#entries.delete(path);
+      taken.push(path);
+    }
+    return taken;
+  }
+
+  #overCap(maxCopies: number): string[] {
+    const taken: string[] = [];
+    for (const path of this.#entries.keys()) {
+      if (this.#entries.size <= maxCopies) break;
+      this.#entries.delete(path);
+      taken.push(path);
+    }
+    return taken;
+  }
+}
+
+function union(before: Set<string> | null | undefined, tags: readonly string[], existed: boolean): Set<string> | null {
+  if (existed && before === null) return null;
+  const all = new Set(before ?? []);
+  for (const tag of tags) all.add(tag);
+  return all.size > maxTagsPerPath ? null : all;
+}

@@ -1,0 +1,26 @@
+import path from 'node:path';
+
+// Where a page's last good copy lives, in the layout Nginx's `try_files $uri/index.html` finds
+// under <LAST_GOOD_DIR>/pages: "/" is pages/index.html, "/world/123" pages/world/123/index.html.
+// Only canonical page paths get a file: lower-case ASCII letters, digits and hyphens in segments
+// joined by single slashes, the way Kiosk spells every front, section, tag and article address
+// (src/routes.tsx). Anything else (percent-encoding, dots, upper case, a trailing slash) is
+// refused, so no request can name a file outside the directory or one Nginx would not look up.
+
+const canonicalPagePath = /^\/(?:[a-z0-9](?:[a-z0-9-]{0,127})(?:\/[a-z0-9](?:[a-z0-9-]{0,127})){0,3})?$/;
+
+/** The copies' directory under LAST_GOOD_DIR: Nginx's root for them. */
+export function pagesDir(dir: string): string {
+  return path.join(dir, 'pages');
+}
+
+/** The copy's file for a canonical page path, or null for anything else. */
+export function copyFileOf(dir: string, pagePath: string): string | null {
+  if (!canonicalPagePath.test(pagePath)) return null;
+  return path.join(pagesDir(dir), pagePath, 'index.html');
+}
+
+/** The page as it is written to disk: every attribute carrying this answer's CSP nonce taken out. */
+export function withoutNonce(html: string, nonce: string): string {
+  return html.split(` nonce="${nonce}"`).join('');
+}

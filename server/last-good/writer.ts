@@ -1,0 +1,168 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { CacheClass } from '../../src/routes';
+import type { ContentChange } from '../content/changes';
+import { cacheTagHeaderName, purgeItems } from '../edge/tags';
+import { describeError, log } from '../log';
+import { copyFileOf, withoutNonce } from './copy-path';
+import type { ChangeSeen, CopyWritten } from './messages';
+
+// A worker's side of the last good copies (docs/overload.md, "The last good page"). After a
+// fresh server-rendered 200 page of a kind Nginx may answer from a copy, the worker writes the
+// page, without its nonce, to the file Nginx's try_files finds, at most once per path per
+// refresh interval (and again once a change has removed its copy), off the request's path.
+// Every copy is indexed by the cluster primary (primary.ts), which removes the copies a change
+// touches when a worker reports the change.
+//
+// The ordering that makes "never a story the newsroom took back" hold, which this file must keep:
+// - the worker counts the changes it has seen (its content generation), and a page remembers the
+//   generation it was rendered under;
+// - in one synchronous step, the worker checks that the generation has not moved (else the copy
+//   is dropped: it may show what a change took back), writes and renames the copy into place,
+//   and sends the primary the copy's index message: no change can be delivered in between;
+// - when the feed delivers a change, the worker bumps the generation and sends the primary the
+//   change's purge items.
+// So every copy of old content this worker put in place was indexed before this worker's purge
+// for the change, and one worker's IPC messages arrive in the order sent: the purge finds it.
+// Every worker sends its own purge, so a copy from a worker that saw the change late is removed
+// when that worker sees it.
+
+/** The kinds of page a copy is kept of: never a preview, an error, a 404, the shell or a shed answer. */
+const copiedKinds: ReadonlySet<CacheClass> = new Set(['front', 'section', 'tag', 'article']);
+
+export interface LastGoodSettings {
+  dir: string;
+  /** A path is written again at most this often by one worker. */
+  refreshMs: number;
+  /** Paths remembered with their last write; the oldest forgotten past it. */
+  maxRemembered: number;
+  /** At most this many writes a second: a page over it is written on a later render. */
+  maxWritesPerS: number;
+}
+
+/** Sends to the primary; null when there is no primary to index a copy (no IPC channel). */
+export type SendToPrimary = ((message: CopyWritten | ChangeSeen) => void) | null;
+
+/** A rendered page as the writer is given it. */
+export interface RenderedPage {
+  path: string;
+  cache: CacheClass;
+  canonicalPath: string | null;
+  html: string;
+  nonce: string;
+  headers: Readonly<Record<string, string>>;
+}
+
+export class LastGoodWriter {
+  #generation = 0;
+  /** Each path this worker wrote, when, and the tags it carried: the oldest first. */
+  readonly #written = new Map<string, { at: number; tags: readonly string[] }>();
+  written = 0;
+  /** Writes begun in the current second, and which second (Math.floor(now / 1000)). */
+  #second = { at: -1, writes: 0 };
+
+  constructor(
+    private readonly settings: LastGoodSettings,
+    private readonly send: () => SendToPrimary,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The generation a render starts under: pass it back to `afterAnswer`. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /**
+   * The feed delivered a change: later copies are of the new content, and the primary removes the
+   * old. The paths whose copies that removes are due again (only those: rewriting every path after
+   * every push would cost a write per page read).
+   */
+  changed(change: ContentChange): void {
+    this.#generation += 1;
+    const items = purgeItems(change);
+    this.#forget(items);
+    if (items.length > 0) this.send()?.({ kiosk: 'last-good:changed', items });
+  }
+
+  /** After the answer is sent: writes a copy of `page` if it is one to keep and its path is due. */
+  afterAnswer(page: RenderedPage, generation: number): void {
+    const tags = this.#due(page);
+    if (tags === null) return;
+    this.#written.delete(page.path);
+    this.#written.set(page.path, { at: this.now(), tags });
+    this.#forgetOldest();
+    setImmediate(() => this.#write(page, tags, generation));
+  }
+
+  /** The page's tags when a copy is due, else null. */
+  #due(page: RenderedPage): string[] | null {
+    if (!copiedKinds.has(page.cache) || page.path !== page.canonicalPath || copyFileOf(this.settings.dir, page.path) === null) return null;
+    const last = this.#written.get(page.path);
+    if (last !== undefined && this.now() - last.at < this.settings.refreshMs) return null;
+    const tags = page.headers[cacheTagHeaderName]?.split(',').filter(Boolean) ?? [];
+    // A page with no tags could not be removed by a change: no copy of it.
+    if (tags.length === 0 || this.send() === null) return null;
+    return this.#withinBudget() ? tags : null;
+  }
+
+  /** Counts a write against this second's budget, or says there is none left. */
+  #withinBudget(): boolean {
+    const second = Math.floor(this.now() / 1000);
+    if (second !== this.#second.at) this.#second = { at: second, writes: 0 };
+    if (this.#second.writes >= this.settings.maxWritesPerS) return false;
+    this.#second.writes += 1;
+    return true;
+  }
+
+  /** Forgets the writes a change's purge items reach ("/*": all). */
+  #forget(items: readonly string[]): void {
+    if (items.includes('/*')) {
+      this.#written.clear();
+      return;
+    }
+    const tags = new Set(items.map((item) => item.slice(1)));
+    for (const [pagePath, write] of this.#written) if (write.tags.some((tag) => tags.has(tag))) this.#written.delete(pagePath);
+  }
+
+  #forgetOldest(): void {
+    for (const key of this.#written.keys()) {
+      if (this.#written.size <= this.settings.maxRemembered) return;
+      this.#written.delete(key);
+    }
+  }
+
+  /**
+   * One synchronous step (see the top of this file): the generation check, the write to a
+   * temporary file, the rename and the index message, in one tick. Synchronous because it is
+   * cheaper: the same write through the thread pool cost about twice the CPU (docs/overload.md).
+   */
+  #write(page: RenderedPage, tags: string[], generation: number): void {
+    const send = this.send();
+    if (generation !== this.#generation || send === null) {
+      // Not written: the path is due again on its next render.
+      this.#written.delete(page.path);
+      return;
+    }
+    const file = copyFileOf(this.settings.dir, page.path)!;
+    const temp = path.join(path.dirname(file), `.index.html.${process.pid}.tmp`);
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
+      fs.writeFileSync(temp, withoutNonce(page.html, page.nonce), { mode: 0o644 });
+      fs.renameSync(temp, file);
+    } catch (error) {
+      // A full disk, say: this copy is skipped, the page was answered anyway.
+      log.warn('last good copy not written', { path: page.path, ...describeError(error) });
+      fs.rmSync(temp, { force: true });
+      this.#written.delete(page.path);
+      return;
+    }
+    send({ kiosk: 'last-good:copied', path: page.path, tags, at: this.now() });
+    this.written += 1;
+  }
+}
+
+/** The IPC channel to the cluster primary, while it is connected. */
+export function primaryChannel(): SendToPrimary {
+  if (typeof process.send !== 'function' || !process.connected) return null;
+  return (message) => process.send!(message);
+}
