@@ -5,10 +5,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import MiniCssExtractPlugin from 'mini-css-extract-plugin';
+import { register } from 'tsx/esm/api';
 import webpack from 'webpack';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
-const publicPath = '/assets/';
+// Where the browser fetches the bundle from: the route table's assets prefix, the one place a
+// request path is written (src/request-kinds.ts). tsx lets this config import the TypeScript.
+register();
+const { route } = await import('./src/request-kinds.ts');
+const publicPath = route('assets').prefix;
 
 /**
  * Writes manifest.json: the one entry's initial JS and CSS files in load order. The server

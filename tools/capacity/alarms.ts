@@ -13,6 +13,8 @@ export interface MetricSample {
   serverRendered: number;
   shell: number;
   nginxShell: number;
+  /** Pages Nginx answered from a last good copy: the simulator models none (every page it does not render fresh is a shell). */
+  nginxLastGood: number;
 }
 
 export interface AlarmDatapoint {

@@ -33,7 +33,11 @@ export interface Comparison {
 
 /** A step policy that adds instances on Kiosk's shell counts: the overload signal. */
 export function isOverloadPolicy(p: ScalingResources['policies'][number]): p is StepPolicy {
-  return p.kind === 'step' && p.alarm.metrics.some((m) => m.source === 'shell' || m.source === 'nginxShell') && p.steps.every((s) => s.adjustment >= 0);
+  return (
+    p.kind === 'step' &&
+    p.alarm.metrics.some((m) => m.source === 'shell' || m.source === 'nginxShell' || m.source === 'nginxLastGood') &&
+    p.steps.every((s) => s.adjustment >= 0)
+  );
 }
 
 export function variants(resources: ScalingResources): Partial<Record<PolicyKey, Variant>> {

@@ -66,21 +66,31 @@ test("the scale-out policy adds to the environment's group in proportion to the 
   const { source, queries } = expressionOf(alarm);
   const stats = queries.filter((q) => q.MetricStat);
   // The names the workers and the primary send, in their namespace, under the environment-wide dimension set.
-  assert.deepEqual(stats.map((q) => q.MetricStat!.Metric.MetricName).sort(), [metricNames.nginxShell, metricNames.serverRendered, metricNames.shell].sort());
+  assert.deepEqual(
+    stats.map((q) => q.MetricStat!.Metric.MetricName).sort(),
+    [metricNames.nginxLastGood, metricNames.nginxShell, metricNames.serverRendered, metricNames.shell].sort(),
+  );
   for (const q of stats) {
     assert.equal(q.MetricStat!.Metric.Namespace, metricsOn.metrics.namespace);
     assert.equal(q.MetricStat!.Stat, 'Sum');
     assert.deepEqual(q.MetricStat!.Metric.Dimensions, [{ Name: dimensionNames.environment, Value: { Ref: 'AWSEBEnvironmentName' } }]);
   }
   const share = parseExpression(source);
-  const values = (ssr: number, shell: number, nginxShell: number) =>
+  const values = (ssr: number, shell: number, nginxShell: number, nginxLastGood = 0) =>
     Object.fromEntries(
       stats.map((q) => [
         q.Id,
-        { [metricNames.serverRendered]: ssr, [metricNames.shell]: shell, [metricNames.nginxShell]: nginxShell }[q.MetricStat!.Metric.MetricName]!,
+        {
+          [metricNames.serverRendered]: ssr,
+          [metricNames.shell]: shell,
+          [metricNames.nginxShell]: nginxShell,
+          [metricNames.nginxLastGood]: nginxLastGood,
+        }[q.MetricStat!.Metric.MetricName]!,
       ]),
     );
   assert.equal(share.evaluate(values(750, 50, 200)), 25, "Node's and Nginx's shells both count");
+  // A flood the last good copies absorb is as short of capacity as one answered with shells.
+  assert.equal(share.evaluate(values(750, 0, 50, 200)), 25, 'last good copies count as pages not rendered fresh');
   assert.equal(share.evaluate(values(0, 0, 0)), 0, 'no pages is no overload');
   assert.deepEqual([alarm.ComparisonOperator, alarm.TreatMissingData], ['GreaterThanThreshold', 'notBreaching']);
 });
@@ -123,13 +133,18 @@ test("scale-in is the guarded policy's alone: low CPU in minutes without a shell
   const cpu = queries.find((q) => q.MetricStat?.Metric.MetricName === 'CPUUtilization')!;
   assert.deepEqual(cpu.MetricStat!.Metric.Dimensions, [{ Name: 'AutoScalingGroupName', Value: { Ref: 'AWSEBAutoScalingGroup' } }]);
   assert.equal(cpu.MetricStat!.Metric.Namespace, 'AWS/EC2');
-  const shells = queries.filter((q) => [metricNames.shell, metricNames.nginxShell].includes(q.MetricStat?.Metric.MetricName as 'Shell'));
-  assert.equal(shells.length, 2);
+  const shells = queries.filter((q) =>
+    [metricNames.shell, metricNames.nginxShell, metricNames.nginxLastGood].includes(q.MetricStat?.Metric.MetricName as 'Shell'),
+  );
+  assert.equal(shells.length, 3);
   const guard = parseExpression(source);
-  const values = (cpuValue: number, shellCount: number) => ({ [cpu.Id]: cpuValue, [shells[0]!.Id]: 0, [shells[1]!.Id]: shellCount });
+  const values = (cpuValue: number, counts: number[]) => ({ [cpu.Id]: cpuValue, ...Object.fromEntries(shells.map((q, i) => [q.Id, counts[i] ?? 0])) });
   const threshold = alarm!.Threshold as number;
-  assert.ok(guard.evaluate(values(5, 0)) < threshold, 'low CPU and no shell: scale in');
-  assert.ok(!(guard.evaluate(values(5, 1)) < threshold), 'a single shell holds it');
+  assert.ok(guard.evaluate(values(5, [0, 0, 0])) < threshold, 'low CPU and no shell: scale in');
+  for (const [i, q] of shells.entries()) {
+    const one = [0, 0, 0].map((_, j) => (j === i ? 1 : 0));
+    assert.ok(!(guard.evaluate(values(5, one)) < threshold), `a single ${q.MetricStat!.Metric.MetricName} holds it`);
+  }
   assert.equal(alarm!.ComparisonOperator, 'LessThanThreshold');
   // Without Kiosk's metrics the expression has no value: missing is not breaching, the fleet stays.
   assert.equal(alarm!.TreatMissingData, 'notBreaching');

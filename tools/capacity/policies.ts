@@ -5,7 +5,7 @@
 import type { Expression } from './metric-math';
 
 /** The series the simulator can produce: the group's CPU, and Kiosk's page counts per period. */
-export type MetricSource = 'cpu' | 'serverRendered' | 'shell' | 'nginxShell';
+export type MetricSource = 'cpu' | 'serverRendered' | 'shell' | 'nginxShell' | 'nginxLastGood';
 
 export type Comparison = 'GreaterThanThreshold' | 'GreaterThanOrEqualToThreshold' | 'LessThanThreshold' | 'LessThanOrEqualToThreshold';
 

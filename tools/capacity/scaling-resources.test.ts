@@ -50,13 +50,15 @@ describe('the scaling Resources, read as the simulator runs them', () => {
     );
     assert.deepEqual(
       out.alarm.metrics.map((m) => m.source),
-      ['serverRendered', 'shell', 'nginxShell'],
+      ['serverRendered', 'shell', 'nginxShell', 'nginxLastGood'],
     );
-    // The alarm's own expression, evaluated: a quarter of the pages as shells is 25.
-    assert.equal(out.alarm.expression.evaluate({ ssr: 750, shell: 0, nginxShell: 250 }), 25);
+    // The alarm's own expression, evaluated: a quarter of the pages not rendered fresh is 25.
+    assert.equal(out.alarm.expression.evaluate({ ssr: 750, shell: 0, nginxShell: 250, nginxLastGood: 0 }), 25);
+    assert.equal(out.alarm.expression.evaluate({ ssr: 750, shell: 0, nginxShell: 50, nginxLastGood: 200 }), 25);
     assert.deepEqual([scaleIn.alarm.periodS, scaleIn.alarm.threshold, scaleIn.alarm.comparison], [60, 35, 'LessThanThreshold']);
-    assert.equal(scaleIn.alarm.expression.evaluate({ cpu: 20, shell: 0, nginxShell: 1 }), 100);
-    assert.equal(scaleIn.alarm.expression.evaluate({ cpu: 20, shell: 0, nginxShell: 0 }), 20);
+    assert.equal(scaleIn.alarm.expression.evaluate({ cpu: 20, shell: 0, nginxShell: 1, nginxLastGood: 0 }), 100);
+    assert.equal(scaleIn.alarm.expression.evaluate({ cpu: 20, shell: 0, nginxShell: 0, nginxLastGood: 1 }), 100);
+    assert.equal(scaleIn.alarm.expression.evaluate({ cpu: 20, shell: 0, nginxShell: 0, nginxLastGood: 0 }), 20);
   });
 
   test('a single-metric alarm on the group CPU and a CPU target tracking policy', () => {

@@ -28,6 +28,7 @@ const kioskSources: Record<string, MetricSource> = {
   [metricNames.serverRendered]: 'serverRendered',
   [metricNames.shell]: 'shell',
   [metricNames.nginxShell]: 'nginxShell',
+  [metricNames.nginxLastGood]: 'nginxLastGood',
 };
 
 function number(value: unknown, where: string, check: (n: number) => boolean = Number.isFinite): number {

@@ -359,7 +359,7 @@ export function simulate(input: SimulationInput): SimulationResult {
     seconds.push(second);
 
     const now = t + 1;
-    const sample: MetricSample = { cpu: averageCpu, serverRendered: second.ssr, shell: 0, nginxShell: second.shell };
+    const sample: MetricSample = { cpu: averageCpu, serverRendered: second.ssr, shell: 0, nginxShell: second.shell, nginxLastGood: 0 };
     for (const w of resourceAlarms) recordSecond(w.run, sample, now);
     const proposals: Proposal[] = [];
     for (const call of triggerSecond(trigger, groupCpu, now)) {

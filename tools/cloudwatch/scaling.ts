@@ -36,7 +36,7 @@ export function scalingView(environment: string, files: ConfigFile[] = loadConfi
     .map((r) => r.Properties ?? {})
     .filter((p) => ((p.AlarmActions as unknown[]) ?? []).some((a) => policies.has(ref(a) ?? '')));
   const onShells = alarms.find((p) =>
-    ((p.Metrics as Json[]) ?? []).some((m) => ['Shell', 'NginxShell'].includes(String(((m.MetricStat as Json)?.Metric as Json)?.MetricName))),
+    ((p.Metrics as Json[]) ?? []).some((m) => ['Shell', 'NginxShell', 'NginxLastGood'].includes(String(((m.MetricStat as Json)?.Metric as Json)?.MetricName))),
   );
   const scaleOut = onShells && policies.get(ref((onShells.AlarmActions as unknown[])[0]) ?? '')?.Properties;
   if (!onShells || !scaleOut) return null;
