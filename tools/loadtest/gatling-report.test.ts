@@ -62,9 +62,22 @@ test('summary: one row per step, render modes as shares of its pages, rate over 
   assert.equal(summary.all.perS, 166.67, "without a duration, Gatling's Cnt/s");
 
   const table = renderSummary(summary).split('\n');
-  assert.match(table[0]!, /^\| step \| requests \| req\/s \| server-rendered \| shell \| p50 ms \| p95 ms \| p99 ms \| < 800 ms \| 800–1,200 ms \| > 1,200 ms \| failed \(KO\) \|$/);
-  assert.equal(table[2], '| 100 req/s | 200 | 100 | 88% | 8% | 4 | 97 | 143 | 96% | 0% | 0% | 9 (5%) |');
-  assert.equal(table[4], '| **all requests** | 1,000 | 167 | 67% | 25% | 4 | 17 | 97 | 91% | 0% | 0% | 86 (9%) |');
+  assert.match(table[0]!, /^\| step \| requests \| req\/s \| server-rendered \| last good \| shell \| p50 ms \| p95 ms \| p99 ms \| < 800 ms \| 800–1,200 ms \| > 1,200 ms \| failed \(KO\) \|$/);
+  assert.equal(table[2], '| 100 req/s | 200 | 100 | 88% | 0% | 8% | 4 | 97 | 143 | 96% | 0% | 0% | 9 (5%) |');
+  assert.equal(table[4], '| **all requests** | 1,000 | 167 | 67% | 0% | 25% | 4 | 17 | 97 | 91% | 0% | 0% | 86 (9%) |');
+});
+
+test("summary: pages Nginx answered from the last good copy are a column of their own, never server-rendered or shell", () => {
+  const report = readReport(fixture);
+  // The fixture's first step, with its shell requests renamed as PageViews.java names a page
+  // answered "X-Render-Mode: last-good" (by the header's value).
+  const firstShell = report.rows.find((r) => r.kind === 'request' && r.name === renderModeNames.shell)!;
+  const rows = report.rows.map((r) => (r === firstShell ? { ...r, name: 'last-good' } : r));
+  const summary = summarize({ ...report, rows }, new Map([['100 req/s', 2], ['400 req/s', 2]]));
+  const [first] = summary.steps;
+  assert.deepEqual([first!.ssr, first!.lastGood, first!.shell], [175, 16, 0]);
+  assert.equal(summary.all.lastGood, 16);
+  assert.equal(renderSummary(summary).split('\n')[2], '| 100 req/s | 200 | 100 | 88% | 8% | 0% | 4 | 97 | 143 | 96% | 0% | 0% | 9 (5%) |');
 });
 
 test('a page that is not what the reader expects fails with ReportFormatError, not a wrong figure', () => {

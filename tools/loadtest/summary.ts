@@ -5,7 +5,7 @@ import type { Bands, GatlingReport, StatsRow } from './gatling-report';
  * The request names PageViews.java gives a page by its X-Render-Mode (other values go by
  * their own name, such as "shed"); a unit test checks that the two files agree.
  */
-export const renderModeNames = { ssr: 'ssr', shell: 'shell', none: 'no X-Render-Mode' } as const;
+export const renderModeNames = { ssr: 'ssr', lastGood: 'last-good', shell: 'shell', none: 'no X-Render-Mode' } as const;
 
 export interface StepSummary {
   /** The group (a rate step, "article page", "landing page") or a request outside any group. */
@@ -17,8 +17,9 @@ export interface StepSummary {
   perS: number | null;
   /** Page requests among them (the rest are /api calls); null for rows that are not pages. */
   pages: number | null;
-  /** Pages answered 200 with X-Render-Mode ssr / shell. */
+  /** Pages answered 200 with X-Render-Mode ssr / last-good (Nginx's last good copy) / shell. */
   ssr: number | null;
+  lastGood: number | null;
   shell: number | null;
   p50Ms: number | null;
   p95Ms: number | null;
@@ -59,6 +60,7 @@ function reportedPercentile(row: StatsRow, rank: number): number | null {
 interface Modes {
   pages: number;
   ssr: number;
+  lastGood: number;
   shell: number;
 }
 
@@ -71,6 +73,7 @@ function fromRow(row: StatsRow, bands: Bands, modes: Modes | null, seconds: numb
     perS: seconds ? row.total / seconds : row.perS,
     pages: modes ? modes.pages : null,
     ssr: modes ? modes.ssr : null,
+    lastGood: modes ? modes.lastGood : null,
     shell: modes ? modes.shell : null,
     p50Ms: reportedPercentile(row, 50),
     p95Ms: reportedPercentile(row, 95),
@@ -100,9 +103,10 @@ export function summarize(report: GatlingReport, stepSeconds: ReadonlyMap<string
       continue;
     }
     const children = report.rows.filter((r) => r.parent === row.id && r.kind === 'request');
-    const modes = { pages: row.total, ssr: 0, shell: 0 };
+    const modes = { pages: row.total, ssr: 0, lastGood: 0, shell: 0 };
     for (const child of children) {
       if (child.name === renderModeNames.ssr) modes.ssr += child.ok;
+      else if (child.name === renderModeNames.lastGood) modes.lastGood += child.ok;
       else if (child.name === renderModeNames.shell) modes.shell += child.ok;
     }
     if (children.length === 0) throw new Error(`group ${row.name} has no requests`);
@@ -110,7 +114,12 @@ export function summarize(report: GatlingReport, stepSeconds: ReadonlyMap<string
   }
   const pages = steps.filter((s) => s.ssr !== null);
   const allModes = pages.length
-    ? { pages: sum(pages.map((s) => s.pages ?? 0)), ssr: sum(pages.map((s) => s.ssr ?? 0)), shell: sum(pages.map((s) => s.shell ?? 0)) }
+    ? {
+        pages: sum(pages.map((s) => s.pages ?? 0)),
+        ssr: sum(pages.map((s) => s.ssr ?? 0)),
+        lastGood: sum(pages.map((s) => s.lastGood ?? 0)),
+        shell: sum(pages.map((s) => s.shell ?? 0)),
+      }
     : null;
   const all = fromRow(root, bandsOf(root), allModes, undefined);
   return { reportDir: report.dir, steps, all: { ...all, name: 'all requests' } };
@@ -135,7 +144,8 @@ function share(part: number | null, whole: number | null): string {
 
 /**
  * The steps as a markdown table: the newsroom's columns plus percentiles and the bands.
- * Server-rendered and shell are shares of the page requests; the bands and KO of all requests.
+ * Server-rendered, last good and shell are shares of the page requests; the bands and KO of all
+ * requests.
  */
 export function renderSummary(summary: RunSummary): string {
   const { lowerMs, upperMs } = summary.all.bands;
@@ -144,6 +154,7 @@ export function renderSummary(summary: RunSummary): string {
     'requests',
     'req/s',
     'server-rendered',
+    'last good',
     'shell',
     'p50 ms',
     'p95 ms',
@@ -158,6 +169,7 @@ export function renderSummary(summary: RunSummary): string {
     count(s.requests),
     s.perS === null ? '–' : s.perS < 10 ? oneDecimal.format(s.perS) : integer.format(s.perS),
     share(s.ssr, s.pages),
+    share(s.lastGood, s.pages),
     share(s.shell, s.pages),
     count(s.p50Ms),
     count(s.p95Ms),
