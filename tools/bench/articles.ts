@@ -21,8 +21,9 @@ export function articlePaths(dbPath: string): string[] {
 }
 
 /**
- * The breaking-news workload: 95% of requests go to the 10 newest articles, the rest rotate
- * over the others, interleaved so every second of a step has the same mix.
+ * The breaking-news workload: 95% of requests go to 10 articles (the first 10 of the run's fixed
+ * shuffle), the rest rotate over the others, interleaved so every second of a step has the same
+ * mix.
  */
 export function hotSetPaths(paths: string[], length = 4_000): string[] {
   const hot = paths.slice(0, 10);
