@@ -51,6 +51,8 @@ export function estimateSeconds(o: BenchOptions): Estimate {
   const wide = probesOf(2, o.searchPrecision, 3) * probe;
   const near = probesOf(nearFactor, o.searchPrecision, 2) * probe;
   const reference = probesOf(2, referencePrecision, 2) * probe;
+  // The second search of each reference pair starts near the first's figure.
+  const nearReference = probesOf(nearFactor, referencePrecision, 2) * probe;
   const confirm = 1.5 * window;
   const pass = (rate: number) => Math.ceil(assumed.ids / rate);
   const churn = o.skipChurn
@@ -65,7 +67,7 @@ export function estimateSeconds(o: BenchOptions): Estimate {
   if (!o.skipReference) {
     const warm = Math.min(2, o.renderSeconds / 3);
     phases.push(['in-process references and a push counted', 6 * o.renderSeconds + 5 * warm + 10]);
-    phases.push(["Node's shell path and bare node:http", serverStartS + 4 + 2 * reference]);
+    phases.push(["Node's shell path and bare node:http", serverStartS + 4 + reference + nearReference]);
   }
   if (searched) {
     phases.push([
@@ -80,7 +82,7 @@ export function estimateSeconds(o: BenchOptions): Estimate {
   if (!o.skipNginx) {
     phases.push([`through Nginx (${o.pathMix.join(', ')})`, o.pathMix.length * nginxServer(o.nginxMultipliers)]);
     if (o.lastGoodRounds > 0) phases.push(['copies kept and not, through Nginx', 2 * (serverStartS + 1 + coldPass) + o.lastGoodRounds * 2 * window]);
-    if (!o.skipReference) phases.push(["Nginx's fallback path and bare Nginx", 2 * (4.5 + reference)]);
+    if (!o.skipReference) phases.push(["Nginx's fallback path and bare Nginx", 2 * 4.5 + reference + nearReference]);
   }
   if (searched && !o.skipPostgres) {
     phases.push([
