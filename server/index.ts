@@ -76,8 +76,8 @@ async function primary() {
   loadAssets(config.distDir);
   const storeProblem = contentStoreProblem(config);
   if (storeProblem !== null) throw new Error(storeProblem);
-  // Before throng forks the workers: each gets the young generation's bound on its command line.
-  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, config.workerSemiSpaceMb) });
+  // Before throng forks the workers: each gets its heap's bounds on its command line.
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, config.workerSemiSpaceMb, config.workerHeapGrowingPercent) });
   if (config.listenMode === 'per-worker') {
     serveSlots(config.webConcurrency, (w) => {
       log.error('no free port slot for a new worker, stopping it', { pid: w.process.pid });
@@ -118,14 +118,20 @@ async function primary() {
 }
 
 /**
- * A worker's Node flags: the primary's, with the young generation bounded. Render garbage dies
- * young either way; V8's default semi-space (64 MB on a large host) keeps up to three times that
- * resident per worker, which an 8 MB semi-space does not, its CPU per request within the host's noise
- * (docs/performance.md, "Memory").
+ * A worker's Node flags: the primary's, with the young generation bounded and the old one's growth
+ * between major collections. Render garbage dies young either way; V8's default semi-space (64 MB
+ * on a large host) keeps up to three times that resident per worker, which an 8 MB semi-space does
+ * not. What a request promotes waits in the old generation for the next major collection; V8 lets it
+ * grow by up to several times what survived the last one, a fixed 50% bounds that wait. Both with
+ * CPU per request within the host's noise (docs/performance.md, "Memory"; docs/operations.md).
  */
-function workerExecArgv(primary: readonly string[], semiSpaceMb: number): string[] {
-  const kept = primary.filter((flag) => !flag.startsWith('--max-semi-space-size'));
-  return semiSpaceMb > 0 ? [...kept, `--max-semi-space-size=${semiSpaceMb}`] : kept;
+function workerExecArgv(primary: readonly string[], semiSpaceMb: number, heapGrowingPercent: number): string[] {
+  const kept = primary.filter((flag) => !flag.startsWith('--max-semi-space-size') && !flag.startsWith('--heap-growing-percent'));
+  return [
+    ...kept,
+    ...(semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : []),
+    ...(heapGrowingPercent > 0 ? [`--heap-growing-percent=${heapGrowingPercent}`] : []),
+  ];
 }
 
 /** The kernel's cap on any listen backlog; logged so an operator sees when it undercuts LISTEN_BACKLOG. */

@@ -30,6 +30,8 @@ export { freePort, freePortRange } from '../scripts/ports';
 export { startCluster, type Cluster } from '../scripts/db/cluster';
 // A process's children from /proc: a cluster's workers, Nginx's worker processes.
 export { childPids } from '../scripts/processes';
+// Where a process's resident memory is, by kind (files, malloc's arenas, V8's heap and the rest).
+export { residentMemory, type ResidentMemory } from '../scripts/resident-memory';
 export { startLocalNginx, type LocalNginx } from '../scripts/nginx/local';
 export { admissionOf } from '../scripts/nginx/render';
 

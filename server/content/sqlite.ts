@@ -118,6 +118,10 @@ export function openSqliteStore(path: string, options: { readonly?: boolean; vie
   const db = readonly ? new Database(path, { readonly, fileMustExist: true }) : new Database(path);
   try {
     if (readonly) {
+      // A worker's reads: SQLite's own 2 MB page cache, not better-sqlite3's 16 MB, which a pass
+      // over the archive fills and keeps resident in every worker while the content cache holds
+      // the answers anyway (docs/operations.md, "Where a worker's memory goes").
+      db.pragma('cache_size = -2000');
       requireSchema(db, path);
     } else {
       // WAL lets server workers keep reading while the seed (or an editor) writes.

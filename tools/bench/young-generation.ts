@@ -1,18 +1,21 @@
 // A worker's resident memory and CPU per request for young-generation sizes (WORKER_SEMI_SPACE_MB):
 // the built cluster with one worker over a seeded store of 10,000 articles, every article page
 // asked for three times over (eight requests at a time, keep-alive), the worker's RSS read from
-// /proc after each pass and its CPU time over the last two. Sizes alternate round by round, so a
+// /proc after each pass (and where it is after the third: files, malloc's main and thread arenas,
+// the rest of anonymous memory, V8's heap first) and its CPU time over the last two. Sizes alternate round by round, so a
 // host that changes speed mid-run moves every size alike. Not part of `npm run bench`: it answers
 // one question, which size WORKER_SEMI_SPACE_MB defaults to (docs/performance.md, "Memory").
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { readCommandLine, runCommand, seedTempStore, startBuiltServer, wholeNumberFlag } from '@kiosk/surface';
+import { readCommandLine, residentMemory, runCommand, seedTempStore, startBuiltServer, wholeNumberFlag, type ResidentMemory } from '@kiosk/surface';
 
 const usage = `Usage: npx tsx tools/bench/young-generation.ts [options]
 
 Starts the built cluster (one worker) once per young-generation size and round, asks for every
 published article's page three times, and prints the worker's RSS after each pass and its CPU
-per request over the last two passes. Needs a build (npm run build) and a quiet machine.
+per request over the last two passes, and where its resident memory is after the third (mapped
+files, malloc's main arena, its thread arenas, the rest of anonymous memory: V8's heap first).
+Needs a build (npm run build) and a quiet machine.
 
 Options:
   --sizes LIST     WORKER_SEMI_SPACE_MB values, comma-separated (default 0,8,16; 0 is V8's own)
@@ -45,7 +48,12 @@ async function pass(baseUrl: string, paths: readonly string[], lanes: number): P
   await Promise.all(Array.from({ length: lanes }, lane));
 }
 
-async function measure(dbPath: string, paths: readonly string[], size: number, lanes: number): Promise<{ rss: number[]; cpuUs: number }> {
+async function measure(
+  dbPath: string,
+  paths: readonly string[],
+  size: number,
+  lanes: number,
+): Promise<{ rss: number[]; cpuUs: number; after: ResidentMemory }> {
   const server = await startBuiltServer(dbPath, { WORKER_SEMI_SPACE_MB: String(size) });
   try {
     const [worker] = server.workerPids();
@@ -56,7 +64,7 @@ async function measure(dbPath: string, paths: readonly string[], size: number, l
       await pass(server.baseUrl, paths, lanes);
       rss.push(rssMb(worker!));
     }
-    return { rss, cpuUs: ((cpuMs(worker!) - cpuAfterFirst) / (2 * paths.length)) * 1000 };
+    return { rss, cpuUs: ((cpuMs(worker!) - cpuAfterFirst) / (2 * paths.length)) * 1000, after: residentMemory(worker!) };
   } finally {
     await server.stop();
   }
@@ -83,12 +91,15 @@ async function main(): Promise<number> {
       .all()
       .map(({ id, section }) => `/${section}/${id}`);
     db.close();
-    console.log('| WORKER_SEMI_SPACE_MB | round | RSS after pass 1 / 2 / 3, MB | CPU per request, µs |\n| ---: | ---: | --- | ---: |');
+    console.log(
+      '| WORKER_SEMI_SPACE_MB | round | RSS after pass 1 / 2 / 3, MB | files / main arena / thread arenas (count) / other anonymous, MB | CPU per request, µs |\n| ---: | ---: | --- | --- | ---: |',
+    );
     for (let round = 1; round <= rounds; round++) {
       for (const size of round % 2 === 1 ? sizes : [...sizes].reverse()) {
         console.error(`young-generation: round ${round}, WORKER_SEMI_SPACE_MB=${size}`);
-        const { rss, cpuUs } = await measure(dbPath, paths, size, lanes);
-        console.log(`| ${size === 0 ? "0 (V8's own)" : size} | ${round} | ${rss.map((mb) => mb.toFixed(0)).join(' / ')} | ${cpuUs.toFixed(0)} |`);
+        const { rss, cpuUs, after } = await measure(dbPath, paths, size, lanes);
+        const where = `${after.fileMb.toFixed(0)} / ${after.mainArenaMb.toFixed(0)} / ${after.threadArenasMb.toFixed(0)} (${after.threadArenas}) / ${after.otherAnonMb.toFixed(0)}`;
+        console.log(`| ${size === 0 ? "0 (V8's own)" : size} | ${round} | ${rss.map((mb) => mb.toFixed(0)).join(' / ')} | ${where} | ${cpuUs.toFixed(0)} |`);
       }
     }
   } finally {
