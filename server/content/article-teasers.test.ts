@@ -266,13 +266,13 @@ test('a ranking brought up to date (updatedRanking) is the ranking from scratch 
             if (before === undefined) ranking = relatedRanking(id, tagLists);
             else if (rankedFrom(before, tagLists)) ranking = before;
             else {
-              const updated = updatedRanking(before, id, tagLists);
+              const updated = updatedRanking(before, tagLists);
               counts[updated ? 'updated' : 'computed'] += 1;
               ranking = updated ?? relatedRanking(id, tagLists);
             }
             memos.set(story.n, ranking);
             assert.deepEqual(ranking, relatedRanking(id, tagLists), `the ranking of ${story.n}`);
-            const page = pageTeasers(id, ranking, tagLists, section);
+            const page = pageTeasers(ranking, tagLists, section);
             const scratch = articlePage({ id } as Article, tagLists, section);
             assert.deepEqual(page.related, scratch.related);
             assert.deepEqual(page.moreFromSection, scratch.moreFromSection);
@@ -334,4 +334,5 @@ test('a list read says which earlier reads it is with new ids in front of: none 
   assert.deepEqual(list([1001, ...full.slice(0, 50)], window).since, [window.version, 1], 'the last id of the window drops off as one comes in front');
   assert.deepEqual(list([1001, ...full], window).since, [window.version, 1], 'beyond the window is out of sight');
   assert.deepEqual(list([40, 30, 20, 10, 5], first).since, [], 'a list shorter than the window: an older story at its end');
+  assert.deepEqual(list([40, 30, 20], first).since, [], 'a list shorter than the window: its oldest story left as a new one came in front');
 });

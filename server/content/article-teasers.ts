@@ -152,50 +152,20 @@ function prependedSince(list: KeptList, version: number): number {
 /**
  * An article page's related stories by tags, as rankLists ranks them from its tags' lists, with
  * what lets the ranking be brought up to date when a list only gained new stories in front
- * (updatedRanking). Numbers only, in one array (the cache keeps one per article page, so every
- * array and object counts): the number of lists k and of ranked ids r; the version of each tag
- * list it was ranked from (KeptList.version), in the article's order of tags; the article's own
- * position among each list's rank ids (-1 where not there); then per ranked id, best first, its
- * two halves (RankList's numbers) and its position among each list's rank ids (-1 where not).
+ * (updatedRanking). Numbers only, in one frozen array (the cache keeps one per article page, so
+ * every array and object counts): a header of the number of lists k, of ranked ids, and the
+ * article id's two halves (RankList's numbers); the version of each tag list it was ranked from
+ * (KeptList.version), in the article's order of tags; the article's position among each list's
+ * rank ids (-1 where not there); then per ranked id, best first, its two halves and its position
+ * among each list's rank ids (-1 where not there).
  */
 export type RelatedRanking = readonly number[];
 
-/** A ranking taken apart: `at` per ranked id then per list (ranked × lists + list); `shared`, how many lists count each. */
-interface Unpacked extends Ranked {
-  readonly versions: readonly number[];
-  readonly self: readonly number[];
-}
+const header = 4;
 
-function pack(versions: readonly number[], self: readonly number[], ranked: Omit<Ranked, 'shared'>): number[] {
-  const k = versions.length;
-  const packed = [k, ranked.high.length, ...versions, ...self];
-  for (let r = 0; r < ranked.high.length; r += 1) {
-    packed.push(ranked.high[r]!, ranked.low[r]!);
-    for (let i = 0; i < k; i += 1) packed.push(ranked.at[r * k + i]!);
-  }
-  return packed;
-}
-
-function unpack(packed: RelatedRanking): Unpacked {
-  const [k, n] = [packed[0]!, packed[1]!];
-  const versions = packed.slice(2, 2 + k);
-  const self = packed.slice(2 + k, 2 + 2 * k);
-  const high: number[] = [];
-  const low: number[] = [];
-  const at: number[] = [];
-  const shared: number[] = [];
-  for (let r = 0; r < n; r += 1) {
-    const base = 2 + 2 * k + r * (2 + k);
-    high.push(packed[base]!);
-    low.push(packed[base + 1]!);
-    let count = 0;
-    for (let i = 0; i < k; i += 1) {
-      at.push(packed[base + 2 + i]!);
-      if (counted(packed[base + 2 + i]!, self[i]!)) count += 1;
-    }
-    shared.push(count);
-  }
-  return { versions, self, high, low, at, shared };
+/** Where ranked id `r` of a ranking of `k` lists begins. */
+function slot(k: number, r: number): number {
+  return header + 2 * k + r * (2 + k);
 }
 
 function positionIn({ high, low }: RankList, idHigh: number, idLow: number): number {
@@ -206,6 +176,15 @@ function positionIn({ high, low }: RankList, idHigh: number, idLow: number): num
 /** Whether the id at `at` of a list is among its candidates: the first relatedCandidatesPerTag other than the article (at `self`). */
 function counted(at: number, self: number): boolean {
   return at >= 0 && at - (self >= 0 && self < at ? 1 : 0) < relatedCandidatesPerTag;
+}
+
+/** How many lists count ranked id `r` of `ranking` among their candidates. */
+function sharedBy(ranking: readonly number[], r: number): number {
+  const k = ranking[0]!;
+  const at = slot(k, r) + 2;
+  let shared = 0;
+  for (let i = 0; i < k; i += 1) if (counted(ranking[at + i]!, ranking[header + k + i]!)) shared += 1;
+  return shared;
 }
 
 function halves(id: string): [number, number] {
@@ -225,55 +204,15 @@ export function relatedRanking(articleId: string, tagLists: readonly KeptList[])
     relatedCandidatesPerTag,
   );
   const [selfHigh, selfLow] = halves(articleId);
-  const high: number[] = [];
-  const low: number[] = [];
-  const at: number[] = [];
+  const ranking = [tagLists.length, ids.length, selfHigh, selfLow];
+  for (const list of tagLists) ranking.push(list.version);
+  for (const { rank } of tagLists) ranking.push(positionIn(rank, selfHigh, selfLow));
   for (const id of ids) {
-    const [h, l] = halves(id);
-    high.push(h);
-    low.push(l);
-    for (const { rank } of tagLists) at.push(positionIn(rank, h, l));
+    const [high, low] = halves(id);
+    ranking.push(high, low);
+    for (const { rank } of tagLists) ranking.push(positionIn(rank, high, low));
   }
-  return pack(
-    tagLists.map((list) => list.version),
-    tagLists.map(({ rank }) => positionIn(rank, selfHigh, selfLow)),
-    { high, low, at },
-  );
-}
-
-/**
- * `previous` (a ranking of the same article's tags from earlier reads of its lists) brought up
- * to date with `tagLists`, exactly as relatedRanking would rank them, where that can be shown
- * cheaply; undefined where not (then rank from scratch). It can when every list is its earlier
- * read with new ids in front (KeptList.since), each newer than any id the earlier reads held, and
- * no ranked id left the candidates of a list that counted it. Then no id of before gained a
- * list (the lists only lost old ids off their ends), the ranked ones kept their counts, and one
- * not ranked counts no more than it did, so still comes after every ranked one: the new ranking
- * is the best relatedSize of the ranked ids and the new ones, most lists first, newer first among
- * equals, a new id (newer than all) first among its equals.
- */
-export function updatedRanking(packed: RelatedRanking, articleId: string, tagLists: readonly KeptList[]): RelatedRanking | undefined {
-  const previous = unpack(packed);
-  const moved = shifts(previous, tagLists);
-  if (moved === undefined) return undefined;
-  const versions = tagLists.map((list) => list.version);
-  if (moved.shift.every((d) => d === 0)) return pack(versions, previous.self, previous);
-  const { shift } = moved;
-  // The article where it is now: further down by the ids in front of it, or out of sight.
-  const self = previous.self.map((j, i) => shifted(j, shift[i]!, tagLists[i]!));
-  const fresh = newIds(tagLists, moved, halves(articleId), self);
-  // The ranked ids of before, where they are now; none may have left a list that counted it.
-  const k = tagLists.length;
-  const at: number[] = [];
-  for (let r = 0; r < previous.high.length; r += 1) {
-    for (let i = 0; i < k; i += 1) {
-      const j = previous.at[r * k + i]!;
-      const now = shifted(j, shift[i]!, tagLists[i]!);
-      if (counted(j, previous.self[i]!) && !counted(now, self[i]!)) return undefined;
-      at.push(now);
-    }
-  }
-  return fresh && merged(versions, self, { ...previous, at }, fresh);
+  return Object.freeze(ranking);
 }
 
 /** Where the id at `at` of a list is once `d` ids came in front of it: -1 where out of sight. */
@@ -281,151 +220,155 @@ function shifted(at: number, d: number, list: KeptList): number {
   return at < 0 || at + d >= list.rank.ids.length ? -1 : at + d;
 }
 
+/** Per list, how many ids came in front since a ranking's reads: reused, a ranking is updated at a time. */
+const shifts: number[] = [];
+
 /**
- * How many ids came in front of each list since the read `previous` was ranked from, where
- * nothing else changed them, and the newest id those reads held (every id in front must be newer,
- * so it was in none of them).
+ * `previous` (a ranking of the same article's tags from earlier reads of its lists) brought up
+ * to date with `tagLists`, exactly as relatedRanking would rank them, where that can be shown
+ * cheaply; undefined where not (then rank from scratch). It can when every list is its earlier
+ * read with new ids in front (KeptList.since), each newer than any id the earlier reads held and
+ * not the article, and no ranked id left the candidates of a list that counted it. Then no id of
+ * before gained a list (the lists only lost old ids off their ends), the ranked ones kept their
+ * counts, and one not ranked counts no more than it did, so it still comes after every ranked
+ * one: the new ranking is the best relatedSize of the ranked ids and the new ones, most lists
+ * first, newer first among equals, a new id (newer than all) first among its equals. Each ranked
+ * id's position moves down by the ids in front of it.
  */
-function shifts(previous: Unpacked, tagLists: readonly KeptList[]): { shift: number[]; oldHigh: number; oldLow: number } | undefined {
-  if (previous.versions.length !== tagLists.length) return undefined;
-  const shift: number[] = [];
+export function updatedRanking(previous: RelatedRanking, tagLists: readonly KeptList[]): RelatedRanking | undefined {
+  const k = previous[0]!;
+  if (k !== tagLists.length) return undefined;
+  // The newest id of the earlier reads: every id in front now must be newer, so in none of them.
   let oldHigh = -1;
   let oldLow = -1;
-  for (let i = 0; i < tagLists.length; i += 1) {
+  let moved = false;
+  shifts.length = k;
+  for (let i = 0; i < k; i += 1) {
     const { rank } = tagLists[i]!;
-    const d = prependedSince(tagLists[i]!, previous.versions[i]!);
+    const d = prependedSince(tagLists[i]!, previous[header + i]!);
     // Unknown, or what the list held before is out of sight.
     if (d < 0 || (d >= rank.ids.length && d > 0)) return undefined;
     if (d < rank.ids.length && (rank.high[d]! > oldHigh || (rank.high[d] === oldHigh && rank.low[d]! > oldLow))) {
       oldHigh = rank.high[d]!;
       oldLow = rank.low[d]!;
     }
-    shift.push(d);
+    shifts[i] = d;
+    if (d > 0) moved = true;
   }
-  return { shift, oldHigh, oldLow };
-}
-
-/** Ids as a ranking holds them: each one's halves, how many lists count it, where it is in each (id × lists + list). */
-interface Ranked {
-  readonly high: readonly number[];
-  readonly low: readonly number[];
-  readonly shared: readonly number[];
-  readonly at: readonly number[];
-}
-
-/** The ids in front of the lists (each list's first `shift`), where each is newer than every id before and not the article. */
-function newIds(
-  tagLists: readonly KeptList[],
-  { shift, oldHigh, oldLow }: { shift: readonly number[]; oldHigh: number; oldLow: number },
-  [selfHigh, selfLow]: [number, number],
-  self: readonly number[],
-): Ranked | undefined {
-  const high: number[] = [];
-  const low: number[] = [];
-  for (let i = 0; i < tagLists.length; i += 1) {
-    const rank = tagLists[i]!.rank;
-    for (let j = 0; j < shift[i]!; j += 1) {
-      const h = rank.high[j]!;
-      const l = rank.low[j]!;
-      if (h < oldHigh || (h === oldHigh && l <= oldLow) || (h === selfHigh && l === selfLow)) return undefined;
-      let seen = false;
-      for (let n = 0; n < high.length && !seen; n += 1) seen = high[n] === h && low[n] === l;
-      if (!seen) {
-        high.push(h);
-        low.push(l);
-      }
+  const ranking = previous.slice();
+  for (let i = 0; i < k; i += 1) ranking[header + i] = tagLists[i]!.version;
+  if (!moved) return Object.freeze(ranking);
+  // The article, and the ranked ids of before, where they are now: none may have left a list that counted it.
+  for (let i = 0; i < k; i += 1) ranking[header + k + i] = shifted(previous[header + k + i]!, shifts[i]!, tagLists[i]!);
+  const ranked = previous[1]!;
+  for (let r = 0; r < ranked; r += 1) {
+    const at = slot(k, r) + 2;
+    for (let i = 0; i < k; i += 1) {
+      const now = shifted(previous[at + i]!, shifts[i]!, tagLists[i]!);
+      if (counted(previous[at + i]!, previous[header + k + i]!) && !counted(now, ranking[header + k + i]!)) return undefined;
+      ranking[at + i] = now;
     }
   }
-  // Each in front of the lists that hold it, counted where among their first candidates.
-  const shared: number[] = [];
-  const at: number[] = [];
-  for (let n = 0; n < high.length; n += 1) {
-    let count = 0;
-    for (let i = 0; i < tagLists.length; i += 1) {
-      const rank = tagLists[i]!.rank;
-      let j = shift[i]! - 1;
-      while (j >= 0 && !(rank.high[j] === high[n] && rank.low[j] === low[n])) j -= 1;
-      at.push(j);
-      if (counted(j, self[i]!)) count += 1;
-    }
-    shared.push(count);
-  }
-  return { high, low, shared, at };
+  const fresh = newIds(tagLists, oldHigh, oldLow, previous[2]!, previous[3]!);
+  if (fresh === undefined) return undefined;
+  return Object.freeze(fresh.length === 0 ? ranking : merged(ranking, fresh));
 }
 
-/** The best relatedSize of the ranked ids of before and the new ones: most lists first, newer first among equals. */
-function merged(versions: number[], self: number[], old: Ranked, fresh: Ranked): RelatedRanking {
-  const k = versions.length;
-  const pick = (x: number): [Ranked, number] => (x < old.high.length ? [old, x] : [fresh, x - old.high.length]);
-  const order: number[] = [];
-  for (let x = 0; x < old.high.length + fresh.high.length; x += 1) {
-    const [from, at] = pick(x);
-    // A new id no list counts (past every list's candidates) is no candidate.
-    if (from.shared[at]! > 0) order.push(x);
-  }
-  const key = (x: number) => {
-    const [from, at] = pick(x);
-    return [from.shared[at]!, from.high[at]!, from.low[at]!] as const;
-  };
-  order.sort((x, y) => {
-    const [a, b] = [key(x), key(y)];
-    return b[0] - a[0] || b[1] - a[1] || b[2] - a[2];
-  });
-  const high: number[] = [];
-  const low: number[] = [];
-  const at: number[] = [];
-  for (const x of order.slice(0, relatedSize)) {
-    const [from, n] = pick(x);
-    high.push(from.high[n]!);
-    low.push(from.low[n]!);
-    for (let i = 0; i < k; i += 1) at.push(from.at[n * k + i]!);
-  }
-  return pack(versions, self, { high, low, at });
-}
-
-/** Whether `ranking` was ranked from exactly these reads of the lists: its places point into them. */
-export function rankedFrom(ranking: RelatedRanking, tagLists: readonly KeptList[]): boolean {
-  return ranking[0] === tagLists.length && tagLists.every((list, i) => list.version === ranking[2 + i]);
+/** A new id as a ranking holds a ranked one (its halves, its position in each list), and how many lists count it. */
+interface NewId {
+  readonly shared: number;
+  readonly held: number[];
 }
 
 /**
- * What the page of `articleId` shows besides the article: the related stories `ranking` (ranked
- * from `tagLists`) says, filled from the section's newest (`section`, at least
+ * The ids in front of the lists (each list's first `shifts`) that some list counts, best first;
+ * undefined where one is not newer than every id before (oldHigh/oldLow) or is the article.
+ */
+function newIds(tagLists: readonly KeptList[], oldHigh: number, oldLow: number, selfHigh: number, selfLow: number): NewId[] | undefined {
+  const k = tagLists.length;
+  const fresh: NewId[] = [];
+  for (let i = 0; i < k; i += 1) {
+    const { high, low } = tagLists[i]!.rank;
+    for (let j = 0; j < shifts[i]!; j += 1) {
+      const [h, l] = [high[j]!, low[j]!];
+      if (h < oldHigh || (h === oldHigh && l <= oldLow) || (h === selfHigh && l === selfLow)) return undefined;
+      if (fresh.some(({ held }) => held[0] === h && held[1] === l)) continue;
+      // In front of each list that holds it (it was in none before, and this is the first list
+      // that holds it), counted where among the first candidates (the article, an old id, is behind it).
+      const held = [h, l];
+      let shared = 0;
+      for (let m = 0; m < k; m += 1) {
+        const at = m < i ? -1 : m === i ? j : positionIn(tagLists[m]!.rank, h, l);
+        held.push(at >= 0 && at < shifts[m]! ? at : -1);
+        if (at >= 0 && at < shifts[m]! && at < relatedCandidatesPerTag) shared += 1;
+      }
+      if (shared > 0) fresh.push({ shared, held });
+    }
+  }
+  return fresh.sort((x, y) => y.shared - x.shared || y.held[0]! - x.held[0]! || y.held[1]! - x.held[1]!);
+}
+
+/** The best relatedSize of `ranking`'s ranked ids and `fresh`: most lists first, a new id first among its equals. */
+function merged(ranking: number[], fresh: readonly NewId[]): number[] {
+  const k = ranking[0]!;
+  const ranked = ranking[1]!;
+  const out = ranking.slice(0, slot(k, 0));
+  let [r, n, count] = [0, 0, 0];
+  for (; count < relatedSize && (r < ranked || n < fresh.length); count += 1) {
+    if (n < fresh.length && (r >= ranked || fresh[n]!.shared >= sharedBy(ranking, r))) {
+      out.push(...fresh[n]!.held);
+      n += 1;
+    } else {
+      const at = slot(k, r);
+      for (let x = 0; x < 2 + k; x += 1) out.push(ranking[at + x]!);
+      r += 1;
+    }
+  }
+  out[1] = count;
+  return out;
+}
+
+/** Whether `ranking` was ranked from exactly these reads of the lists: its positions point into them. */
+export function rankedFrom(ranking: RelatedRanking, tagLists: readonly KeptList[]): boolean {
+  if (ranking[0] !== tagLists.length) return false;
+  for (let i = 0; i < tagLists.length; i += 1) if (tagLists[i]!.version !== ranking[header + i]) return false;
+  return true;
+}
+
+/**
+ * What an article page shows besides the article: the related stories `ranking` (ranked from
+ * `tagLists`) says, filled from the section's newest (`section`, at least
  * sectionListForArticle), then more from the section, never repeating a story. The section's
  * part is walked per request (a few dozen numbers compared): it changes with every story the
  * section gets, the ranking only with the tags' lists.
  */
 export function pageTeasers(
-  articleId: string,
   ranking: RelatedRanking,
   tagLists: readonly KeptList[],
   section: KeptList | null,
 ): { related: Teaser[]; moreFromSection: Teaser[] } {
-  const [k, ranked] = [ranking[0]!, ranking[1]!];
-  const first = 2 + 2 * k;
+  const [k, ranked, selfHigh, selfLow] = [ranking[0]!, ranking[1]!, ranking[2]!, ranking[3]!];
   const related: Teaser[] = [];
   for (let r = 0; r < ranked; r += 1) {
     // Its teaser from the first list that holds it.
-    const base = first + r * (2 + k) + 2;
+    const at = slot(k, r) + 2;
     let i = 0;
-    while (ranking[base + i]! < 0) i += 1;
-    related.push(tagLists[i]!.teasers[ranking[base + i]!]!);
+    while (ranking[at + i]! < 0) i += 1;
+    related.push(tagLists[i]!.teasers[ranking[at + i]!]!);
   }
   const moreFromSection: Teaser[] = [];
   if (section === null) return { related, moreFromSection };
-  const [selfHigh, selfLow] = halves(articleId);
   const { high, low } = section.rank;
   // The section's list holds each id once.
   const end = Math.min(high.length, sectionListForArticle);
-  for (let i = 0; i < end; i += 1) {
-    const h = high[i]!;
-    const l = low[i]!;
+  for (let j = 0; j < end; j += 1) {
+    const [h, l] = [high[j]!, low[j]!];
     if (h === selfHigh && l === selfLow) continue;
     let shown = false;
-    for (let r = 0; r < ranked && !shown; r += 1) shown = ranking[first + r * (2 + k)] === h && ranking[first + r * (2 + k) + 1] === l;
+    for (let r = 0; r < ranked && !shown; r += 1) shown = ranking[slot(k, r)] === h && ranking[slot(k, r) + 1] === l;
     if (shown) continue;
-    if (related.length < relatedSize) related.push(section.teasers[i]!);
-    else if (moreFromSection.length < moreFromSectionSize) moreFromSection.push(section.teasers[i]!);
+    if (related.length < relatedSize) related.push(section.teasers[j]!);
+    else if (moreFromSection.length < moreFromSectionSize) moreFromSection.push(section.teasers[j]!);
     else break;
   }
   return { related, moreFromSection };
@@ -433,7 +376,7 @@ export function pageTeasers(
 
 /** The page of `article` put together from scratch: the ranking worked out afresh, as updatedRanking must agree with. */
 export function articlePage(article: Article, tagLists: readonly KeptList[], section: KeptList | null): ArticleWithTeasers {
-  return { article, ...pageTeasers(article.id, relatedRanking(article.id, tagLists), tagLists, section) };
+  return { article, ...pageTeasers(relatedRanking(article.id, tagLists), tagLists, section) };
 }
 
 /** A tag page's section of trending tags: the tags most carried by the newest stories. */

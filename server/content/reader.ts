@@ -189,13 +189,13 @@ async function articleWithTeasers(store: ArticleStore, cache: CacheReads, heads:
     key,
     keys.slice(0, -1),
     () => relatedRanking(id, tagLists),
-    (previous) => updatedRanking(previous, id, tagLists),
+    (previous) => updatedRanking(previous, tagLists),
   );
   // A list read that was not kept (a change came meanwhile) is not what the memo's inputs name.
   if (!rankedFrom(ranking, tagLists)) ranking = relatedRanking(id, tagLists);
   // This request's own copy: the text it was parsed from is what its embedded state writes.
   const article = keepJson(JSON.parse(kept.json) as Article, kept.json);
-  return { article, ...pageTeasers(id, ranking, tagLists, section) };
+  return { article, ...pageTeasers(ranking, tagLists, section) };
 }
 
 /** The public pages' reads, through `cache` (the cache, or a view of it that notes what a page reads). */
