@@ -347,11 +347,12 @@ export function pageTeasers(
   tagLists: readonly KeptList[],
   section: KeptList | null,
 ): { related: Teaser[]; moreFromSection: Teaser[] } {
-  const [k, ranked, selfHigh, selfLow] = [ranking[0]!, ranking[1]!, ranking[2]!, ranking[3]!];
+  const k = ranking[0]!;
+  const ranked = ranking[1]!;
+  const first = slot(k, 0);
   const related: Teaser[] = [];
-  for (let r = 0; r < ranked; r += 1) {
+  for (let at = first + 2; at < first + ranked * (2 + k); at += 2 + k) {
     // Its teaser from the first list that holds it.
-    const at = slot(k, r) + 2;
     let i = 0;
     while (ranking[at + i]! < 0) i += 1;
     related.push(tagLists[i]!.teasers[ranking[at + i]!]!);
@@ -359,13 +360,14 @@ export function pageTeasers(
   const moreFromSection: Teaser[] = [];
   if (section === null) return { related, moreFromSection };
   const { high, low } = section.rank;
-  // The section's list holds each id once.
+  // The section's list holds each id once; the article and the related stories are left out.
   const end = Math.min(high.length, sectionListForArticle);
   for (let j = 0; j < end; j += 1) {
-    const [h, l] = [high[j]!, low[j]!];
-    if (h === selfHigh && l === selfLow) continue;
+    const h = high[j]!;
+    const l = low[j]!;
+    if (l === ranking[3] && h === ranking[2]) continue;
     let shown = false;
-    for (let r = 0; r < ranked && !shown; r += 1) shown = ranking[slot(k, r)] === h && ranking[slot(k, r) + 1] === l;
+    for (let at = first; at < first + ranked * (2 + k) && !shown; at += 2 + k) shown = ranking[at + 1] === l && ranking[at] === h;
     if (shown) continue;
     if (related.length < relatedSize) related.push(section.teasers[j]!);
     else if (moreFromSection.length < moreFromSectionSize) moreFromSection.push(section.teasers[j]!);
