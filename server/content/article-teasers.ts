@@ -337,6 +337,9 @@ export function rankedFrom(ranking: RelatedRanking, tagLists: readonly KeptList[
   return true;
 }
 
+/** Which of a section's first sectionListForArticle ids a page leaves out: reused, a page is put together at a time. */
+const leftOut = new Uint8Array(sectionListForArticle);
+
 /**
  * What an article page shows besides the article: the related stories `ranking` (ranked from
  * `tagLists`) says, filled from the section's newest (`section`, at least
@@ -362,15 +365,24 @@ export function pageTeasers(
   const moreFromSection: Teaser[] = [];
   if (section === null) return { related, moreFromSection };
   const { high, low } = section.rank;
-  // The section's list holds each id once; the article and the related stories are left out.
+  // The section's list holds each id once; the article and the related stories are left out,
+  // marked first (a few dozen comparisons of numbers in typed arrays).
   const end = Math.min(high.length, sectionListForArticle);
+  leftOut.fill(0, 0, end);
+  // The article (its halves at 2 and 3), then each ranked id.
+  for (let r = -1; r < ranked; r += 1) {
+    const at = r < 0 ? 2 : first + r * (2 + k);
+    const h = ranking[at]!;
+    const l = ranking[at + 1]!;
+    for (let j = 0; j < end; j += 1) {
+      if (low[j] === l && high[j] === h) {
+        leftOut[j] = 1;
+        break;
+      }
+    }
+  }
   for (let j = 0; j < end; j += 1) {
-    const h = high[j]!;
-    const l = low[j]!;
-    if (l === ranking[3] && h === ranking[2]) continue;
-    let shown = false;
-    for (let at = first; at < first + ranked * (2 + k) && !shown; at += 2 + k) shown = ranking[at + 1] === l && ranking[at] === h;
-    if (shown) continue;
+    if (leftOut[j] === 1) continue;
     if (related.length < relatedSize) related.push(section.teasers[j]!);
     else if (moreFromSection.length < moreFromSectionSize) moreFromSection.push(section.teasers[j]!);
     else break;
