@@ -5,7 +5,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { Article, Teaser } from '../../src/content';
-import { articlePage, keptList, rankByTags, rankList, rankLists, type KeptList } from './article-teasers';
+import {
+  articlePage,
+  keptList,
+  pageTeasers,
+  rankByTags,
+  rankedFrom,
+  rankList,
+  rankLists,
+  relatedRanking,
+  updatedRanking,
+  type KeptList,
+  type RelatedRanking,
+} from './article-teasers';
 import { frozenWithJson, jsonOf } from './cache';
 
 /** Most tags in common first, newer (a greater id) first among equals: counted and sorted. */
@@ -167,4 +179,186 @@ test('articlePage puts a page together as the plain rule says, on any site: rela
     }),
     { numRuns: Number(process.env.RUNS ?? 1_000) },
   );
+});
+
+/** A story on the site the next test changes step by step: its number orders it (greater is newer). */
+interface Live {
+  n: number;
+  tags: string[];
+  section: 'news' | 'sport';
+  published: boolean;
+  revision: number;
+}
+
+const idOf = (n: number) => `2026112100${String(n).padStart(8, '0')}`;
+
+function liveTeaser(story: Live): Teaser {
+  return { ...teaserOf({ id: idOf(story.n), tags: story.tags, section: story.section }), title: `story ${story.n} (${story.revision})` };
+}
+
+/** What a newsroom does between two reads of the lists. */
+const step = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('push' as const),
+      tags: fc.subarray(pool.slice(0, 4), { minLength: 1, maxLength: 3 }),
+      sport: fc.boolean(),
+      count: fc.integer({ min: 1, max: 2 }),
+    }),
+  },
+  // Many at once: more than a list's candidates come in front before a page is read again.
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('push' as const),
+      tags: fc.subarray(pool.slice(0, 4), { minLength: 1, maxLength: 3 }),
+      sport: fc.boolean(),
+      // Around relatedCandidatesPerTag (50) often: where the new ids themselves stop being candidates.
+      count: fc.oneof(fc.integer({ min: 20, max: 70 }), fc.constantFrom(49, 50, 51)),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('backdated' as const), tags: fc.subarray(pool.slice(0, 4), { minLength: 1, maxLength: 3 }), at: fc.nat() }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('unpublish' as const), at: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('republish' as const), at: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('correct' as const), at: fc.nat() }) },
+  {
+    weight: 2,
+    // Often one of the newest: it then comes in front of a list it joins, though other lists held it before.
+    arbitrary: fc.record({
+      kind: fc.constant('retag' as const),
+      at: fc.nat(),
+      newest: fc.boolean(),
+      tags: fc.subarray(pool.slice(0, 4), { minLength: 1, maxLength: 3 }),
+    }),
+  },
+);
+
+const counts = { updated: 0, computed: 0 };
+
+test('a ranking brought up to date (updatedRanking) is the ranking from scratch after every push (one or many), unpublish, correction and retagging, however many reads behind', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 60, max: 130 }),
+      fc.array(fc.tuple(step, fc.array(fc.boolean(), { minLength: 8, maxLength: 8 })), { minLength: 1, maxLength: 25 }),
+      fc.array(fc.record({ tags: fc.subarray(pool.slice(0, 4), { minLength: 1, maxLength: 3 }), sport: fc.boolean() }), { minLength: 130, maxLength: 130 }),
+      (size, steps, drawn) => {
+        // Numbers ten apart, so a backdated story can come between two.
+        const stories: Live[] = drawn
+          .slice(0, size)
+          .map((s, i) => ({ n: (i + 1) * 10, tags: s.tags, section: s.sport ? 'sport' : 'news', published: true, revision: 0 }));
+        let newest = stories.length * 10;
+        const lists = new Map<string, KeptList>();
+        const texts = new Map<string, string>();
+        /** Every list read again whose teasers changed, or at random (a read with the same ids), each with the read before it. */
+        const read = (again: readonly boolean[]) => {
+          for (const key of [...pool.slice(0, 4), 'news', 'sport']) {
+            const members = stories
+              .filter((s) => s.published && (key === s.section || s.tags.includes(key)))
+              .sort((x, y) => y.n - x.n)
+              .slice(0, 51);
+            const text = JSON.stringify(members.map(liveTeaser));
+            if (texts.get(key) === text && !again[key.length % again.length]) continue;
+            texts.set(key, text);
+            const teasers = frozenWithJson(members.map(liveTeaser));
+            lists.set(
+              key,
+              keptList(
+                teasers,
+                teasers.map((t) => jsonOf(t)!),
+                lists.get(key),
+              ),
+            );
+          }
+        };
+        read([]);
+        // What the cache keeps beside each article: its ranking, dropped when the article changes.
+        const memos = new Map<number, RelatedRanking>();
+        const check = (visit: readonly boolean[]) => {
+          for (const story of stories) {
+            if (!story.published || !visit[story.n % visit.length]) continue;
+            const id = idOf(story.n);
+            const tagLists = story.tags.map((tag) => lists.get(tag)!);
+            const section = lists.get(story.section)!;
+            const before = memos.get(story.n);
+            let ranking: RelatedRanking;
+            if (before === undefined) ranking = relatedRanking(id, tagLists);
+            else if (rankedFrom(before, tagLists)) ranking = before;
+            else {
+              const updated = updatedRanking(before, tagLists);
+              counts[updated ? 'updated' : 'computed'] += 1;
+              ranking = updated ?? relatedRanking(id, tagLists);
+            }
+            memos.set(story.n, ranking);
+            assert.deepEqual(ranking, relatedRanking(id, tagLists), `the ranking of ${story.n}`);
+            const page = pageTeasers(ranking, tagLists, section);
+            const scratch = articlePage({ id } as Article, tagLists, section);
+            assert.deepEqual(page.related, scratch.related);
+            assert.deepEqual(page.moreFromSection, scratch.moreFromSection);
+          }
+        };
+        check([true]);
+        for (const [change, choices] of steps) {
+          const some = (at: number, published: boolean, newestOnly = false) => {
+            const candidates = stories.filter((s) => s.published === published).sort((x, y) => y.n - x.n);
+            const among = newestOnly ? Math.min(candidates.length, 8) : candidates.length;
+            return among === 0 ? undefined : candidates[at % among]!;
+          };
+          if (change.kind === 'push') {
+            for (let c = 0; c < change.count; c += 1) {
+              const tags = c === 0 ? change.tags : pool.slice(0, 4).filter((_, t) => (t + c) % (c + 1) === 0 || change.tags.includes(pool[t]!));
+              stories.push({ n: (newest += 10), tags, section: change.sport ? 'sport' : 'news', published: true, revision: 0 });
+            }
+          } else if (change.kind === 'backdated') {
+            const n = 5 + 10 * (change.at % (newest / 10));
+            if (!stories.some((s) => s.n === n)) stories.push({ n, tags: change.tags, section: 'news', published: true, revision: 0 });
+          } else {
+            const story = some(change.at, change.kind !== 'republish', change.kind === 'retag' && change.newest);
+            if (story === undefined) continue;
+            if (change.kind === 'unpublish') story.published = false;
+            else if (change.kind === 'republish') story.published = true;
+            else if (change.kind === 'correct') story.revision += 1;
+            else story.tags = change.tags;
+            // The article itself changed: its entry is read again, without the memo.
+            memos.delete(story.n);
+          }
+          read(choices);
+          check(choices);
+        }
+      },
+    ),
+    { numRuns: Number(process.env.RUNS ?? 200) },
+  );
+  console.log(`updated ${counts.updated}, ranked again ${counts.computed}`);
+  assert.ok(counts.updated > counts.computed, `most changes were brought up to date (${counts.updated} updated, ${counts.computed} ranked again)`);
+});
+
+test('a list read says which earlier reads it is with new ids in front of: none after a story left it', () => {
+  const list = (ids: number[], previous?: KeptList) => {
+    const teasers = frozenWithJson(ids.map((n) => teaserOf({ id: idOf(n), tags: [], section: 'news' })));
+    return keptList(
+      teasers,
+      teasers.map((t) => jsonOf(t)!),
+      previous,
+    );
+  };
+  const first = list([30, 20, 10]);
+  assert.deepEqual(first.since, []);
+  const second = list([40, 30, 20, 10], first);
+  assert.deepEqual(second.since, [first.version, 1]);
+  const third = list([50, 45, 40, 30, 20, 10], second);
+  assert.deepEqual(third.since, [second.version, 2, first.version, 3]);
+  const same = list([50, 45, 40, 30, 20, 10], third);
+  assert.deepEqual(same.since, [third.version, 0, second.version, 2, first.version, 3], 'the same ids read again (a correction)');
+  assert.deepEqual(list([50, 40, 30, 20, 10], same).since, [], 'a story left the list');
+  assert.deepEqual(list([50, 45, 40, 35, 30, 20, 10], same).since, [], 'an older story entered it');
+  const full = Array.from({ length: 51 }, (_, i) => 1000 - i);
+  const window = list(full);
+  assert.deepEqual(list([1001, ...full.slice(0, 50)], window).since, [window.version, 1], 'the last id of the window drops off as one comes in front');
+  assert.deepEqual(list([1001, ...full], window).since, [window.version, 1], 'beyond the window is out of sight');
+  assert.deepEqual(list([40, 30, 20, 10, 5], first).since, [], 'a list shorter than the window: an older story at its end');
+  assert.deepEqual(list([40, 30, 20], first).since, [], 'a list shorter than the window: its oldest story left as a new one came in front');
 });

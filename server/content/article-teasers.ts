@@ -90,6 +90,14 @@ export function rankByTags(candidates: readonly (readonly string[])[], limit: nu
   return rankLists(candidates.map(rankList), limit);
 }
 
+/** How many of a list's newest ids the ranking can look at: relatedCandidatesPerTag, and one more in case the article is among them. */
+const rankWindow = relatedCandidatesPerTag + 1;
+
+/** How many earlier reads of a list a read says it follows (see KeptList.since). */
+const sinceDepth = 8;
+
+let lastVersion = 0;
+
 /**
  * A list's newest teasers as the content cache keeps them (server/content/reader.ts makes one per
  * list read): frozen and shared by every page that shows them, with what ranking and lookups
@@ -101,77 +109,290 @@ export interface KeptList {
   readonly json: readonly string[];
   /** The first relatedCandidatesPerTag + 1 ids (each at its place in `teasers`): enough whether or not the article is among them. */
   readonly rank: RankList;
+  /** Which read of a list this is: no two reads in a worker have the same. */
+  readonly version: number;
+  /**
+   * The earlier reads of the same list whose rank ids are this one's but for ids put in front
+   * (new stories), each as its version and how many ids came in front since, newest read first:
+   * what lets a ranking from an earlier read be brought up to date instead of worked out again.
+   * Empty after anything else (a story left the list, an older one entered it).
+   */
+  readonly since: readonly number[];
 }
 
-export function keptList(teasers: readonly Teaser[], json: readonly string[]): KeptList {
-  const head = teasers.slice(0, relatedCandidatesPerTag + 1);
-  return { teasers, json, rank: rankList(head.map((t) => t.id)) };
+/** How many ids `now` has in front of `old`, where it is `old` with ids put in front (and as many fewer at its end): -1 where not. */
+function prependedTo(old: readonly string[], now: readonly string[]): number {
+  if (old.length === 0) return now.length === 0 ? 0 : -1;
+  const d = now.indexOf(old[0]!);
+  if (d < 0 || now.length !== Math.min(rankWindow, d + old.length)) return -1;
+  for (let j = 1; d + j < now.length; j += 1) if (now[d + j] !== old[j]) return -1;
+  return d;
 }
 
-/**
- * What an article page shows besides the article, as places in the lists it was chosen from:
- * each a list's index (its tags' lists in order, then its section's) times `perList` plus the
- * teaser's position in that list. Numbers, not teasers: whoever keeps them keeps no list alive.
- */
-export interface ArticleTeaserPlaces {
-  readonly related: readonly number[];
-  readonly moreFromSection: readonly number[];
-}
-
-const perList = 1_000;
-
-/** Where the story `id` is: the first of `lists` whose head holds it. */
-function placeOf(lists: readonly KeptList[], id: string): number {
-  for (let i = 0; i < lists.length; i += 1) {
-    // A few dozen ids, looked at only when the page's stories are worked out again (a list changed).
-    const at = lists[i]!.rank.ids.indexOf(id);
-    if (at >= 0) return i * perList + at;
+/** A list read as `teasers`; `previous`, the read of the same list before it, if one is kept. */
+export function keptList(teasers: readonly Teaser[], json: readonly string[], previous?: KeptList | null): KeptList {
+  const head = teasers.slice(0, rankWindow);
+  const rank = rankList(head.map((t) => t.id));
+  const since: number[] = [];
+  const d = previous ? prependedTo(previous.rank.ids, rank.ids) : -1;
+  if (d >= 0) {
+    since.push(previous!.version, d);
+    for (let i = 0; i + 1 < previous!.since.length && since.length < 2 * sinceDepth; i += 2) since.push(previous!.since[i]!, previous!.since[i + 1]! + d);
   }
-  throw new Error(`${id} is in none of the lists`);
+  return { teasers, json, rank, version: (lastVersion += 1), since };
+}
+
+/** How many ids came in front of `list` since its read `version` and nothing else changed its rank ids; -1 where unknown. */
+function prependedSince(list: KeptList, version: number): number {
+  if (list.version === version) return 0;
+  for (let i = 0; i + 1 < list.since.length; i += 2) if (list.since[i] === version) return list.since[i + 1]!;
+  return -1;
 }
 
 /**
- * The stories on the page of `articleId`: `tagLists` holds, per tag of the article, that tag's
- * newest published teasers (at least relatedCandidatesPerTag + 1 of them where the tag has that
- * many); `section` the section's newest (at least sectionListForArticle). Related stories by
- * tags, filled from the section, then more from the section, never repeating a story.
+ * An article page's related stories by tags, as rankLists ranks them from its tags' lists, with
+ * what lets the ranking be brought up to date when a list only gained new stories in front
+ * (updatedRanking). Numbers only, in one frozen array (the cache keeps one per article page, so
+ * every array and object counts): a header of the number of lists k, of ranked ids, and the
+ * article id's two halves (RankList's numbers); the version of each tag list it was ranked from
+ * (KeptList.version), in the article's order of tags; the article's position among each list's
+ * rank ids (-1 where not there); then per ranked id, best first, its two halves and its position
+ * among each list's rank ids (-1 where not there).
  */
-export function articleTeaserPlaces(articleId: string, tagLists: readonly KeptList[], section: KeptList | null): ArticleTeaserPlaces {
-  const related = rankLists(
+export type RelatedRanking = readonly number[];
+
+const header = 4;
+
+/** Where ranked id `r` of a ranking of `k` lists begins. */
+function slot(k: number, r: number): number {
+  return header + 2 * k + r * (2 + k);
+}
+
+function positionIn({ high, low }: RankList, idHigh: number, idLow: number): number {
+  for (let j = 0; j < high.length; j += 1) if (high[j] === idHigh && low[j] === idLow) return j;
+  return -1;
+}
+
+/** Whether the id at `at` of a list is among its candidates: the first relatedCandidatesPerTag other than the article (at `self`). */
+function counted(at: number, self: number): boolean {
+  return at >= 0 && at - (self >= 0 && self < at ? 1 : 0) < relatedCandidatesPerTag;
+}
+
+/** How many lists count ranked id `r` of `ranking` among their candidates. */
+function sharedBy(ranking: readonly number[], r: number): number {
+  const k = ranking[0]!;
+  const at = slot(k, r) + 2;
+  let shared = 0;
+  for (let i = 0; i < k; i += 1) if (counted(ranking[at + i]!, ranking[header + k + i]!)) shared += 1;
+  return shared;
+}
+
+function halves(id: string): [number, number] {
+  return [Number(id.slice(0, 9)), Number(id.slice(9))];
+}
+
+/**
+ * The related stories of the page of `articleId` ranked from scratch: `tagLists` holds, per tag
+ * of the article, that tag's newest published teasers (at least relatedCandidatesPerTag + 1 of
+ * them where the tag has that many).
+ */
+export function relatedRanking(articleId: string, tagLists: readonly KeptList[]): RelatedRanking {
+  const ids = rankLists(
     tagLists.map(({ rank }) => rank),
     relatedSize,
     articleId,
     relatedCandidatesPerTag,
-  ).map((id) => placeOf(tagLists, id));
-  const shown = new Set(related.map((place) => tagLists[Math.floor(place / perList)]!.teasers[place % perList]!.id));
-  const more: number[] = [];
-  const fromSection = tagLists.length * perList;
-  // The section's list holds each id once.
-  const end = Math.min(section?.teasers.length ?? 0, sectionListForArticle);
-  for (let i = 0; i < end; i += 1) {
-    const { id } = section!.teasers[i]!;
-    if (id === articleId || shown.has(id)) continue;
-    if (related.length < relatedSize) related.push(fromSection + i);
-    else if (more.length < moreFromSectionSize) more.push(fromSection + i);
+  );
+  const [selfHigh, selfLow] = halves(articleId);
+  const ranking = [tagLists.length, ids.length, selfHigh, selfLow];
+  for (const list of tagLists) ranking.push(list.version);
+  for (const { rank } of tagLists) ranking.push(positionIn(rank, selfHigh, selfLow));
+  for (const id of ids) {
+    const [high, low] = halves(id);
+    ranking.push(high, low);
+    for (const { rank } of tagLists) ranking.push(positionIn(rank, high, low));
+  }
+  return Object.freeze(ranking);
+}
+
+/** Where the id at `at` of a list is once `d` ids came in front of it: -1 where out of sight. */
+function shifted(at: number, d: number, list: KeptList): number {
+  return at < 0 || at + d >= list.rank.ids.length ? -1 : at + d;
+}
+
+/** Per list, how many ids came in front since a ranking's reads: reused, a ranking is updated at a time. */
+const shifts: number[] = [];
+
+/**
+ * `previous` (a ranking of the same article's tags from earlier reads of its lists) brought up
+ * to date with `tagLists`, exactly as relatedRanking would rank them, where that can be shown
+ * cheaply; undefined where not (then rank from scratch). It can when every list is its earlier
+ * read with new ids in front (KeptList.since), each newer than any id the earlier reads held and
+ * not the article, and no ranked id left the candidates of a list that counted it. Then no id of
+ * before gained a list (the lists only lost old ids off their ends), the ranked ones kept their
+ * counts, and one not ranked counts no more than it did, so it still comes after every ranked
+ * one: the new ranking is the best relatedSize of the ranked ids and the new ones, most lists
+ * first, newer first among equals, a new id (newer than all) first among its equals. Each ranked
+ * id's position moves down by the ids in front of it.
+ */
+export function updatedRanking(previous: RelatedRanking, tagLists: readonly KeptList[]): RelatedRanking | undefined {
+  const k = previous[0]!;
+  if (k !== tagLists.length) return undefined;
+  // The newest id of the earlier reads: every id in front now must be newer, so in none of them.
+  let oldHigh = -1;
+  let oldLow = -1;
+  let moved = false;
+  shifts.length = k;
+  for (let i = 0; i < k; i += 1) {
+    const { rank } = tagLists[i]!;
+    const d = prependedSince(tagLists[i]!, previous[header + i]!);
+    // Unknown, or what the list held before is out of sight.
+    if (d < 0 || (d >= rank.ids.length && d > 0)) return undefined;
+    if (d < rank.ids.length && (rank.high[d]! > oldHigh || (rank.high[d] === oldHigh && rank.low[d]! > oldLow))) {
+      oldHigh = rank.high[d]!;
+      oldLow = rank.low[d]!;
+    }
+    shifts[i] = d;
+    if (d > 0) moved = true;
+  }
+  // Copied element by element: slice() of a frozen array takes V8's slow path (microseconds).
+  const ranking: number[] = [];
+  for (let x = 0; x < previous.length; x += 1) ranking.push(previous[x]!);
+  for (let i = 0; i < k; i += 1) ranking[header + i] = tagLists[i]!.version;
+  if (!moved) return Object.freeze(ranking);
+  // The article, and the ranked ids of before, where they are now: none may have left a list that counted it.
+  for (let i = 0; i < k; i += 1) ranking[header + k + i] = shifted(previous[header + k + i]!, shifts[i]!, tagLists[i]!);
+  const ranked = previous[1]!;
+  for (let r = 0; r < ranked; r += 1) {
+    const at = slot(k, r) + 2;
+    for (let i = 0; i < k; i += 1) {
+      const now = shifted(previous[at + i]!, shifts[i]!, tagLists[i]!);
+      if (counted(previous[at + i]!, previous[header + k + i]!) && !counted(now, ranking[header + k + i]!)) return undefined;
+      ranking[at + i] = now;
+    }
+  }
+  const fresh = newIds(tagLists, oldHigh, oldLow, previous[2]!, previous[3]!);
+  if (fresh === undefined) return undefined;
+  return Object.freeze(fresh.length === 0 ? ranking : merged(ranking, fresh));
+}
+
+/** A new id as a ranking holds a ranked one (its halves, its position in each list), and how many lists count it. */
+interface NewId {
+  readonly shared: number;
+  readonly held: number[];
+}
+
+/**
+ * The ids in front of the lists (each list's first `shifts`) that some list counts, best first;
+ * undefined where one is not newer than every id before (oldHigh/oldLow) or is the article.
+ */
+function newIds(tagLists: readonly KeptList[], oldHigh: number, oldLow: number, selfHigh: number, selfLow: number): NewId[] | undefined {
+  const k = tagLists.length;
+  const fresh: NewId[] = [];
+  for (let i = 0; i < k; i += 1) {
+    const { high, low } = tagLists[i]!.rank;
+    for (let j = 0; j < shifts[i]!; j += 1) {
+      const [h, l] = [high[j]!, low[j]!];
+      if (h < oldHigh || (h === oldHigh && l <= oldLow) || (h === selfHigh && l === selfLow)) return undefined;
+      if (fresh.some(({ held }) => held[0] === h && held[1] === l)) continue;
+      // In front of each list that holds it (it was in none before, and this is the first list
+      // that holds it), counted where among the first candidates (the article, an old id, is behind it).
+      const held = [h, l];
+      let shared = 0;
+      for (let m = 0; m < k; m += 1) {
+        const at = m < i ? -1 : m === i ? j : positionIn(tagLists[m]!.rank, h, l);
+        held.push(at >= 0 && at < shifts[m]! ? at : -1);
+        if (at >= 0 && at < shifts[m]! && at < relatedCandidatesPerTag) shared += 1;
+      }
+      if (shared > 0) fresh.push({ shared, held });
+    }
+  }
+  return fresh.sort((x, y) => y.shared - x.shared || y.held[0]! - x.held[0]! || y.held[1]! - x.held[1]!);
+}
+
+/** The best relatedSize of `ranking`'s ranked ids and `fresh`: most lists first, a new id first among its equals. */
+function merged(ranking: number[], fresh: readonly NewId[]): number[] {
+  const k = ranking[0]!;
+  const ranked = ranking[1]!;
+  const out = ranking.slice(0, slot(k, 0));
+  let [r, n, count] = [0, 0, 0];
+  for (; count < relatedSize && (r < ranked || n < fresh.length); count += 1) {
+    if (n < fresh.length && (r >= ranked || fresh[n]!.shared >= sharedBy(ranking, r))) {
+      out.push(...fresh[n]!.held);
+      n += 1;
+    } else {
+      const at = slot(k, r);
+      for (let x = 0; x < 2 + k; x += 1) out.push(ranking[at + x]!);
+      r += 1;
+    }
+  }
+  out[1] = count;
+  return out;
+}
+
+/** Whether `ranking` was ranked from exactly these reads of the lists: its positions point into them. */
+export function rankedFrom(ranking: RelatedRanking, tagLists: readonly KeptList[]): boolean {
+  if (ranking[0] !== tagLists.length) return false;
+  for (let i = 0; i < tagLists.length; i += 1) if (tagLists[i]!.version !== ranking[header + i]) return false;
+  return true;
+}
+
+/** Which of a section's first sectionListForArticle ids a page leaves out: reused, a page is put together at a time. */
+const leftOut = new Uint8Array(sectionListForArticle);
+
+/**
+ * What an article page shows besides the article: the related stories `ranking` (ranked from
+ * `tagLists`) says, filled from the section's newest (`section`, at least
+ * sectionListForArticle), then more from the section, never repeating a story. The section's
+ * part is walked per request (a few dozen numbers compared): it changes with every story the
+ * section gets, the ranking only with the tags' lists.
+ */
+export function pageTeasers(
+  ranking: RelatedRanking,
+  tagLists: readonly KeptList[],
+  section: KeptList | null,
+): { related: Teaser[]; moreFromSection: Teaser[] } {
+  const k = ranking[0]!;
+  const ranked = ranking[1]!;
+  const first = slot(k, 0);
+  const related: Teaser[] = [];
+  for (let at = first + 2; at < first + ranked * (2 + k); at += 2 + k) {
+    // Its teaser from the first list that holds it.
+    let i = 0;
+    while (ranking[at + i]! < 0) i += 1;
+    related.push(tagLists[i]!.teasers[ranking[at + i]!]!);
+  }
+  const moreFromSection: Teaser[] = [];
+  if (section === null) return { related, moreFromSection };
+  const { high, low } = section.rank;
+  // The section's list holds each id once; the article and the related stories are left out,
+  // marked first (a few dozen comparisons of numbers in typed arrays).
+  const end = Math.min(high.length, sectionListForArticle);
+  leftOut.fill(0, 0, end);
+  // The article (its halves at 2 and 3), then each ranked id.
+  for (let r = -1; r < ranked; r += 1) {
+    const at = r < 0 ? 2 : first + r * (2 + k);
+    const h = ranking[at]!;
+    const l = ranking[at + 1]!;
+    for (let j = 0; j < end; j += 1) {
+      if (low[j] === l && high[j] === h) {
+        leftOut[j] = 1;
+        break;
+      }
+    }
+  }
+  for (let j = 0; j < end; j += 1) {
+    if (leftOut[j] === 1) continue;
+    if (related.length < relatedSize) related.push(section.teasers[j]!);
+    else if (moreFromSection.length < moreFromSectionSize) moreFromSection.push(section.teasers[j]!);
     else break;
   }
-  return { related, moreFromSection: more };
+  return { related, moreFromSection };
 }
 
-/** The teasers at `places`, in the lists they were worked out from (its tags', then its section's). */
-export function teasersAt(places: readonly number[], tagLists: readonly KeptList[], section: KeptList | null): Teaser[] {
-  const teasers: Teaser[] = [];
-  for (const place of places) {
-    const list = Math.floor(place / perList);
-    teasers.push((list < tagLists.length ? tagLists[list]! : section!).teasers[place % perList]!);
-  }
-  return teasers;
-}
-
-/** The page of `article`, as articleTeaserPlaces chooses what it shows. */
+/** The page of `article` put together from scratch: the ranking worked out afresh, as updatedRanking must agree with. */
 export function articlePage(article: Article, tagLists: readonly KeptList[], section: KeptList | null): ArticleWithTeasers {
-  const places = articleTeaserPlaces(article.id, tagLists, section);
-  return { article, related: teasersAt(places.related, tagLists, section), moreFromSection: teasersAt(places.moreFromSection, tagLists, section) };
+  return { article, ...pageTeasers(relatedRanking(article.id, tagLists), tagLists, section) };
 }
 
 /** A tag page's section of trending tags: the tags most carried by the newest stories. */

@@ -156,3 +156,45 @@ test("the worker's counters: one store read per statement, one per kept answer r
   assert.deepEqual(counts, { contentStoreReads: 8, contentRebuilt: 8 }, 'what the change did not touch costs nothing');
   assert.equal(c.stats().loads, 8);
 });
+
+test('a memo is handed out while its inputs are the reads they were; once one is read again, update is handed the memo before, and compute runs where update cannot', async () => {
+  const c = cache();
+  const onTag = (): Dependency => ({ list: 'tag:x', from: null });
+  const push = (id: string): ContentChange => ({ kind: 'article', id, now: { section: 'news', tags: ['x'], status: 'published' }, was: null });
+  await c.get('article:1', async () => 'one', onArticle('1'));
+  await c.get('head:tag:x', async () => ['1', '2'], onTag);
+  let computed = 0;
+  const handed: unknown[] = [];
+  const memo = (updated?: { n: number }) =>
+    c.memo(
+      'article:1',
+      ['head:tag:x'],
+      () => ({ n: (computed += 1) }),
+      (previous) => {
+        handed.push(previous);
+        return updated;
+      },
+    );
+  const first = memo();
+  assert.deepEqual(first, { n: 1 });
+  assert.ok(Object.isFrozen(first), 'shared by every request: frozen');
+  assert.equal(memo({ n: 99 }), first, 'inputs as they were: the same object, neither worked out nor updated');
+  assert.deepEqual(handed, [], 'no memo before it: update not asked');
+  assert.deepEqual([c.stats().memoComputed, c.stats().memoUpdated], [1, 0]);
+
+  c.apply(push('3'));
+  assert.deepEqual(c.previous('head:tag:x'), ['1', '2'], 'the read before is there to compare with while stale');
+  assert.equal(c.fresh('head:tag:x'), undefined);
+  await c.get('head:tag:x', async () => ['3', '1', '2'], onTag);
+  const second = memo({ n: 10 });
+  assert.deepEqual(second, { n: 10 }, "update's answer");
+  assert.equal(handed[0], first, 'update is handed the memo before');
+  assert.equal(memo(), second, 'then kept');
+  assert.deepEqual([c.stats().memoComputed, c.stats().memoUpdated], [1, 1]);
+
+  c.apply(push('4'));
+  await c.get('head:tag:x', async () => ['4', '3', '1', '2'], onTag);
+  assert.deepEqual(memo(undefined), { n: 2 }, 'update could not: worked out again');
+  assert.equal(handed[1], second);
+  assert.deepEqual([c.stats().memoComputed, c.stats().memoUpdated], [2, 1]);
+});

@@ -19,6 +19,13 @@ import { PublishedIds } from './published-ids';
 //   - rendered pages, when the breaking-news cache is on (server/page-cache.ts, keepPage): a
 //     page depends on what every answer it was put together from depends on, and expires after
 //     PAGE_CACHE_TTL_MS;
+//   - on an entry, what memo() worked out from it and the entries it names (an article's related
+//     stories, ranked from its tags' lists: article-teasers.ts), as numbers and ids, never an
+//     object of another entry; handed out while each named entry is the read it was, and when
+//     one was read again, brought up to date from the memo before where its maker can show the
+//     result is what working it out again gives (a list that only gained new stories in front:
+//     each list read says which earlier reads it extends, KeptList.since), else worked out again;
+//     dropped with its entry;
 //   - beside the entries, which ids are published articles (published-ids.ts, the view beacons'
 //     check): a set read whole once and kept current by the same changes; about 70 bytes an id,
 //     bounded by the articles there are, never evicted.
@@ -198,7 +205,7 @@ export interface PageReads {
 }
 
 /** The reads reader.ts makes: the cache itself, or a view of it that notes a page's keys (noting()). */
-export type CacheReads = Pick<ContentCache, 'get' | 'readMany' | 'fresh' | 'memo'>;
+export type CacheReads = Pick<ContentCache, 'get' | 'readMany' | 'fresh' | 'memo' | 'previous'>;
 
 /** Names → the keys filed under each: one key as itself (an article's one entry), more as a set. */
 type Index = Map<string, string | Set<string>>;
@@ -237,6 +244,8 @@ export class ContentCache {
   #outageUntil = -Infinity;
   readonly #failures: StoreFailures;
   #counts: ContentCounts = { contentStoreReads: 0, contentRebuilt: 0 };
+  /** Memos worked out from scratch and brought up to date (memo()): both only rise. */
+  readonly #memos = { computed: 0, updated: 0 };
   /** Which ids are published articles (the view beacons' check), where the options say how to read them. */
   readonly published: PublishedIds | null;
   #reads = 0;
@@ -312,18 +321,33 @@ export class ContentCache {
   /**
    * What `compute` works out from the value kept for `key` and the entries kept for `inputs`:
    * kept on the entry, and handed out again while each input is the read it was (a kept value is
-   * replaced by a new read, never changed, so the same read means the same content). It must
-   * hold no object of an input (ids, not teasers): an input evicted or read again is then let
-   * go, whatever memos named it. Goes with the entry; a few slots, not counted in the bound.
+   * replaced by a new read, never changed, so the same read means the same content). When an
+   * input was read again, `update` is handed the value worked out before and may answer what
+   * `compute` would from it (undefined where it cannot: then `compute`). It must hold no object
+   * of an input (numbers and ids, not teasers): an input evicted or read again is then let go,
+   * whatever memos named it. Goes with the entry; a few slots, not counted in the bound.
    */
-  memo<T>(key: string, inputs: readonly string[], compute: () => T): T {
+  memo<T>(key: string, inputs: readonly string[], compute: () => T, update?: (previous: T) => T | undefined): T {
     const entry = this.#entries.peek(key);
     const reads = inputs.map((input) => this.#entries.peek(input)?.seq ?? -1);
     const kept = entry?.memo;
     if (kept !== undefined && kept.inputs.length === reads.length && kept.inputs.every((read, i) => read === reads[i] && read >= 0)) return kept.value as T;
-    const value = deepFreeze(compute());
+    let value = kept !== undefined && update !== undefined ? update(kept.value as T) : undefined;
+    if (value === undefined) {
+      this.#memos.computed += 1;
+      value = compute();
+    } else this.#memos.updated += 1;
+    deepFreeze(value);
     if (entry !== undefined) entry.memo = { inputs: reads, value };
     return value;
+  }
+
+  /**
+   * The value last kept for `key`, current or not, without counting as a read: what a new read
+   * of it can be compared with (reader.ts: which ids of a list are new in front).
+   */
+  previous<T>(key: string): T | undefined {
+    return this.#entries.peek(key)?.value as T | undefined;
   }
 
   /** The value of read(): what pages use. */
@@ -393,7 +417,9 @@ export class ContentCache {
         keys.add(key);
         return this.fresh<T>(key);
       },
-      memo: (key, inputs, compute) => this.memo(key, inputs, compute),
+      memo: (key, inputs, compute, update) => this.memo(key, inputs, compute, update),
+      // Read inside a store read, to compare with: not what the page shows.
+      previous: <T>(key: string) => this.previous<T>(key),
     };
   }
 
@@ -431,10 +457,21 @@ export class ContentCache {
     return { fresh: fresh.sort(), stale: stale.sort() };
   }
 
-  /** `bytes` as heapBytes() counts them; `loads`: reads sent to the store; `rebuilt`: stale answers read again. */
-  stats(): { entries: number; bytes: number; loads: number; rebuilt: number } {
+  /**
+   * `bytes` as heapBytes() counts them; `loads`: reads sent to the store; `rebuilt`: stale
+   * answers read again; `memoComputed` and `memoUpdated`: memos (an article page's related
+   * ranking) worked out from scratch, and brought up to date from the one before.
+   */
+  stats(): { entries: number; bytes: number; loads: number; rebuilt: number; memoComputed: number; memoUpdated: number } {
     const { contentStoreReads, contentRebuilt } = this.#counts;
-    return { entries: this.#entries.size, bytes: this.#entries.calculatedSize, loads: contentStoreReads, rebuilt: contentRebuilt };
+    return {
+      entries: this.#entries.size,
+      bytes: this.#entries.calculatedSize,
+      loads: contentStoreReads,
+      rebuilt: contentRebuilt,
+      memoComputed: this.#memos.computed,
+      memoUpdated: this.#memos.updated,
+    };
   }
 
   /**

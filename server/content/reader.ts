@@ -5,9 +5,11 @@ import { serializeState } from '../../src/page-contract';
 import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../../src/sections';
 import { isTagSlug } from '../../src/tags';
 import {
-  articleTeaserPlaces,
   keptList,
-  teasersAt,
+  pageTeasers,
+  rankedFrom,
+  relatedRanking,
+  updatedRanking,
   relatedCandidatesPerTag,
   sectionListForArticle,
   trendingWindowArticles,
@@ -28,9 +30,11 @@ import { mostReadFreshMs, rankedIds } from './views-window';
 //   older:<list>:<c>:<n>   a page behind a cursor                     on the list, between its ids
 // Every page is put together per request from those: the front page from the heads of
 // everything and of each section; a section's or a tag's first page from its head; an article
-// page from the article, the heads of its tags (related stories, ranked as the page is put
-// together) and the head of its section. So a CMS push costs the handful of entries it touches,
-// read again once by the next request that needs them, and every other answer stays warm. With
+// page from the article, the heads of its tags (related stories: their ranking kept beside the
+// article, cache.memo) and the head of its section (walked per request). So a CMS push costs the
+// handful of entries it touches, read again once by the next request that needs them, and every
+// other answer stays warm; a page whose tags' lists only gained the new story in front brings its
+// ranking up to date in a few comparisons instead of ranking again (updatedRanking). With
 // the breaking-news cache on, a page's render reads through noting(), which tells the cache
 // which of these entries the page was put together from.
 
@@ -60,11 +64,13 @@ function headline({ id, section, title, publishedAt }: Teaser): Headline {
   return { id, section, title, publishedAt };
 }
 
-function keptHead(list: ArticleList, rows: Teaser[]): KeptHead {
+/** A list's head as read now; `previous`, its read before (kept, current or not), says which ids are new in front. */
+function keptHead(list: ArticleList, rows: Teaser[], previous: KeptHead | undefined): KeptHead {
   const teasers = frozenWithJson(rows);
   const head = keptList(
     teasers,
     teasers.map((t) => jsonOf(t)!),
+    previous,
   );
   if (list !== 'all') return head;
   const headlines = frozenWithJson(teasers.map(headline));
@@ -92,7 +98,7 @@ function listReads(store: ArticleStore, cache: CacheReads) {
       async (keys) => {
         const wanted = keys.map((key) => byKey.get(key)!);
         const found = await store.newest(wanted, headSize);
-        return found.map((rows, i) => (rows.length === 0 && isTagList(wanted[i]!) ? null : keptHead(wanted[i]!, rows)));
+        return found.map((rows, i) => (rows.length === 0 && isTagList(wanted[i]!) ? null : keptHead(wanted[i]!, rows, cache.previous<KeptHead>(keys[i]!))));
       },
       (head, key): Dependency => ({ list: key.slice('head:'.length), from: head.teasers.length === headSize ? head.teasers.at(-1)!.id : null }),
     );
@@ -175,11 +181,21 @@ async function articleWithTeasers(store: ArticleStore, cache: CacheReads, heads:
   if (found.includes(undefined)) found = await heads(lists);
   const section = found.pop() ?? null;
   const tagLists = found.filter((list) => list != null);
-  // Which stories it shows, worked out again only when one of its lists was read again.
-  const places = cache.memo(key, keys, () => articleTeaserPlaces(id, tagLists, section));
+  // Its related stories, ranked again only when one of its tags' lists was read again, and then
+  // brought up to date from the ranking before where the lists only gained new stories in front.
+  // The section's part is put together per request (pageTeasers): a section's new story costs
+  // its pages nothing kept.
+  let ranking = cache.memo(
+    key,
+    keys.slice(0, -1),
+    () => relatedRanking(id, tagLists),
+    (previous) => updatedRanking(previous, tagLists),
+  );
+  // A list read that was not kept (a change came meanwhile) is not what the memo's inputs name.
+  if (!rankedFrom(ranking, tagLists)) ranking = relatedRanking(id, tagLists);
   // This request's own copy: the text it was parsed from is what its embedded state writes.
   const article = keepJson(JSON.parse(kept.json) as Article, kept.json);
-  return { article, related: teasersAt(places.related, tagLists, section), moreFromSection: teasersAt(places.moreFromSection, tagLists, section) };
+  return { article, ...pageTeasers(ranking, tagLists, section) };
 }
 
 /** The public pages' reads, through `cache` (the cache, or a view of it that notes what a page reads). */

@@ -1,7 +1,8 @@
 // What one CMS push costs the content layer, in process and without HTTP: every article page's
 // content is read once (warm), then for each new story pushed, every page's content is read again.
-// The worker's own counters say how many reads went to the store and how many kept answers were
-// read again because the push made them stale; the time of that pass over a pass with nothing changed (the mean of
+// The worker's own counters say how many reads went to the store, how many kept answers were
+// read again because the push made them stale, and how many article pages' related rankings were
+// worked out again or brought up to date from the one before; the time of that pass over a pass with nothing changed (the mean of
 // the ones before and after) is the push's extra work. A store of its own (a copy of the run's),
 // so the pushes leave the run's articles as they were. This is the figure the churn windows
 // cannot resolve on a host whose speed moves more than the few percent a push costs.
@@ -16,6 +17,13 @@ export interface PushCost {
   /** Medians over the pushes. */
   storeReads: number;
   rebuilt: number;
+  /**
+   * Article pages' related rankings (the cache's memos) worked out from scratch and brought up to
+   * date from the one before (updatedRanking, where the tags' lists only gained the new story in
+   * front), medians over the pushes: absent from results recorded before they were counted.
+   */
+  rankedAgain?: number;
+  rankingsUpdated?: number;
   /** The pass after a push took this much longer than one with nothing changed. */
   extraMs: number;
   usPerRebuilt: number;
@@ -48,17 +56,19 @@ export async function measurePushCost(dbPath: string, ids: readonly string[], pu
     await pass();
     let before = await pass();
     const templates = [...generateArticles({ published: pushes, drafts: 0, seed: 4242 })];
-    const figures: { storeReads: number; rebuilt: number; extraMs: number; passMs: number }[] = [];
+    const figures: { storeReads: number; rebuilt: number; rankedAgain: number; rankingsUpdated: number; extraMs: number; passMs: number }[] = [];
     for (let serial = 0; serial < pushes; serial++) {
       const counted = cache.stats();
       const story = newStory(templates[serial]!, serial, new Date());
       await writer!.upsert(story, { modifiedAt: story.updatedAt });
       const pushed = await pass();
-      const { loads, rebuilt } = cache.stats();
+      const { loads, rebuilt, memoComputed, memoUpdated } = cache.stats();
       const after = await pass();
       figures.push({
         storeReads: loads - counted.loads,
         rebuilt: rebuilt - counted.rebuilt,
+        rankedAgain: memoComputed - counted.memoComputed,
+        rankingsUpdated: memoUpdated - counted.memoUpdated,
         extraMs: pushed - (before + after) / 2,
         passMs: (before + after) / 2,
       });
@@ -70,6 +80,8 @@ export async function measurePushCost(dbPath: string, ids: readonly string[], pu
       pushes,
       storeReads: median(figures.map((f) => f.storeReads)),
       rebuilt,
+      rankedAgain: median(figures.map((f) => f.rankedAgain)),
+      rankingsUpdated: median(figures.map((f) => f.rankingsUpdated)),
       extraMs,
       usPerRebuilt: rebuilt > 0 ? median(figures.map((f) => (f.extraMs * 1000) / f.rebuilt)) : Number.NaN,
       passMs: median(figures.map((f) => f.passMs)),

@@ -662,6 +662,12 @@ function churnTable(r: BenchResults): string[] {
  * What a push costs counted in process, where the host's drift does not blur it, and the ratio
  * that work implies at one push a second beside SQLite's window without pushes at capacity.
  */
+/** How many article pages' related rankings a push had worked out again, and brought up to date: nothing where not counted. */
+function rankings(cost: NonNullable<NonNullable<BenchResults['reference']['render']>['pushCost']>): string {
+  if (cost.rankedAgain === undefined || cost.rankingsUpdated === undefined) return '';
+  return `, ${perS(cost.rankedAgain)} related rankings worked out again and ${perS(cost.rankingsUpdated)} brought up to date`;
+}
+
 function pushCostLine(r: BenchResults): string | null {
   const cost = r.reference.render?.pushCost;
   if (!cost) return null;
@@ -672,7 +678,7 @@ function pushCostLine(r: BenchResults): string | null {
       : ` At one push a second that is ${pct(cost.extraMs / 1000)} of a core.`;
   return (
     `In process (tools/bench/push-cost.ts, core 0, no HTTP): after each of ${cost.pushes} new stories pushed, every one of the ${perS(cost.ids)} article pages' content read again took ` +
-    `${cost.storeReads} store reads, ${perS(cost.rebuilt)} kept answers read again (medians), ${ms(cost.extraMs)} ms more than a pass with nothing changed (${ms(cost.passMs)} ms), ` +
+    `${cost.storeReads} store reads, ${perS(cost.rebuilt)} kept answers read again${rankings(cost)} (medians), ${ms(cost.extraMs)} ms more than a pass with nothing changed (${ms(cost.passMs)} ms), ` +
     `${Number.isFinite(cost.usPerRebuilt) ? Math.round(cost.usPerRebuilt) : '–'} µs each.${implied}`
   );
 }
