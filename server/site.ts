@@ -8,6 +8,7 @@ import type { Content } from './content/open';
 import { EventLoopDelaySampler, GcObserver } from './metrics/event-loop';
 import { WorkerMetrics } from './metrics/worker-metrics';
 import { OverloadGuard, overloadGuardStage } from './overload';
+import { WriteBudget, type WriteBudgetSettings } from './last-good/budget';
 import { LastGoodWriter, primaryChannel } from './last-good/writer';
 import { createPageHandler } from './pages';
 import { buildChrome, type RenderDeps } from './render';
@@ -86,7 +87,7 @@ export function createSite({
           maxClientsPerMinute: maxViewClientsPerMinute,
         })
       : null;
-  const lastGood = lastGoodWriter(config, content.store.changes);
+  const lastGood = lastGoodWriter(config, content.store.changes, metrics);
   const listener: RequestListener = createApp({
     config,
     content: reader,
@@ -128,24 +129,32 @@ export function createSite({
 /** Paths a worker remembers with its last write (about 100 bytes each). */
 const lastGoodRemembered = 50_000;
 /**
- * Copies a worker writes a second, at most: under 1% of a core at the cost of a write measured in
- * docs/overload.md (0.4–0.8 ms of CPU, most of it the file system's), whatever the pushes touch.
- * After a push that removes many copies, the pages read most are rendered, and so written again,
- * first.
+ * The time a worker's copies may take (the rule at the top of server/last-good/budget.ts). A
+ * write measured 100–300 µs of CPU on ext4 (35 KB, a rename over the old copy; docs/overload.md):
+ * - busy (event-loop utilization at or past 0.8, as at saturation): 1% of each second, 10 ms,
+ *   30–100 copies a second, a third of the 3% the tier may cost capacity;
+ * - idle: up to half of each second, falling linearly to 1% at 0.8, so a worker serving well
+ *   below capacity copies every page it renders (a path once per half age bound) and the
+ *   copies a flood needs are on disk before it starts.
  */
-const lastGoodWritesPerS = 10;
+const lastGoodBudget: WriteBudgetSettings = { busyShare: 0.01, idleShare: 0.5, busyUtilization: 0.8 };
 
 /**
  * The last good copies (server/last-good/): on when a directory is set, the tier is on, and the
  * store has a change feed to remove them by (the newsroom API has none: no copies, the shell).
  */
-function lastGoodWriter(config: SiteConfig, changes: ChangeFeed | null): { writer: LastGoodWriter; stop: () => void } | null {
+function lastGoodWriter(config: SiteConfig, changes: ChangeFeed | null, metrics: WorkerMetrics): { writer: LastGoodWriter; stop: () => void } | null {
   if (config.lastGoodDir === null || config.lastGoodSeconds === 0 || changes === null) return null;
   // A page read all along is written again when its copy is half the age bound: it never ages out,
   // and writes stay one per path per half bound (docs/overload.md, the cost of a write).
   const refreshMs = (config.lastGoodSeconds * 1000) / 2;
   const writer = new LastGoodWriter(
-    { dir: config.lastGoodDir, refreshMs, maxRemembered: lastGoodRemembered, maxWritesPerS: lastGoodWritesPerS },
+    {
+      dir: config.lastGoodDir,
+      refreshMs,
+      maxRemembered: lastGoodRemembered,
+      budget: new WriteBudget(lastGoodBudget, { onSpent: (ms) => (metrics.count.lastGoodWriteMs += ms) }),
+    },
     primaryChannel,
   );
   return { writer, stop: changes.subscribe((change) => writer.changed(change)) };

@@ -1,0 +1,97 @@
+// The time budget of the last good copies: at most 1% of each second while the worker is busy,
+// up to half of each second while it is idle. A fake clock stands in for performance.now() and
+// a fake meter for performance.eventLoopUtilization(): the rule is about how busy the event loop
+// was, and a test cannot make a real event loop exactly 95% or 0% busy for a simulated second,
+// nor make a write take exactly 3 ms.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { eventLoopUtilizationMeter, WriteBudget } from './budget';
+
+const settings = { busyShare: 0.01, idleShare: 0.5, busyUtilization: 0.8 };
+
+/** A budget on a fake clock whose writes each take `writeMs`, with the event loop as busy as `utilization` says. */
+function simulated(utilization: () => number, writeMs: number) {
+  let now = 0;
+  const reads: number[] = [];
+  const spent: number[] = [];
+  const budget = new WriteBudget(settings, {
+    clock: () => now,
+    utilization: () => {
+      const u = utilization();
+      reads.push(u);
+      return u;
+    },
+    onSpent: (ms) => spent.push(ms),
+  });
+  /** Offers a write every `everyMs` for `seconds`; returns the writes made in each second. */
+  const offer = (seconds: number, everyMs: number): number[] => {
+    const perSecond: number[] = [];
+    const end = now + seconds * 1_000;
+    while (now < end) {
+      const second = Math.floor(now / 1_000);
+      perSecond[second] ??= 0;
+      if (budget.allows()) {
+        budget.timed(() => (now += writeMs));
+        perSecond[second] += 1;
+      }
+      now += everyMs;
+    }
+    return perSecond.filter((n) => n !== undefined);
+  };
+  return { budget, offer, reads, spent, now: () => now };
+}
+
+test('the share of a second: half of it idle, falling linearly to 1% at the busy mark, 1% past it', () => {
+  const budget = new WriteBudget(settings, { utilization: () => 0, clock: () => 0 });
+  assert.equal(budget.shareAt(0), 0.5);
+  assert.equal(budget.shareAt(0.4), 0.25);
+  assert.equal(budget.shareAt(0.8), 0.01);
+  assert.equal(budget.shareAt(0.79), 0.01, 'never under the busy share');
+  assert.equal(budget.shareAt(1), 0.01);
+});
+
+test('a saturated worker spends at most 1% of each second writing, one write over at most', () => {
+  const { budget, offer, spent, now } = simulated(() => 0.97, 3);
+  const writes = offer(10, 1);
+  // 10 ms a second at 3 ms a write: the fourth write crosses 10 ms, the fifth is refused.
+  assert.deepEqual(writes, Array(10).fill(4));
+  assert.ok(budget.spentMs <= (10 + 3) * 10, `${budget.spentMs} ms in 10 s`);
+  assert.ok(budget.spentMs / now() <= 0.013, `${((100 * budget.spentMs) / now()).toFixed(2)}% of the time`);
+  assert.equal(
+    spent.reduce((a, b) => a + b, 0),
+    budget.spentMs,
+    'every write reported to the counter',
+  );
+});
+
+test('a worker below capacity writes far more than 10 copies a second; the allowance follows the utilization second by second', () => {
+  let utilization = 0.2;
+  const { offer, reads } = simulated(() => utilization, 3);
+  // 37.5% of a second at 0.2: 125 writes of 3 ms, offered every 2 ms (one write in 5 ms).
+  assert.deepEqual(offer(2, 2), [125, 125]);
+  utilization = 0.9;
+  assert.deepEqual(offer(2, 2), [4, 4], 'busy again: back to 1%');
+  assert.deepEqual(reads, [0.2, 0.2, 0.9, 0.9], 'the meter is read once a second');
+});
+
+test('after seconds with no write offered, the next opens one window, read over the whole gap', () => {
+  const { offer, reads } = simulated(() => 0, 3);
+  offer(1, 100);
+  assert.equal(reads.length, 1, 'ten offers within the first second: one reading');
+  offer(6, 6_000);
+  offer(0.001, 1);
+  assert.equal(reads.length, 3, 'one offer, then 6 s of nothing, then one: a reading each');
+});
+
+test("Node's meter reads the event loop's utilization since its last reading, between 0 and 1", async () => {
+  // The loop must have run once: before it does, Node reports no utilization at all.
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const meter = eventLoopUtilizationMeter();
+  const busyUntil = performance.now() + 50;
+  while (performance.now() < busyUntil);
+  const busy = meter();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const idle = meter();
+  assert.ok(busy > 0.5 && busy <= 1, `busy ${busy}`);
+  assert.ok(idle < busy, `idle ${idle} < busy ${busy}`);
+});
