@@ -130,14 +130,14 @@ export function createSite({
 const lastGoodRemembered = 50_000;
 /**
  * The time a worker's copies may take (the rule at the top of server/last-good/budget.ts). A
- * write measured 100–300 µs of CPU on ext4 (35 KB, a rename over the old copy; docs/overload.md):
- * - busy (event-loop utilization at or past 0.8, as at saturation): 1% of each second, 10 ms,
- *   30–100 copies a second, a third of the 3% the tier may cost capacity;
- * - idle: up to half of each second, falling linearly to 1% at 0.8, so a worker serving well
+ * write measured 80–450 µs of CPU on ext4 (35 KB, a rename over the old copy; docs/overload.md):
+ * - busy (event-loop utilization at or past 0.8, as at saturation): 1% of its time, 10 ms a
+ *   second, 30–100 copies a second, a third of the 3% the tier may cost capacity;
+ * - idle: up to half of its time, falling linearly to 1% at 0.8, so a worker serving well
  *   below capacity copies every page it renders (a path once per half age bound) and the
  *   copies a flood needs are on disk before it starts.
  */
-const lastGoodBudget: WriteBudgetSettings = { busyShare: 0.01, idleShare: 0.5, busyUtilization: 0.8 };
+const lastGoodBudget: WriteBudgetSettings = { busyShare: 0.01, idleShare: 0.5, busyUtilization: 0.5 };
 
 /**
  * The last good copies (server/last-good/): on when a directory is set, the tier is on, and the

@@ -2,43 +2,53 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 // How much of a worker's time its last good copies may take (docs/overload.md, "The cost of a
 // copy"). A budget in time, not in writes: the worker times each copy's synchronous write and,
-// once a second, sets the next second's allowance from how busy its event loop was over the
-// last one:
+// every 100 ms, sets the next window's allowance from how busy its event loop was over the last
+// second:
 //
-//   allowance = 1 s × max(busyShare, idleShare × (1 − utilization / busyUtilization))
+//   allowance = 100 ms × max(busyShare, idleShare × (1 − utilization / busyUtilization))
 //
-// A saturated worker (utilization at or past busyUtilization) spends at most busyShare of each
-// second writing; one serving below capacity may spend up to idleShare of each second when
-// idle, less the busier it is, so it copies every page it renders. A write begins only while
-// the second's allowance is not spent; the write that crosses it is the last one of that second.
+// A saturated worker (utilization at or past busyUtilization) spends at most busyShare of its
+// time writing; one serving below capacity may spend up to idleShare when idle, less the busier
+// it is, so it copies every page it renders. A write begins only while the window's allowance is
+// not spent; what the write that crosses it spends over is taken from the next window's, so over
+// time a busy worker stays within busyShare. Windows of 100 ms, so a write over is paid back
+// within a few; the utilization of the last second, so one window with two renders in it does
+// not read busy. A flood that follows an idle spell has the allowance fall to busyShare once the
+// last second's utilization reaches busyUtilization: within its first half second.
 
 export interface WriteBudgetSettings {
-  /** The share of each second a busy worker may spend writing copies. */
+  /** The share of its time a busy worker may spend writing copies. */
   busyShare: number;
-  /** The share of each second a worker whose event loop was idle may spend writing copies. */
+  /** The share of its time a worker whose event loop was idle may spend writing copies. */
   idleShare: number;
   /** Event-loop utilization (0–1) from which a worker counts as busy. */
   busyUtilization: number;
 }
 
-/** The event loop's utilization since the previous call (0–1): what the allowance is set from. */
+/** The event loop's utilization (0–1) over about the last second: what each window's allowance is set from. */
 export type UtilizationMeter = () => number;
 
-/** Node's own meter: `performance.eventLoopUtilization()` over the interval since it was last read. */
-export function eventLoopUtilizationMeter(): UtilizationMeter {
-  let last: EventLoopUtilization = performance.eventLoopUtilization();
+/**
+ * Node's own meter, `performance.eventLoopUtilization()`, over the last second: the readings of
+ * the last second's windows are kept (about ten), and each call measures from the newest one at
+ * least a second old (or the oldest kept). A second, not the last 100 ms window: a window with
+ * two renders in it reads busy, and a page then refused its copy would wait for its next render.
+ */
+export function eventLoopUtilizationMeter(spanMs = 1_000): UtilizationMeter {
+  const readings: { at: number; elu: EventLoopUtilization }[] = [{ at: performance.now(), elu: performance.eventLoopUtilization() }];
   return () => {
-    const now = performance.eventLoopUtilization();
-    const since = performance.eventLoopUtilization(now, last);
-    last = now;
-    return since.utilization;
+    const now = { at: performance.now(), elu: performance.eventLoopUtilization() };
+    while (readings.length > 1 && now.at - readings[1]!.at >= spanMs) readings.shift();
+    const since = performance.eventLoopUtilization(now.elu, readings[0]!.elu).utilization;
+    readings.push(now);
+    return since;
   };
 }
 
-const windowMs = 1_000;
+const windowMs = 100;
 
 export class WriteBudget {
-  /** When the current second began (the clock's ms), and what it allows and has spent. */
+  /** When the current window began (the clock's ms), and what it allows and has spent. */
   #window = { start: Number.NEGATIVE_INFINITY, allowanceMs: 0, spentMs: 0 };
   /** Every write's time added up, in ms. */
   spentMs = 0;
@@ -59,7 +69,7 @@ export class WriteBudget {
     this.#onSpent = options.onSpent ?? (() => {});
   }
 
-  /** The share of a second the rule allows at a given utilization. */
+  /** The share of the time the rule allows at a given utilization. */
   shareAt(utilization: number): number {
     const { busyShare, idleShare, busyUtilization } = this.settings;
     return Math.max(busyShare, idleShare * (1 - utilization / busyUtilization));
@@ -69,12 +79,13 @@ export class WriteBudget {
   allows(): boolean {
     const now = this.#clock();
     if (now - this.#window.start >= windowMs) {
-      this.#window = { start: now, allowanceMs: windowMs * this.shareAt(this.#utilization()), spentMs: 0 };
+      const over = Math.max(0, this.#window.spentMs - this.#window.allowanceMs);
+      this.#window = { start: now, allowanceMs: windowMs * this.shareAt(this.#utilization()) - over, spentMs: 0 };
     }
     return this.#window.spentMs < this.#window.allowanceMs;
   }
 
-  /** Times `write` against the current second's allowance; returns what it returned. */
+  /** Times `write` against the current window's allowance; returns what it returned. */
   timed<T>(write: () => T): T {
     const start = this.#clock();
     try {

@@ -13,7 +13,7 @@ import type { ChangeSeen, CopyWritten } from './messages';
 // page, without its nonce, to the file Nginx's try_files finds, at most once per path per
 // refresh interval (and again once a change has removed its copy), off the request's path,
 // within the time budget of budget.ts: each write is timed, and a worker spends at most 1% of
-// each second writing while its event loop is busy, up to half of each second while it is idle
+// its time writing while its event loop is busy, up to half of its time while it is idle
 // (the rule and its constants at the top of budget.ts and in site.ts). A page over the budget
 // is written on a later render.
 // Every copy is indexed by the cluster primary (primary.ts), which removes the copies a change
@@ -142,7 +142,7 @@ export class LastGoodWriter {
     const temp = path.join(path.dirname(file), `.index.html.${process.pid}.tmp`);
     try {
       // Timed: the budget's figure. mkdirSync is kept for a directory made before: skipping it
-      // measured no cheaper (about 4 µs of a 100–300 µs write on ext4, docs/overload.md).
+      // measured no cheaper (about 4 µs of an 80–450 µs write on ext4, docs/overload.md).
       this.settings.budget.timed(() => {
         fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
         fs.writeFileSync(temp, withoutNonce(page.html, page.nonce), { mode: 0o644 });
