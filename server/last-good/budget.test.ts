@@ -100,9 +100,15 @@ test("Node's meter reads the event loop's utilization since its last reading, be
   const meter = eventLoopUtilizationMeter();
   const busyUntil = performance.now() + 50;
   while (performance.now() < busyUntil);
-  const busy = meter();
+  const busy = meter(0);
   await new Promise((resolve) => setTimeout(resolve, 100));
-  const idle = meter();
+  const idle = meter(0);
   assert.ok(busy > 0.5 && busy <= 1, `busy ${busy}`);
   assert.ok(idle < busy, `idle ${idle} < busy ${busy}`);
+  // The same business, all of it the copies' writes: not counted as serving.
+  const writes = eventLoopUtilizationMeter();
+  const writingUntil = performance.now() + 50;
+  while (performance.now() < writingUntil);
+  const serving = writes(50);
+  assert.ok(serving < 0.2, `writes taken out: ${serving}`);
 });

@@ -2,8 +2,8 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
 // How much of a worker's time its last good copies may take (docs/overload.md, "The cost of a
 // copy"). A budget in time, not in writes: the worker times each copy's synchronous write and,
-// every 100 ms, sets the next window's allowance from how busy its event loop was over the last
-// second:
+// every 100 ms, sets the next window's allowance from how busy serving kept its event loop over
+// the last second (its utilization less the writes' own time):
 //
 //   allowance = 100 ms × max(busyShare, idleShare × (1 − utilization / busyUtilization))
 //
@@ -25,23 +25,31 @@ export interface WriteBudgetSettings {
   busyUtilization: number;
 }
 
-/** The event loop's utilization (0–1) over about the last second: what each window's allowance is set from. */
-export type UtilizationMeter = () => number;
+/**
+ * The event loop's utilization (0–1) over about the last second, less the share the copies' own
+ * writes took (`writtenMs`: every write's time so far): what each window's allowance is set from.
+ */
+export type UtilizationMeter = (writtenMs: number) => number;
 
 /**
  * Node's own meter, `performance.eventLoopUtilization()`, over the last second: the readings of
  * the last second's windows are kept (about ten), and each call measures from the newest one at
  * least a second old (or the oldest kept). A second, not the last 100 ms window: a window with
  * two renders in it reads busy, and a page then refused its copy would wait for its next render.
+ * The writes' own time is taken out: how busy serving keeps the worker decides the budget, or
+ * the writes an idle worker makes would read as business and refuse the next ones.
  */
 export function eventLoopUtilizationMeter(spanMs = 1_000): UtilizationMeter {
-  const readings: { at: number; elu: EventLoopUtilization }[] = [{ at: performance.now(), elu: performance.eventLoopUtilization() }];
-  return () => {
-    const now = { at: performance.now(), elu: performance.eventLoopUtilization() };
+  const readings: { at: number; elu: EventLoopUtilization; writtenMs: number }[] = [
+    { at: performance.now(), elu: performance.eventLoopUtilization(), writtenMs: 0 },
+  ];
+  return (writtenMs) => {
+    const now = { at: performance.now(), elu: performance.eventLoopUtilization(), writtenMs };
     while (readings.length > 1 && now.at - readings[1]!.at >= spanMs) readings.shift();
-    const since = performance.eventLoopUtilization(now.elu, readings[0]!.elu).utilization;
+    const base = readings[0]!;
+    const { active, idle } = performance.eventLoopUtilization(now.elu, base.elu);
     readings.push(now);
-    return since;
+    return active + idle > 0 ? Math.max(0, active - (writtenMs - base.writtenMs)) / (active + idle) : 0;
   };
 }
 
@@ -80,7 +88,7 @@ export class WriteBudget {
     const now = this.#clock();
     if (now - this.#window.start >= windowMs) {
       const over = Math.max(0, this.#window.spentMs - this.#window.allowanceMs);
-      this.#window = { start: now, allowanceMs: windowMs * this.shareAt(this.#utilization()) - over, spentMs: 0 };
+      this.#window = { start: now, allowanceMs: windowMs * this.shareAt(this.#utilization(this.spentMs)) - over, spentMs: 0 };
     }
     return this.#window.spentMs < this.#window.allowanceMs;
   }
