@@ -8,6 +8,7 @@ import type { Content } from './content/open';
 import { EventLoopDelaySampler, GcObserver } from './metrics/event-loop';
 import { WorkerMetrics } from './metrics/worker-metrics';
 import { OverloadGuard, overloadGuardStage } from './overload';
+import { WriteBudget, type WriteBudgetSettings } from './last-good/budget';
 import { LastGoodWriter, primaryChannel } from './last-good/writer';
 import { createPageHandler } from './pages';
 import { buildChrome, type RenderDeps } from './render';
@@ -86,7 +87,7 @@ export function createSite({
           maxClientsPerMinute: maxViewClientsPerMinute,
         })
       : null;
-  const lastGood = lastGoodWriter(config, content.store.changes);
+  const lastGood = lastGoodWriter(config, content.store.changes, metrics);
   const listener: RequestListener = createApp({
     config,
     content: reader,
@@ -128,24 +129,35 @@ export function createSite({
 /** Paths a worker remembers with its last write (about 100 bytes each). */
 const lastGoodRemembered = 50_000;
 /**
- * Copies a worker writes a second, at most: under 1% of a core at the cost of a write measured in
- * docs/overload.md (0.4–0.8 ms of CPU, most of it the file system's), whatever the pushes touch.
- * After a push that removes many copies, the pages read most are rendered, and so written again,
- * first.
+ * The time a worker's copies may take (the rule at the top of server/last-good/budget.ts). A
+ * write measured 80–450 µs of CPU on ext4 (35 KB, a rename over the old copy; docs/overload.md):
+ * - busy (serving keeps the event loop half busy or more, the writes' own time left out): 1% of
+ *   its time, 10 ms a second, 20–100 copies a second, a third of the 3% the tier may cost
+ *   capacity. Half, not 0.8: workers kept full through Nginx on two shared cores read about 0.7
+ *   (waiting for requests their neighbours' CPU delays), and with the mark at 0.8 spent 2–3.7%
+ *   of their time writing (tools/bench/last-good-budget.services.test.ts); at 0.5, 0.8–1.2%;
+ * - idle: up to half of its time, falling linearly to 1% at half busy, so a worker serving
+ *   well below capacity copies every page it renders (a path once per half age bound) and the
+ *   copies a flood needs are on disk before it starts.
  */
-const lastGoodWritesPerS = 10;
+const lastGoodBudget: WriteBudgetSettings = { busyShare: 0.01, idleShare: 0.5, busyUtilization: 0.5 };
 
 /**
  * The last good copies (server/last-good/): on when a directory is set, the tier is on, and the
  * store has a change feed to remove them by (the newsroom API has none: no copies, the shell).
  */
-function lastGoodWriter(config: SiteConfig, changes: ChangeFeed | null): { writer: LastGoodWriter; stop: () => void } | null {
+function lastGoodWriter(config: SiteConfig, changes: ChangeFeed | null, metrics: WorkerMetrics): { writer: LastGoodWriter; stop: () => void } | null {
   if (config.lastGoodDir === null || config.lastGoodSeconds === 0 || changes === null) return null;
   // A page read all along is written again when its copy is half the age bound: it never ages out,
   // and writes stay one per path per half bound (docs/overload.md, the cost of a write).
   const refreshMs = (config.lastGoodSeconds * 1000) / 2;
   const writer = new LastGoodWriter(
-    { dir: config.lastGoodDir, refreshMs, maxRemembered: lastGoodRemembered, maxWritesPerS: lastGoodWritesPerS },
+    {
+      dir: config.lastGoodDir,
+      refreshMs,
+      maxRemembered: lastGoodRemembered,
+      budget: new WriteBudget(lastGoodBudget, { onSpent: (ms) => (metrics.count.lastGoodWriteMs += ms) }),
+    },
     primaryChannel,
   );
   return { writer, stop: changes.subscribe((change) => writer.changed(change)) };

@@ -16,7 +16,8 @@ import { copyFileOf } from '../../server/last-good/copy-path';
 import { requestsWaitingAt, settlesWithin, signalWorkers } from '../../test/held-workers';
 import { send, type Answer } from '../../test/http';
 import { freePort, freePortRange, metricsValue, seedTempStore, startBuiltServer, teasersIn, type BuiltServer } from '../../test/server';
-import { waitFor, waitForValue } from '../../test/wait';
+import { sleep, waitFor, waitForValue } from '../../test/wait';
+import Database from 'better-sqlite3';
 import { startLocalNginx, type LocalNginx } from './local';
 import { admissionOf } from './render';
 
@@ -25,6 +26,7 @@ const token = 't'.repeat(40);
 
 interface Site {
   dir: string;
+  dbPath: string;
   lastGoodDir: string;
   cluster: BuiltServer;
   workerPorts: number[];
@@ -56,7 +58,7 @@ async function startSite(extraEnv: Record<string, string>, nginxLimits: number[]
     ...extraEnv,
   };
   const cluster = await startBuiltServer(dbPath, { ...env, NGINX_FALLBACK_LOG: fallbackLog, METRICS_PORT: String(metricsPort) });
-  const site: Site = { dir, lastGoodDir, cluster, workerPorts, metricsPort, nginx: [] };
+  const site: Site = { dir, dbPath, lastGoodDir, cluster, workerPorts, metricsPort, nginx: [] };
   sites.push(site);
   for (const ssrQueueLimit of nginxLimits) {
     const admission = { ...admissionOf(loadConfig(env)), ssrQueueLimit };
@@ -257,6 +259,40 @@ function pick(article: Record<string, unknown>): Record<string, unknown> {
   const { section, lead, author, image, publishedAt, body, tags } = article;
   return { section, status: 'published', lead, author, image, publishedAt, body, tags };
 }
+
+/** Published article pages the tests above never asked for (the front's teasers are theirs). */
+function untouchedPaths(): string[] {
+  const teased = new Set(articles.map((a) => a.path));
+  const db = new Database(site.dbPath, { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.prepare("SELECT section, id FROM articles WHERE status = 'published' ORDER BY id").all() as { section: string; id: string }[];
+    return rows.map(({ section, id }) => `/${section}/${id}`).filter((p) => !teased.has(p));
+  } finally {
+    db.close();
+  }
+}
+
+test('a worker serving below capacity copies every page it renders: 100 pages in 2 s, far past 10 copies a second', async (t) => {
+  const paths = untouchedPaths().slice(0, 100);
+  assert.equal(paths.length, 100);
+  // Warm workers, as a site's are after its first minutes: a fresh worker's first renders are
+  // slow enough (unoptimised code) to keep its event loop busy at this rate. Then a second idle,
+  // so the warm-up's own business is out of the utilization the budget reads.
+  for (let i = 0; i < 200; i++) await get(open, articles[i % articles.length]!.path);
+  await sleep(1_000);
+  const startedAt = performance.now();
+  for (const [i, pagePath] of paths.entries()) {
+    // 50 pages a second, one at a time: a small share of what two workers render.
+    await sleep(startedAt + i * 20 - performance.now());
+    assert.equal((await get(open, pagePath)).headers['x-render-mode'], 'ssr', pagePath);
+  }
+  const onDisk = () => paths.filter((p) => fs.existsSync(copyOf(site, p))).length;
+  while (onDisk() < paths.length && performance.now() - startedAt < 4_000) await sleep(50);
+  const tookMs = performance.now() - startedAt;
+  t.diagnostic(`${onDisk()} of ${paths.length} pages copied ${tookMs.toFixed(0)} ms after the first request`);
+  assert.equal(onDisk(), paths.length, `every page rendered is copied, not ${onDisk()} of ${paths.length} within ${tookMs.toFixed(0)} ms`);
+  assert.ok(paths.length / workers / (tookMs / 1_000) > 10, 'more than 10 copies a second per worker');
+});
 
 test('the copies are bounded: the oldest go past LAST_GOOD_MAX_COPIES, and each goes once older than LAST_GOOD_SECONDS', async () => {
   const bounded = await startSite({ LAST_GOOD_SECONDS: '8', LAST_GOOD_MAX_COPIES: '3' }, [2]);

@@ -26,6 +26,7 @@ export const metricNames = {
   lastGoodPurged: 'LastGoodPurged',
   lastGoodSwept: 'LastGoodSwept',
   lastGoodCopies: 'LastGoodCopies',
+  lastGoodWriteTime: 'LastGoodWriteTime',
   workers: 'Workers',
   heartbeat: 'Heartbeat',
   hostCpu: 'HostCPUUtilization',
@@ -45,6 +46,8 @@ interface Exported {
   /** The Prometheus series name. */
   readonly prometheus: string;
   readonly help: string;
+  /** A counter of time rather than of events: kept in ms, sent to CloudWatch in ms, to Prometheus in seconds. */
+  readonly unit?: 'Milliseconds';
 }
 
 /** Counters that only rise, from the worker's start; readers take differences. */
@@ -65,6 +68,13 @@ export const workerCounters = {
     cloudwatch: metricNames.contentRebuilt,
     prometheus: 'kiosk_content_rebuilt_total',
     help: 'Kept answers (articles, lists) the content cache read again because a change made them stale',
+  },
+  // Counted by the last good copies' writer (server/last-good/budget.ts): ms, not a count.
+  lastGoodWriteMs: {
+    cloudwatch: metricNames.lastGoodWriteTime,
+    prometheus: 'kiosk_last_good_write_seconds_total',
+    help: 'Time the worker spent writing last good copies of pages (the timed synchronous write), in seconds',
+    unit: 'Milliseconds',
   },
 } as const satisfies Record<string, Exported>;
 
@@ -91,4 +101,15 @@ export const workerDistributions = {
 export type CounterName = keyof typeof workerCounters;
 export type DistributionName = keyof typeof workerDistributions;
 export const counterNames = Object.keys(workerCounters) as CounterName[];
+
+/** A counter's CloudWatch unit: a count, or (a counter of time) milliseconds. */
+export function counterUnit(name: CounterName): 'Count' | 'Milliseconds' {
+  const entry: Exported = workerCounters[name];
+  return entry.unit ?? 'Count';
+}
+
+/** A counter's value as Prometheus reads it: a count as it is, a time in seconds. */
+export function prometheusCounterValue(name: CounterName, value: number): number {
+  return counterUnit(name) === 'Milliseconds' ? value / 1_000 : value;
+}
 export const distributionNames = Object.keys(workerDistributions) as DistributionName[];

@@ -3,7 +3,7 @@ import type { CloudWatchConfig, MetricsConfig } from '../config';
 import { describeError, log as defaultLog } from '../log';
 import type { Histogram } from './histogram';
 import { resolveInstance } from './instance';
-import { counterNames, distributionNames, metricNames, workerCounters, workerDistributions } from './catalog';
+import { counterNames, counterUnit, distributionNames, metricNames, workerCounters, workerDistributions } from './catalog';
 import type { MetricTotals } from './totals';
 
 export { metricNames };
@@ -38,7 +38,7 @@ export function distributionSample(name: string, histogram: Histogram): Sample |
 /** What a worker sends each flush, from its reader's totals: every counter and distribution of the catalog. */
 export function workerSamples(totals: MetricTotals, memory: Pick<NodeJS.MemoryUsage, 'heapUsed' | 'rss'>): Sample[] {
   const samples: (Sample | null)[] = [
-    ...counterNames.map((name): Sample => ({ name: workerCounters[name].cloudwatch, unit: 'Count', value: totals.count(name) })),
+    ...counterNames.map((name): Sample => ({ name: workerCounters[name].cloudwatch, unit: counterUnit(name), value: totals.count(name) })),
     { name: metricNames.inFlightMax, unit: 'Count', value: totals.inFlightMax },
     ...distributionNames.map((name) => distributionSample(workerDistributions[name].cloudwatch, totals.distribution(name))),
     { name: metricNames.heapUsed, unit: 'Bytes', value: memory.heapUsed },

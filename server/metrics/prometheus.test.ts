@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { workerSamples } from './cloudwatch';
 import { workerRegistry } from './prometheus';
 import { MetricsLedger } from './totals';
 import { WorkerMetrics } from './worker-metrics';
@@ -44,4 +45,17 @@ test("a worker's registry: counters that only rise, histograms in seconds with c
   assert.equal(value(text, 'kiosk_in_flight_max'), 0, 'the maximum since the previous scrape');
   assert.equal(cloudwatch.count('requests'), 7, 'scrapes take nothing away from CloudWatch');
   assert.equal(cloudwatch.distribution('responseMs').snapshot().count, 4);
+});
+
+test('the time spent writing last good copies: kept in ms, in seconds on /metrics, in ms to CloudWatch', async () => {
+  const metrics = new WorkerMetrics();
+  const ledger = new MetricsLedger(metrics);
+  const registry = workerRegistry(ledger, ledger.reader(), null);
+  const cloudwatch = ledger.reader();
+  metrics.count.lastGoodWriteMs += 12.5;
+  metrics.count.lastGoodWriteMs += 0.25;
+  assert.equal(value(await registry.metrics(), 'kiosk_last_good_write_seconds_total'), 0.01275);
+  const sample = workerSamples(cloudwatch, { heapUsed: 0, rss: 0 }).find((s) => s.name === 'LastGoodWriteTime');
+  assert.deepEqual(sample, { name: 'LastGoodWriteTime', unit: 'Milliseconds', value: 12.75 });
+  assert.equal(workerSamples(cloudwatch, { heapUsed: 0, rss: 0 }).find((s) => s.name === 'Requests')?.unit, 'Count', 'a count stays a count');
 });

@@ -7,7 +7,7 @@ import { cacheControl } from '../cache-policy';
 import { describeError, log } from '../log';
 import { contentTypes } from '../response-policy';
 import { bucketUpperBound, type Histogram as Distribution } from './histogram';
-import { counterNames, distributionNames, workerCounters, workerDistributions } from './catalog';
+import { counterNames, distributionNames, prometheusCounterValue, workerCounters, workerDistributions } from './catalog';
 import type { MetricsLedger, MetricTotals } from './totals';
 import type { WorkerMetrics } from './worker-metrics';
 
@@ -124,7 +124,7 @@ export function workerRegistry(ledger: MetricsLedger, totals: MetricTotals, clou
     },
   });
   // Counters and histograms only rise, as Prometheus wants them: read as they are.
-  for (const name of counterNames) counter(workerCounters[name].prometheus, workerCounters[name].help, () => metrics.count[name]);
+  for (const name of counterNames) counter(workerCounters[name].prometheus, workerCounters[name].help, () => prometheusCounterValue(name, metrics.count[name]));
   gauge('kiosk_in_flight', 'Requests in flight now, all workers', 'sum', () => metrics.inFlight);
   gauge('kiosk_in_flight_max', 'Highest in-flight count of any one worker since the previous scrape', 'max', () => {
     const max = totals.inFlightMax;

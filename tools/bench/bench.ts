@@ -33,7 +33,17 @@ import type { BenchResults, FallbackMode, PageFigures, PassesRecord, PostgresRun
 import { searchMaxRate } from './search';
 import { chunkRange, measureSteadiness, steadinessSeconds } from './steadiness';
 import { describeEstimate, estimateSeconds, expressFactor, nearFactor, referenceSearchPrecision } from './estimate';
-import { copiesEnv, copiesRateShare, copiesRatio, diskUse, measureCopies, medianCopiesRatio } from './last-good';
+import {
+  copiesEnv,
+  copiesRateShare,
+  copiesRatio,
+  copiesWriteShare,
+  diskUse,
+  floodMultipliers,
+  measureCopies,
+  medianCopiesRatio,
+  tierWarmShare,
+} from './last-good';
 import { describeMix, mixPaths, type PathMix } from './path-mix';
 
 const startedAt = new Date();
@@ -451,8 +461,9 @@ function megabytes(bytes: number): string {
  * core: each multiple of capacity with a storm of new connections (up to --connections) and
  * with keep-alive clients (--keepalive-connections, as a load balancer's pool), reading the
  * articles in one path mix. The last-good tier is on, as production runs it, with a directory
- * of its own (a build without the tier ignores the setting). With a PostgreSQL URL, the
- * content comes from that database instead of the SQLite store.
+ * of its own (a build without the tier ignores the setting). A Zipf flood starts from the tier a
+ * serving site has (warmTier); the uniform steps from a cold one, as before. With a PostgreSQL
+ * URL, the content comes from that database instead of the SQLite store.
  */
 async function throughNginx(run: Run, capacity: number, mix: PathMix, postgresUrl: string | null = null): Promise<void> {
   const store: Record<string, string> = postgresUrl ? { CONTENT_DATABASE_URL: postgresUrl } : {};
@@ -471,9 +482,10 @@ async function throughNginx(run: Run, capacity: number, mix: PathMix, postgresUr
     { mode: postgresUrl ? 'nginx-pg-keepalive' : 'nginx-keepalive', label: 'keep-alive clients', connections: run.options.keepAliveConnections },
   ] as const;
   try {
-    await warmUp(mixed, server, kioskWarmUpPerS(run));
+    if (mix === 'uniform') await warmUp(mixed, server, kioskWarmUpPerS(run));
+    else await warmTier(run, server, capacity, copies, name, mix);
     for (const kind of kinds) {
-      for (const multiplier of run.options.nginxMultipliers) {
+      for (const multiplier of floodMultipliers(mix, run.options.nginxMultipliers)) {
         const rate = Math.max(1, Math.round(multiplier * capacity));
         const step = await probe(mixed, server, `${name} ${multiplier}x, ${kind.label}`, rate, {
           ...stepTiming(run.options),
@@ -488,6 +500,30 @@ async function throughNginx(run: Run, capacity: number, mix: PathMix, postgresUr
     if (use.files > 0) run.results.notes.push(`${name}: ${perS(use.files)} last good copies, ${megabytes(use.bytes)} MB, on disk after its steps.`);
     fs.rmSync(copies, { recursive: true, force: true });
   }
+}
+
+/**
+ * Before a Zipf flood, the server serves as a site does before one: every article once (the
+ * uniform generator's full rotation) at a fifth of the capacity, so its workers copy what they
+ * render (the copies' budget uses idle time). Also the server's warm-up: a fresh worker's
+ * first renders are at a rate below warmUp's. Not recorded as a step; the copies on disk after
+ * it are.
+ */
+async function warmTier(run: Run, server: ServerUnderTest, capacity: number, dir: string, name: string, mix: PathMix): Promise<void> {
+  const rate = Math.max(100, Math.round(capacity * tierWarmShare));
+  const requests = run.paths.length;
+  progress(`${name}: serving every article once at ${perS(rate)} req/s before the flood, as a site does, not recorded`);
+  const seconds = requests / rate;
+  const warmupS = Math.min(0.2, seconds / 10);
+  await measureStep(run.generator, server, 'serving before the flood', rate, {
+    ...stepTiming(run.options),
+    warmupS,
+    durationS: Math.round((seconds - warmupS) * 100) / 100,
+  });
+  await settle(server);
+  const use = diskUse(dir);
+  (run.results.floodStarts ??= []).push({ server: name, pathMix: mix, ratePerS: rate, requests, copies: use.files, bytes: use.bytes });
+  progress(`  ${perS(use.files)} last good copies on disk as the flood starts`);
 }
 
 /**
@@ -518,9 +554,10 @@ async function copiesOnAndOff(run: Run, capacity: number): Promise<void> {
     const rounds = await measureCopies({ kept, none }, o.lastGoodRounds, (server, label) => probe(run, server, label, rate, windowTiming(o)));
     const use = diskUse(dir);
     run.results.lastGood = { ratePerS: rate, rounds, ...use };
+    const writes = rounds.map((r) => copiesWriteShare(r.kept)).map((share) => (share === null ? '–' : `${(100 * share).toFixed(2)}%`));
     progress(
       `  copies kept against none at ${perS(rate)} req/s: CPU per request ${rounds.map((r) => `${copiesRatio(r).toFixed(2)}x`).join(', ')}; ` +
-        `median ${medianCopiesRatio(rounds).toFixed(2)}x; ${perS(use.files)} copies, ${megabytes(use.bytes)} MB on disk`,
+        `median ${medianCopiesRatio(rounds).toFixed(2)}x; writing copies ${writes.join(', ')} of the kept windows' CPU; ${perS(use.files)} copies, ${megabytes(use.bytes)} MB on disk`,
     );
   } finally {
     for (const server of started) await server.stop();

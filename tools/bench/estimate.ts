@@ -5,6 +5,7 @@
 // about 4,000/s. Within a minute or two, not to the second: it says where the time goes.
 import type { BenchOptions } from './options';
 import { belowCapacityShare } from './churn';
+import { floodMultipliers, tierWarmShare } from './last-good';
 
 /** What the records of this machine found; only the estimate uses them. */
 const assumed = { capacityPerS: 2_500, renderPagePerS: 4_000, ids: 10_000 };
@@ -18,6 +19,8 @@ const overheadS = 0.7;
 const floodExtraS = { direct: 3, nginx: 1 };
 /** Start (about 2 s), warm-up (at least 3.5 s) and settle of a Kiosk server. */
 const serverStartS = 7;
+/** Of which the warm-up: a Zipf flood's server has the pass before its steps in its place. */
+const warmUpS = 3.5;
 /** A PostgreSQL cluster started and seeded with the articles. */
 const postgresStartS = 15;
 
@@ -61,7 +64,18 @@ export function estimateSeconds(o: BenchOptions): Estimate {
       2 * window +
       (pass(assumed.capacityPerS) + o.windowSeconds + overheadS) +
       o.churnRounds * 2 * (pass(assumed.capacityPerS * belowCapacityShare) + o.windowSeconds + overheadS);
-  const nginxServer = (multipliers: number[]) => serverStartS + 1 + 2 * multipliers.reduce((sum, m) => sum + step(m, 'nginx'), 0);
+  // A Zipf flood's server: the pass over every article at a fifth of capacity before its steps, in place of the warm-up, and the floods only.
+  const tierPass = assumed.ids / (assumed.capacityPerS * tierWarmShare) + overheadS - warmUpS;
+  const nginxServer = (mixes: readonly string[]) =>
+    mixes.reduce(
+      (total, mix) =>
+        total +
+        serverStartS +
+        1 +
+        (mix === 'uniform' ? 0 : tierPass) +
+        2 * floodMultipliers(mix, o.nginxMultipliers).reduce((sum, m) => sum + step(m, 'nginx'), 0),
+      0,
+    );
   const searched = o.capacity === null;
   const phases: [string, number][] = [['seeding the store', 10]];
   if (!o.skipReference) {
@@ -80,14 +94,14 @@ export function estimateSeconds(o: BenchOptions): Estimate {
   if (searched) phases.push(['direct steps with the fallback on', serverStartS + o.multipliers.reduce((sum, m) => sum + step(m), 0)]);
   if (!o.skipHotSet) phases.push(['breaking news, page cache off and on', 2 * (serverStartS + o.hotSetMultipliers.reduce((sum, m) => sum + step(m), 0))]);
   if (!o.skipNginx) {
-    phases.push([`through Nginx (${o.pathMix.join(', ')})`, o.pathMix.length * nginxServer(o.nginxMultipliers)]);
+    phases.push([`through Nginx (${o.pathMix.join(', ')}; Zipf after a pass over every article)`, nginxServer(o.pathMix)]);
     if (o.lastGoodRounds > 0) phases.push(['copies kept and not, through Nginx', 2 * (serverStartS + 1 + coldPass) + o.lastGoodRounds * 2 * window]);
     if (!o.skipReference) phases.push(["Nginx's fallback path and bare Nginx", 2 * 4.5 + reference + nearReference]);
   }
   if (searched && !o.skipPostgres) {
     phases.push([
       'PostgreSQL: passes, capacity, churn, through Nginx',
-      postgresStartS + serverStartS + passes + near + confirm + churn + (o.skipNginx ? 0 : o.postgresPathMix.length * nginxServer(o.nginxMultipliers)),
+      postgresStartS + serverStartS + passes + near + confirm + churn + (o.skipNginx ? 0 : nginxServer(o.postgresPathMix)),
     ]);
   }
   if (!o.skipBalance) phases.push(['balance across workers', 2 * (5 + 2 + Math.min(5, o.stepSeconds) + overheadS + 1)]);

@@ -24,6 +24,37 @@ export const copiesRateShare = 0.9;
 /** The target: SSR capacity with the copies kept at least this share of without. */
 export const copiesCapacityShare = 0.97;
 
+/**
+ * The Zipf flood starts from the tier a serving site has: before its steps, the server reads
+ * every article once at this share of the SSR capacity, a rate a site serves below capacity, so
+ * the workers copy what they render within the time budget's idle share (server/last-good/
+ * budget.ts). A fifth: the worker's event loop about a quarter busy, Nginx's work on the same
+ * core included, which leaves the budget about a quarter of each second for the copies.
+ */
+export const tierWarmShare = 0.2;
+
+/**
+ * The multiples of capacity a mix's steps through Nginx offer: the uniform mix every one asked
+ * for; the Zipf mix the floods only (above 1x), its targets' 5x, 10x and 20x, which pays for
+ * the pass before them (the whole bench stays within 20 minutes). All of them when none is a flood.
+ */
+export function floodMultipliers(mix: string, multipliers: readonly number[]): number[] {
+  const floods = multipliers.filter((m) => m > 1);
+  return mix === 'uniform' || floods.length === 0 ? [...multipliers] : floods;
+}
+
+/** The copies on disk when a flood's steps began, and the pass that put them there. */
+export interface FloodStart {
+  /** The server's name in the run (serverEnv's key). */
+  server: string;
+  pathMix: string;
+  /** The pass before the steps: every article once at this rate. */
+  ratePerS: number;
+  requests: number;
+  copies: number;
+  bytes: number;
+}
+
 /** The two arms' settings. The tier reads LAST_GOOD_DIR and LAST_GOOD_SECONDS; 0 seconds keeps nothing. */
 export function copiesEnv(dir: string | null): Record<string, string> {
   return dir === null ? { LAST_GOOD_SECONDS: '0' } : { LAST_GOOD_DIR: dir };
@@ -40,6 +71,17 @@ export interface CopiesResult {
   /** Files and bytes under the kept arm's LAST_GOOD_DIR after its last window: 0 files, no tier in this build. */
   files: number;
   bytes: number;
+}
+
+/**
+ * The share of a window's server CPU (worker and Nginx) the workers spent writing copies, as
+ * the worker counts it (LastGoodWriteTime: the timed writes, wall time, so an upper bound on
+ * their CPU); null where the server does not count it.
+ */
+export function copiesWriteShare(step: StepRecord): number | null {
+  if (step.lastGoodWriteMs === undefined || step.lastGoodWriteMs === null) return null;
+  const cpuMs = (step.serverCpuPct / 100) * step.windowS * 1_000;
+  return cpuMs > 0 ? step.lastGoodWriteMs / cpuMs : null;
 }
 
 /** A round's CPU per request with copies kept over without. */

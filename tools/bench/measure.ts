@@ -29,6 +29,11 @@ export interface StepRecord extends StepCounts {
   content?: ContentWork | null;
   /** The worker's garbage collections and event-loop stalls over the window; absent where the server serves no /metrics. */
   pauses?: Pauses | null;
+  /**
+   * Time the workers spent writing last good copies over the window, in ms (LastGoodWriteTime,
+   * server/last-good/budget.ts); absent where the server serves no /metrics or counts no such time.
+   */
+  lastGoodWriteMs?: number | null;
 }
 
 /** Memory and pauses over a window, as the worker's /metrics says (server/metrics/catalog.ts). */
@@ -57,6 +62,8 @@ export interface Readings {
   majorGc: Buckets;
   stall: Buckets;
   heapAfterGcBytes: number;
+  /** NaN (or absent) where the build counts no such time. */
+  lastGoodWriteMs?: number;
 }
 
 function bucketsOf(text: string, series: string): Buckets {
@@ -116,6 +123,7 @@ export async function workerReadings(metricsPort: number): Promise<Readings | nu
       majorGc: bucketsOf(text, workerDistributions.majorGcMs.prometheus),
       stall: bucketsOf(text, workerDistributions.eventLoopDelayMs.prometheus),
       heapAfterGcBytes: valueOf(text, 'kiosk_heap_after_gc_bytes'),
+      lastGoodWriteMs: valueOf(text, workerCounters.lastGoodWriteMs.prometheus) * 1_000,
     };
   } catch {
     return null;
@@ -196,6 +204,8 @@ export async function measureStep(
           ? { storeReads: closed.content.storeReads - opened.content.storeReads, rebuilt: closed.content.rebuilt - opened.content.rebuilt }
           : null;
       record.pauses = opened && closed ? pausesBetween(opened, closed) : null;
+      const writeMs = opened && closed ? (closed.lastGoodWriteMs ?? Number.NaN) - (opened.lastGoodWriteMs ?? Number.NaN) : Number.NaN;
+      record.lastGoodWriteMs = Number.isFinite(writeMs) ? writeMs : null;
     }
     record.flags = stepFlags(record, timing.maxConnections);
     return record;

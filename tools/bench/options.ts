@@ -39,7 +39,8 @@ Options:
   --capacity R              take R req/s as the SSR capacity: no search, no direct steps (a
                             quick look at the steps through Nginx; not a record)
   --nginx-multipliers LIST  steps through Nginx (fallback on), as multiples of capacity, each with
-                            a storm of new connections and with keep-alive clients (default 1,5,10,20)
+                            a storm of new connections and with keep-alive clients (default 1,5,10,20;
+                            the Zipf mix the floods only, above 1x, after a pass over every article)
   --path-mix LIST           which articles the steps through Nginx read: uniform (every article in
                             turn), zipf (popularity 1/rank, newest first, seeded), or both
                             (default uniform,zipf: each mix on a server of its own)

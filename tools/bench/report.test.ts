@@ -5,7 +5,7 @@ import { steadySpread } from './churn';
 import { evaluateTargets, renderMarkdown } from './report';
 import { renderChart } from './chart';
 import { describeEstimate, estimateSeconds } from './estimate';
-import { measureCopies } from './last-good';
+import { floodMultipliers, measureCopies } from './last-good';
 import { chunkRange, chunkSpread, parseSteadiness } from './steadiness';
 import type { BenchResults, SearchOutcome } from './results';
 
@@ -465,6 +465,44 @@ test('copies kept and not: the median round of CPU per request judged against 1/
   assert.match(markdown, /\| 2 of 2 \| none \| 1,000 \| .*\n\| 2 of 2 \| kept \| 1,000 \| 1,000 \| 5\.0 \| 20 \| 0 \| 61% \| 0\.605 \| 1\.034x \|/);
 });
 
+test("copies kept and not: the share of each kept window's CPU the workers spent writing copies (LastGoodWriteTime), beside CPU per request", () => {
+  // 60% of a core for 10 s is 6,000 ms of CPU: 30 ms writing is 0.50% of it, 12 ms 0.20%.
+  const kept = (writeMs: number | null) => ({ ...(quietStep(60) as object), windowS: 10, lastGoodWriteMs: writeMs }) as never;
+  const none = { ...(quietStep(59) as object), windowS: 10, lastGoodWriteMs: 0 } as never;
+  const r: BenchResults = {
+    ...results(1_000, null),
+    lastGood: { ratePerS: 900, rounds: [30, 12, 60].map((ms) => ({ kept: kept(ms), none })), files: 9_000, bytes: 512 * 1_048_576 },
+  };
+  const target = evaluateTargets(r).find((t) => t.name.startsWith('SSR capacity with the last good copies kept'))!;
+  assert.match(target.figures, /writing the copies took 0\.50%, 0\.20%, 1\.00% of the kept windows' CPU \(LastGoodWriteTime\), median 0\.50%/);
+  const markdown = renderMarkdown(r);
+  assert.match(markdown, /\| ÷ no copies \| writing copies, share of CPU \|/);
+  assert.match(markdown, /\| 1 of 3 \| kept \| 1,000 \| .* \| 1\.017x \| 0\.50% \|/);
+  assert.match(markdown, /\| 1 of 3 \| none \| 1,000 \| .* \| 1\.000x \| 0\.00% \|/);
+  // A build that counts no write time: a dash, and no figure in the target.
+  const uncounted: BenchResults = { ...r, lastGood: { ...r.lastGood!, rounds: [{ kept: kept(null), none }] } };
+  assert.match(renderMarkdown(uncounted), /\| 1 of 1 \| kept \| .* \| 1\.017x \| – \|/);
+  assert.doesNotMatch(evaluateTargets(uncounted).find((t) => t.name.startsWith('SSR capacity with the last good copies kept'))!.figures, /writing the copies/);
+});
+
+test("a Zipf flood through Nginx: the report says it started from a serving site's tier, and how many copies were on disk", () => {
+  const r: BenchResults = {
+    ...results(2_000, null),
+    steps: [nginxStep('nginx', 5, 'zipf', { ssr: 2_000, lastGood: 7_600, shell: 400, shellNginx: 400 })],
+    floodStarts: [{ server: 'through Nginx, Zipf s=1 paths', pathMix: 'zipf', ratePerS: 400, requests: 10_000, copies: 9_412, bytes: 330 * 1_048_576 }],
+  };
+  assert.match(
+    renderMarkdown(r),
+    /through Nginx, Zipf s=1 paths: the Zipf s=1 flood started from the tier of a site that has been serving: every article read once \(10,000 requests at 400 req\/s, below capacity, not recorded\) before its steps, 9,412 last good copies \(330\.0 MB\) on disk when the flood began\./,
+  );
+});
+
+test('the Zipf mix through Nginx offers the floods only (it pays for its pass); the uniform every multiple', () => {
+  assert.deepEqual(floodMultipliers('zipf', [1, 5, 10, 20]), [5, 10, 20]);
+  assert.deepEqual(floodMultipliers('uniform', [1, 5, 10, 20]), [1, 5, 10, 20]);
+  assert.deepEqual(floodMultipliers('zipf', [1]), [1], 'no flood asked for: the step asked for');
+});
+
 test('the chart: every step through Nginx as a stacked bar of where its answers came from, each path mix', () => {
   const steps = [
     nginxStep('nginx', 5, 'uniform', { ssr: 2_000, shell: 8_000, shellNginx: 8_000 }),
@@ -502,7 +540,7 @@ test('the whole default run is estimated within 20 minutes; what it adds back is
   assert.ok(minutes(['--path-mix', 'uniform']) < minutes([]) - 1);
   assert.match(
     describeEstimate(estimateSeconds(readOptions([], '/tmp')!)),
-    /^about \d+ min on a machine like the records': in-process references.* through Nginx \(uniform, zipf\) \d+ min/,
+    /^about \d+ min on a machine like the records': in-process references.* through Nginx \(uniform, zipf; Zipf after a pass over every article\) \d+ min/,
   );
 });
 

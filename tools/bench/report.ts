@@ -1,10 +1,10 @@
 import { belowCapacityShare, cpuMsPerRequest, cpuRatio, medianRatio, roundRatio, steadySpread, type ChurnResult, type Push } from './churn';
-import { copiesCapacityShare, copiesRatio, medianCopiesRatio } from './last-good';
+import { copiesCapacityShare, copiesRatio, copiesWriteShare, medianCopiesRatio, type FloodStart } from './last-good';
 import { describeMix, type PathMix } from './path-mix';
 import { chunkRange } from './steadiness';
 import { connectionsExhausted, generatorFellShort, passes, type StepRecord } from './measure';
 import type { BenchResults, OverloadStep, PassesRecord, SearchOutcome, Target } from './results';
-import { percentile } from '@kiosk/surface';
+import { median as medianOf, percentile } from '@kiosk/surface';
 
 const integer = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 0 });
 
@@ -231,7 +231,8 @@ function copiesTarget(r: BenchResults): Target {
   const figures =
     `${copies.rounds.length} rounds at ${perS(copies.ratePerS)} req/s: ${copies.rounds.map((round) => `${copiesRatio(round).toFixed(2)}x`).join(', ')}; ` +
     `median ${Number.isFinite(median) ? median.toFixed(3) : '–'}x, capacity with copies about ${pct(1 / median)} of without; ` +
-    `${perS(copies.files)} copies, ${(copies.bytes / 1_048_576).toFixed(1)} MB on disk after the rounds`;
+    `${perS(copies.files)} copies, ${(copies.bytes / 1_048_576).toFixed(1)} MB on disk after the rounds` +
+    writeShareFigures(copies.rounds.map((round) => round.kept));
   if (copies.files === 0) return { name, met: null, figures: `${figures} (no copy written: the tier is not in this build, both servers did the same work)` };
   return { name, met: Number.isFinite(median) ? median <= bound : null, figures };
 }
@@ -539,16 +540,38 @@ function stepsTable(r: BenchResults): string[] {
   return rows;
 }
 
+/** Where a Zipf flood through Nginx started from: the tier a serving site has, and how much of it there was. */
+function floodStartLine(start: FloodStart): string {
+  return (
+    `${start.server}: the ${start.pathMix === 'zipf' ? describeMix('zipf') : start.pathMix} flood started from the tier of a site that has been serving: every article read once ` +
+    `(${perS(start.requests)} requests at ${perS(start.ratePerS)} req/s, below capacity, not recorded) before its steps, ` +
+    `${perS(start.copies)} last good copies (${(start.bytes / 1_048_576).toFixed(1)} MB) on disk when the flood began.`
+  );
+}
+
+/** A share of CPU to two decimals of a percent: the copies' writes are a fraction of one. */
+function finePct(share: number | null): string {
+  return share === null ? '–' : `${(100 * share).toFixed(2)}%`;
+}
+
+/** "; writing copies took …": the kept windows' shares of their CPU spent writing copies, where the build counts it. */
+function writeShareFigures(kept: readonly StepRecord[]): string {
+  const shares = kept.map(copiesWriteShare).filter((share): share is number => share !== null);
+  if (shares.length === 0) return '';
+  return `; writing the copies took ${shares.map(finePct).join(', ')} of the kept windows' CPU (LastGoodWriteTime), median ${finePct(medianOf(shares))}`;
+}
+
 /** The last-good tier's copies kept and not, round by round, the two windows of each side by side. */
 function copiesTable(r: BenchResults): string[] {
   const copies = r.lastGood;
   if (!copies || copies.rounds.length === 0) return [];
   const row = (round: number, arm: string, step: StepRecord, none: StepRecord) =>
     `| ${round} of ${copies.rounds.length} | ${arm} | ${perS(step.offeredPerS)} | ${perS(step.achievedPerS)} | ${ms(step.latencyMs.p50)} | ${ms(step.latencyMs.p99)} | ` +
-    `${step.errors + step.timeouts + step.non2xx} | ${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(3)} | ${cpuRatio(step, none).toFixed(3)}x | ${memoryAndPauses(step)} | ${flagText(step)} |`;
+    `${step.errors + step.timeouts + step.non2xx} | ${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(3)} | ${cpuRatio(step, none).toFixed(3)}x | ` +
+    `${finePct(copiesWriteShare(step))} | ${memoryAndPauses(step)} | ${flagText(step)} |`;
   return [
-    `| round | copies | offered | achieved | p50 ms | p99 ms | failed | server CPU | CPU ms per request | ÷ no copies | ${memoryAndPausesHeading} | notes |`,
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+    `| round | copies | offered | achieved | p50 ms | p99 ms | failed | server CPU | CPU ms per request | ÷ no copies | writing copies, share of CPU | ${memoryAndPausesHeading} | notes |`,
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
     ...copies.rounds.flatMap((round, i) => {
       // The order each round ran in: kept first in odd rounds.
       const kept = row(i + 1, 'kept', round.kept, round.none);
@@ -716,6 +739,7 @@ export function renderMarkdown(r: BenchResults): string {
       '"achieved" counts 2xx answers per second; "fresh (SSR)", "last good", "shell from Node", "shell from Nginx", "503" and "other 2xx" are shares of all requests scheduled in the window, by the answer\'s status and X-Render-Mode (`ssr`, `last-good`, `shell`; "other 2xx" a value the bench does not know, or none, never counted as server-rendered; Nginx\'s shell is told from Node\'s by the Last-Modified a static file carries); errors and timeouts are counts. "paths": uniform rotates over every article, Zipf reads the article of popularity rank k (newest first) in proportion to 1/k. CPU is percent of one core over the measured window, Nginx included behind Nginx.',
     );
   }
+  for (const start of r.floodStarts ?? []) lines.push('', floodStartLine(start));
   const copiesRows = copiesTable(r);
   if (copiesRows.length > 0) {
     lines.push('', '## The last good copies kept and not: through Nginx at 90% of capacity, fallback off, rounds alternating', '', ...copiesRows);

@@ -3,7 +3,7 @@ import type { BalanceResult } from './balance';
 import type { ChurnResult } from './churn';
 import type { DomBudgetResult } from './dom-budget';
 import type { Environment } from './environment';
-import type { CopiesResult } from './last-good';
+import type { CopiesResult, FloodStart } from './last-good';
 import type { StepRecord } from './measure';
 import type { BenchOptions } from './options';
 import type { PathMix } from './path-mix';
@@ -138,6 +138,8 @@ export interface BenchResults {
   steps: OverloadStep[];
   /** The last-good tier's copies kept against not, through Nginx below saturation (null: not measured). */
   lastGood?: CopiesResult | null;
+  /** The tier each Zipf flood through Nginx started from: the pass before its steps and the copies it left. */
+  floodStarts?: FloodStart[];
   /** The breaking-news workload (95% of requests to 10 articles), page cache off and on. */
   hotSet: (StepRecord & { cache: boolean; multiplier: number })[];
   balance: BalanceResult[];

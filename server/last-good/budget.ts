@@ -1,0 +1,108 @@
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+
+// How much of a worker's time its last good copies may take (docs/overload.md, "The cost of a
+// copy"). A budget in time, not in writes: the worker times each copy's synchronous write and,
+// every 100 ms, sets the next window's allowance from how busy serving kept its event loop over
+// the last second (its utilization less the writes' own time):
+//
+//   allowance = 100 ms × max(busyShare, idleShare × (1 − utilization / busyUtilization))
+//
+// A saturated worker (utilization at or past busyUtilization) spends at most busyShare of its
+// time writing; one serving below capacity may spend up to idleShare when idle, less the busier
+// it is, so it copies every page it renders. A write begins only while the window's allowance is
+// not spent; what the write that crosses it spends over is taken from the next window's, so over
+// time a busy worker stays within busyShare. Windows of 100 ms, so a write over is paid back
+// within a few; the utilization of the last second, so one window with two renders in it does
+// not read busy. A flood that follows an idle spell has the allowance fall to busyShare once the
+// last second's utilization reaches busyUtilization: within its first half second.
+
+export interface WriteBudgetSettings {
+  /** The share of its time a busy worker may spend writing copies. */
+  busyShare: number;
+  /** The share of its time a worker whose event loop was idle may spend writing copies. */
+  idleShare: number;
+  /** Event-loop utilization (0–1) from which a worker counts as busy. */
+  busyUtilization: number;
+}
+
+/**
+ * The event loop's utilization (0–1) over about the last second, less the share the copies' own
+ * writes took (`writtenMs`: every write's time so far): what each window's allowance is set from.
+ */
+export type UtilizationMeter = (writtenMs: number) => number;
+
+/**
+ * Node's own meter, `performance.eventLoopUtilization()`, over the last second: the readings of
+ * the last second's windows are kept (about ten), and each call measures from the newest one at
+ * least a second old (or the oldest kept). A second, not the last 100 ms window: a window with
+ * two renders in it reads busy, and a page then refused its copy would wait for its next render.
+ * The writes' own time is taken out: how busy serving keeps the worker decides the budget, or
+ * the writes an idle worker makes would read as business and refuse the next ones.
+ */
+export function eventLoopUtilizationMeter(spanMs = 1_000): UtilizationMeter {
+  const readings: { at: number; elu: EventLoopUtilization; writtenMs: number }[] = [
+    { at: performance.now(), elu: performance.eventLoopUtilization(), writtenMs: 0 },
+  ];
+  return (writtenMs) => {
+    const now = { at: performance.now(), elu: performance.eventLoopUtilization(), writtenMs };
+    while (readings.length > 1 && now.at - readings[1]!.at >= spanMs) readings.shift();
+    const base = readings[0]!;
+    const { active, idle } = performance.eventLoopUtilization(now.elu, base.elu);
+    readings.push(now);
+    return active + idle > 0 ? Math.max(0, active - (writtenMs - base.writtenMs)) / (active + idle) : 0;
+  };
+}
+
+const windowMs = 100;
+
+export class WriteBudget {
+  /** When the current window began (the clock's ms), and what it allows and has spent. */
+  #window = { start: Number.NEGATIVE_INFINITY, allowanceMs: 0, spentMs: 0 };
+  /** Every write's time added up, in ms. */
+  spentMs = 0;
+  readonly #utilization: UtilizationMeter;
+  readonly #clock: () => number;
+  readonly #onSpent: (ms: number) => void;
+
+  /**
+   * `utilization` and `clock` are the event loop's and performance.now() unless a test stands in
+   * for them; `onSpent` is told each write's time (the worker's LastGoodWriteTime counter).
+   */
+  constructor(
+    private readonly settings: WriteBudgetSettings,
+    options: { utilization?: UtilizationMeter; clock?: () => number; onSpent?: (ms: number) => void } = {},
+  ) {
+    this.#utilization = options.utilization ?? eventLoopUtilizationMeter();
+    this.#clock = options.clock ?? (() => performance.now());
+    this.#onSpent = options.onSpent ?? (() => {});
+  }
+
+  /** The share of the time the rule allows at a given utilization. */
+  shareAt(utilization: number): number {
+    const { busyShare, idleShare, busyUtilization } = this.settings;
+    return Math.max(busyShare, idleShare * (1 - utilization / busyUtilization));
+  }
+
+  /** Whether a write may begin now. */
+  allows(): boolean {
+    const now = this.#clock();
+    if (now - this.#window.start >= windowMs) {
+      const over = Math.max(0, this.#window.spentMs - this.#window.allowanceMs);
+      this.#window = { start: now, allowanceMs: windowMs * this.shareAt(this.#utilization(this.spentMs)) - over, spentMs: 0 };
+    }
+    return this.#window.spentMs < this.#window.allowanceMs;
+  }
+
+  /** Times `write` against the current window's allowance; returns what it returned. */
+  timed<T>(write: () => T): T {
+    const start = this.#clock();
+    try {
+      return write();
+    } finally {
+      const ms = this.#clock() - start;
+      this.#window.spentMs += ms;
+      this.spentMs += ms;
+      this.#onSpent(ms);
+    }
+  }
+}
