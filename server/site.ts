@@ -3,7 +3,7 @@ import { createApp, type AppConfig } from './app';
 import type { Assets } from './assets';
 import { edgePurgeActive, type Config } from './config';
 import { pageLifetimes } from './cache-policy';
-import type { ChangeFeed } from './content/changes';
+import type { ContentCache } from './content/cache';
 import type { Content } from './content/open';
 import { EventLoopDelaySampler, GcObserver } from './metrics/event-loop';
 import { WorkerMetrics } from './metrics/worker-metrics';
@@ -87,7 +87,8 @@ export function createSite({
           maxClientsPerMinute: maxViewClientsPerMinute,
         })
       : null;
-  const lastGood = lastGoodWriter(config, content.store.changes, metrics);
+  // The copies follow the changes through the content cache, the feed's one subscriber.
+  const lastGood = lastGoodWriter(config, content.store.changes === null ? null : content.cache, metrics);
   const listener: RequestListener = createApp({
     config,
     content: reader,
@@ -146,7 +147,11 @@ const lastGoodBudget: WriteBudgetSettings = { busyShare: 0.01, idleShare: 0.5, b
  * The last good copies (server/last-good/): on when a directory is set, the tier is on, and the
  * store has a change feed to remove them by (the newsroom API has none: no copies, the shell).
  */
-function lastGoodWriter(config: SiteConfig, changes: ChangeFeed | null, metrics: WorkerMetrics): { writer: LastGoodWriter; stop: () => void } | null {
+function lastGoodWriter(
+  config: SiteConfig,
+  changes: Pick<ContentCache, 'follow'> | null,
+  metrics: WorkerMetrics,
+): { writer: LastGoodWriter; stop: () => void } | null {
   if (config.lastGoodDir === null || config.lastGoodSeconds === 0 || changes === null) return null;
   // A page read all along is written again when its copy is half the age bound: it never ages out,
   // and writes stay one per path per half bound (docs/overload.md, the cost of a write).
@@ -160,5 +165,5 @@ function lastGoodWriter(config: SiteConfig, changes: ChangeFeed | null, metrics:
     },
     primaryChannel,
   );
-  return { writer, stop: changes.subscribe((change) => writer.changed(change)) };
+  return { writer, stop: changes.follow((change) => writer.changed(change)) };
 }

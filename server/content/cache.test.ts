@@ -198,3 +198,22 @@ test('a memo is handed out while its inputs are the reads they were; once one is
   assert.equal(handed[1], second);
   assert.deepEqual([c.stats().memoComputed, c.stats().memoUpdated], [2, 1]);
 });
+
+test('what follows the changes (the last good copies) hears each public one from the cache, after its entries are dropped; a draft saved tells it nothing', async () => {
+  const feed = new ChangeHub();
+  const c = cache({ changes: feed });
+  await c.read('article:1', () => Promise.resolve('a'), onArticle('1'));
+  const heard: { change: ContentChange; keptThen: string[] }[] = [];
+  const stop = c.follow((change) => heard.push({ change, keptThen: c.snapshot().fresh }));
+  feed.emit({ kind: 'article', id: '9', now: { section: 'news', tags: [], status: 'draft' }, was: null });
+  assert.equal(heard.length, 0, 'a draft is no change a reader can see');
+  feed.emit(changeOf('1'));
+  assert.equal(heard.length, 1);
+  assert.deepEqual(heard[0]!.keptThen, [], 'told after article:1 was dropped');
+  feed.emit({ kind: 'everything' });
+  assert.equal(heard.at(-1)!.change.kind, 'everything');
+  stop();
+  feed.emit(changeOf('1'));
+  assert.equal(heard.length, 2, 'stopped');
+  c.close();
+});

@@ -30,7 +30,10 @@ import { PublishedIds } from './published-ids';
 //     check): a set read whole once and kept current by the same changes; about 70 bytes an id,
 //     bounded by the articles there are, never evicted.
 // - What drops an entry: the store's change feed, the one way in. This cache is its one
-//   subscriber (and asks it to catch up before every read, from #catchUp): a change drops exactly
+//   subscriber (and asks it to catch up before every read, from #catchUp); what a worker keeps of
+//   content outside its memory, the last good copies on disk (server/last-good/, with their own
+//   ordering rule), follows the changes from here (follow()), each told after this cache has
+//   dropped what the change touches. A change drops exactly
 //   the entries with a dependency the changed article falls in, before or after the change (and
 //   tells the published ids). "Everything changed" drops every entry to stale (the published ids
 //   are read again). A store that cannot say what changed (the newsroom API) has its answers
@@ -239,6 +242,7 @@ export class ContentCache {
   readonly #reading = new Map<string, Pending<Kept<unknown> | null>>();
   readonly #now: () => number;
   readonly #unsubscribe: () => void;
+  readonly #followers = new Set<(change: ContentChange) => void>();
   /** Moves with every change readers can see: reads that began before it are not trusted. */
   #epoch = 0;
   #outageUntil = -Infinity;
@@ -274,6 +278,20 @@ export class ContentCache {
     if (!isPublicChange(change)) return;
     this.#epoch += 1;
     this.published?.apply(change);
+    this.#drop(change);
+    for (const follower of this.#followers) follower(change);
+  }
+
+  /**
+   * Calls `follower` with every change a reader could see (a published article's, or
+   * everything), after this cache has dropped what it touches; returns the function that stops it.
+   */
+  follow(follower: (change: ContentChange) => void): () => void {
+    this.#followers.add(follower);
+    return () => this.#followers.delete(follower);
+  }
+
+  #drop(change: ContentChange): void {
     if (change.kind === 'everything') {
       for (const entry of this.#entries.values()) entry.fresh = false;
       return;
