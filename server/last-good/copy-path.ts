@@ -14,9 +14,14 @@ export function pagesDir(dir: string): string {
   return path.join(dir, 'pages');
 }
 
+/** Whether a page path is one a copy is kept of (canonical: see above). */
+export function isCopyPath(pagePath: string): boolean {
+  return canonicalPagePath.test(pagePath);
+}
+
 /** The copy's file for a canonical page path, or null for anything else. */
 export function copyFileOf(dir: string, pagePath: string): string | null {
-  if (!canonicalPagePath.test(pagePath)) return null;
+  if (!isCopyPath(pagePath)) return null;
   return path.join(pagesDir(dir), pagePath, 'index.html');
 }
 

@@ -4,7 +4,7 @@ import type { CacheClass } from '../../src/routes';
 import type { ContentChange } from '../content/changes';
 import { cacheTagHeaderName, purgeItems } from '../edge/tags';
 import { describeError, log } from '../log';
-import { copyFileOf, withoutNonce } from './copy-path';
+import { copyFileOf, isCopyPath, withoutNonce } from './copy-path';
 import type { WriteBudget } from './budget';
 import type { ChangeSeen, CopyWritten } from './messages';
 
@@ -99,13 +99,14 @@ export class LastGoodWriter {
 
   /** The page's tags when a copy is due, else null. */
   #due(page: RenderedPage): string[] | null {
-    if (!copiedKinds.has(page.cache) || page.path !== page.canonicalPath || copyFileOf(this.settings.dir, page.path) === null) return null;
+    // Asked after every page answered: the cheapest refusals first, the file's path only at the write.
+    if (!copiedKinds.has(page.cache) || page.path !== page.canonicalPath) return null;
     const last = this.#written.get(page.path);
     if (last !== undefined && this.now() - last.at < this.settings.refreshMs) return null;
+    if (!isCopyPath(page.path) || this.send() === null || !this.settings.budget.allows()) return null;
     const tags = page.headers[cacheTagHeaderName]?.split(',').filter(Boolean) ?? [];
     // A page with no tags could not be removed by a change: no copy of it.
-    if (tags.length === 0 || this.send() === null) return null;
-    return this.settings.budget.allows() ? tags : null;
+    return tags.length === 0 ? null : tags;
   }
 
   /** Forgets the writes a change's purge items reach ("/*": all). */

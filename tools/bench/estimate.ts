@@ -64,7 +64,7 @@ export function estimateSeconds(o: BenchOptions): Estimate {
       2 * window +
       (pass(assumed.capacityPerS) + o.windowSeconds + overheadS) +
       o.churnRounds * 2 * (pass(assumed.capacityPerS * belowCapacityShare) + o.windowSeconds + overheadS);
-  // A Zipf flood's server: the pass over every article at a fifth of capacity before its steps, in place of the warm-up, and the floods only.
+  // A Zipf flood's server: the pass over every article at an eighth of capacity before its steps, in place of the warm-up, and the floods only.
   const tierPass = assumed.ids / (assumed.capacityPerS * tierWarmShare) + overheadS - warmUpS;
   const nginxServer = (mixes: readonly string[]) =>
     mixes.reduce(
@@ -96,7 +96,7 @@ export function estimateSeconds(o: BenchOptions): Estimate {
   if (!o.skipNginx) {
     phases.push([`through Nginx (${o.pathMix.join(', ')}; Zipf after a pass over every article)`, nginxServer(o.pathMix)]);
     if (o.lastGoodRounds > 0) phases.push(['copies kept and not, through Nginx', 2 * (serverStartS + 1 + coldPass) + o.lastGoodRounds * 2 * window]);
-    if (!o.skipReference) phases.push(["Nginx's fallback path and bare Nginx", 2 * 4.5 + reference + nearReference]);
+    if (!o.skipReference) phases.push(["Nginx's fallback path and bare Nginx", 2 * 4.5 + 2 * nearReference]);
   }
   if (searched && !o.skipPostgres) {
     phases.push([

@@ -28,10 +28,12 @@ export const copiesCapacityShare = 0.97;
  * The Zipf flood starts from the tier a serving site has: before its steps, the server reads
  * every article once at this share of the SSR capacity, a rate a site serves below capacity, so
  * the workers copy what they render within the time budget's idle share (server/last-good/
- * budget.ts). A fifth: the worker's event loop about a quarter busy, Nginx's work on the same
- * core included, which leaves the budget about a quarter of each second for the copies.
+ * budget.ts). An eighth: at a fifth, the one whole bench run that tried it left 5,693 of 10,000
+ * articles uncopied, a copy costing a worker about a millisecond on this disk beside Nginx's
+ * work on the same core, more than the quarter of each second the budget then leaves covers;
+ * at an eighth the event loop is about a seventh busy and the budget leaves about a third.
  */
-export const tierWarmShare = 0.2;
+export const tierWarmShare = 0.125;
 
 /**
  * The multiples of capacity a mix's steps through Nginx offer: the uniform mix every one asked

@@ -231,6 +231,8 @@ export async function startKioskBehindNginx(
     output: () => `${kiosk.output()}${nginx.errors()}`,
     accessLog: () => nginx.accessLog(),
     workerPids: kiosk.workerPids,
+    // The workers' counters (memory, pauses, the copies' write time) are read behind Nginx too.
+    metricsPort: kiosk.metricsPort,
     async stop() {
       await nginx.stop();
       await kiosk.stop();
