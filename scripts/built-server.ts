@@ -84,3 +84,21 @@ export async function startBuiltServer(dbPath: string, env: Record<string, strin
     },
   };
 }
+
+/**
+ * Every path once, `lanes` requests at a time (a closed loop: a pass over the pages to warm or
+ * fill a server, not a load generator; loadgen.c and Gatling measure rates); throws on an answer
+ * other than 200.
+ */
+export async function readEveryPage(baseUrl: string, paths: readonly string[], lanes = 8): Promise<void> {
+  let next = 0;
+  async function lane(): Promise<void> {
+    while (next < paths.length) {
+      const path = paths[next++]!;
+      const res = await fetch(baseUrl + path);
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+    }
+  }
+  await Promise.all(Array.from({ length: lanes }, lane));
+}

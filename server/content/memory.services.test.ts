@@ -12,6 +12,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import Database from 'better-sqlite3';
 import { seedTempStore, openSqliteContent, startBuiltServer } from '../../test/server';
+import { readEveryPage } from '../../scripts/built-server';
 import { residentMemory } from '../../scripts/resident-memory';
 import { stateJson } from '../state-json';
 
@@ -87,20 +88,6 @@ test("the default bound holds every article, and the cache's count of its bytes 
   assert.ok(ratio > 0.8 && ratio < 1.25, `counted ${countedMb.toFixed(1)} MB, the heap grew by ${grewMb.toFixed(1)} MB (${ratio.toFixed(2)}x)`);
 });
 
-/** Every article's page once, eight requests at a time, as the bench's passes ask. */
-async function pagesPass(baseUrl: string): Promise<void> {
-  let next = 0;
-  async function lane(): Promise<void> {
-    while (next < paths.length) {
-      const path = paths[next++]!;
-      const res = await fetch(baseUrl + path);
-      await res.arrayBuffer();
-      assert.equal(res.status, 200, path);
-    }
-  }
-  await Promise.all(Array.from({ length: 8 }, lane));
-}
-
 /** A process's command line as the kernel holds it. */
 function commandLine(pid: number): string[] {
   return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
@@ -111,7 +98,7 @@ test("a worker after three passes over every article: SQLite's page cache small,
   try {
     const [worker] = server.workerPids();
     assert.ok(commandLine(worker!).includes('--heap-growing-percent=50'), commandLine(worker!).join(' '));
-    for (let n = 0; n < 3; n++) await pagesPass(server.baseUrl);
+    for (let n = 0; n < 3; n++) await readEveryPage(server.baseUrl, paths);
     const { totalMb, mainArenaMb } = residentMemory(worker!);
     // SQLite's page cache is malloc'd on the main thread. With better-sqlite3's own (16 MB a
     // connection) the main arena held 28-38 MB here, with SQLite's 2 MB 13-20 MB.

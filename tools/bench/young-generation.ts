@@ -7,7 +7,16 @@
 // one question, which size WORKER_SEMI_SPACE_MB defaults to (docs/performance.md, "Memory").
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { readCommandLine, residentMemory, runCommand, seedTempStore, startBuiltServer, wholeNumberFlag, type ResidentMemory } from '@kiosk/surface';
+import {
+  readCommandLine,
+  readEveryPage,
+  residentMemory,
+  runCommand,
+  seedTempStore,
+  startBuiltServer,
+  wholeNumberFlag,
+  type ResidentMemory,
+} from '@kiosk/surface';
 
 const usage = `Usage: npx tsx tools/bench/young-generation.ts [options]
 
@@ -35,19 +44,6 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
-async function pass(baseUrl: string, paths: readonly string[], lanes: number): Promise<void> {
-  let next = 0;
-  async function lane(): Promise<void> {
-    while (next < paths.length) {
-      const path = paths[next++]!;
-      const res = await fetch(baseUrl + path);
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
-    }
-  }
-  await Promise.all(Array.from({ length: lanes }, lane));
-}
-
 async function measure(
   dbPath: string,
   paths: readonly string[],
@@ -61,7 +57,7 @@ async function measure(
     let cpuAfterFirst = 0;
     for (let n = 1; n <= 3; n++) {
       if (n === 2) cpuAfterFirst = cpuMs(worker!);
-      await pass(server.baseUrl, paths, lanes);
+      await readEveryPage(server.baseUrl, paths, lanes);
       rss.push(rssMb(worker!));
     }
     return { rss, cpuUs: ((cpuMs(worker!) - cpuAfterFirst) / (2 * paths.length)) * 1000, after: residentMemory(worker!) };
