@@ -1,14 +1,14 @@
 // How long a run will take, from the options and the durations the bench's own code gives each
 // phase, printed at start. The rates a run finds decide some of it (how many probes a search
 // takes, how long a pass over the ids lasts), so those come from the records of the 2-vCPU
-// machine the bench is run on: an SSR capacity of about 2,500 req/s and renderPage in process
-// about 4,000/s. Within a minute or two, not to the second: it says where the time goes.
+// machine the bench is run on: an SSR capacity of about 1,500 req/s and renderPage in process
+// about 3,500/s. Within a minute or two, not to the second: it says where the time goes.
 import type { BenchOptions } from './options';
 import { belowCapacityShare } from './churn';
 import { floodMultipliers, tierWarmShare } from './last-good';
 
 /** What the records of this machine found; only the estimate uses them. */
-const assumed = { capacityPerS: 2_500, renderPagePerS: 4_000, ids: 10_000 };
+const assumed = { capacityPerS: 1_500, renderPagePerS: 3_500, ids: 10_000 };
 
 /** Spawning the generator, its last answers, settle()'s shortest wait. */
 const overheadS = 0.7;
@@ -28,8 +28,8 @@ const postgresStartS = 15;
 export const referenceSearchPrecision = 1.1;
 /** A search that starts near where the same run found the answer (the DOM budget, PostgreSQL) walks in steps of 25%. */
 export const nearFactor = 1.25;
-/** Bare Express renders a third or so of what Kiosk does: its search walks in steps of 50%. */
-export const expressFactor = 1.5;
+/** Where bare Express's search starts, as a share of Kiosk's DOM_BUDGET=off capacity (the records: 57-92%). */
+export const expressShare = 0.8;
 
 export interface Estimate {
   totalS: number;
@@ -53,8 +53,7 @@ export function estimateSeconds(o: BenchOptions): Estimate {
   const referencePrecision = Math.max(o.searchPrecision, referenceSearchPrecision);
   const wide = probesOf(2, o.searchPrecision, 3) * probe;
   const near = probesOf(nearFactor, o.searchPrecision, 2) * probe;
-  const reference = probesOf(2, referencePrecision, 2) * probe;
-  // The second search of each reference pair starts near the first's figure.
+  // Each reference search starts near its figure: the shell path from the records', the second of each pair from the first's.
   const nearReference = probesOf(nearFactor, referencePrecision, 2) * probe;
   const confirm = 1.5 * window;
   const pass = (rate: number) => Math.ceil(assumed.ids / rate);
@@ -81,7 +80,7 @@ export function estimateSeconds(o: BenchOptions): Estimate {
   if (!o.skipReference) {
     const warm = Math.min(2, o.renderSeconds / 3);
     phases.push(['in-process references and a push counted', 6 * o.renderSeconds + 5 * warm + 10]);
-    phases.push(["Node's shell path and bare node:http", serverStartS + 4 + reference + nearReference]);
+    phases.push(["Node's shell path and bare node:http", serverStartS + 4 + 2 * nearReference]);
   }
   if (searched) {
     phases.push([
@@ -90,7 +89,7 @@ export function estimateSeconds(o: BenchOptions): Estimate {
     ]);
   }
   phases.push(['the DOM budget on and off', 2 * (serverStartS + coldPass + 3 + 6 + near)]);
-  if (!o.skipReference) phases.push(['bare Express + renderToString', 14 + probesOf(expressFactor, o.searchPrecision, 2) * probe]);
+  if (!o.skipReference) phases.push(['bare Express + renderToString', 14 + near]);
   if (searched) phases.push(['direct steps with the fallback on', serverStartS + o.multipliers.reduce((sum, m) => sum + step(m), 0)]);
   if (!o.skipHotSet) phases.push(['breaking news, page cache off and on', 2 * (serverStartS + o.hotSetMultipliers.reduce((sum, m) => sum + step(m), 0))]);
   if (!o.skipNginx) {

@@ -22,8 +22,8 @@ Options:
   --step-seconds N          measured seconds per overload step (default 6)
   --window-seconds N        measured seconds of the windows whose CPU per request is compared
                             (churn, copies on and off) and of the step that confirms capacity
-                            (default 10)
-  --warmup-seconds N        warm-up before every step, at the step's rate (default 2)
+                            (default 8)
+  --warmup-seconds N        warm-up before every step, at the step's rate (default 1.5)
   --search-seconds N        measured seconds per capacity-search probe (default 3)
   --search-warmup-seconds N warm-up before every probe (default 1)
   --render-seconds N        seconds per in-process render reference (default 3)
@@ -197,8 +197,8 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
   if (!Number.isInteger(connections)) throw new UsageError('--connections must be a whole number');
   return {
     stepSeconds: positive('--step-seconds', values['step-seconds'], quick ? 3 : 6),
-    windowSeconds: positive('--window-seconds', values['window-seconds'], quick ? 3 : 10),
-    warmupSeconds: positive('--warmup-seconds', values['warmup-seconds'], quick ? 1 : 2),
+    windowSeconds: positive('--window-seconds', values['window-seconds'], quick ? 3 : 8),
+    warmupSeconds: positive('--warmup-seconds', values['warmup-seconds'], quick ? 1 : 1.5),
     searchSeconds: positive('--search-seconds', values['search-seconds'], quick ? 1.5 : 3),
     searchWarmupSeconds: positive('--search-warmup-seconds', values['search-warmup-seconds'], quick ? 0.5 : 1),
     renderSeconds: positive('--render-seconds', values['render-seconds'], quick ? 1.5 : 3),
