@@ -8,6 +8,7 @@ import type { Article, Teaser } from '../../src/content';
 import {
   articlePage,
   keptList,
+  keptTeasers,
   pageTeasers,
   rankByTags,
   rankedFrom,
@@ -19,6 +20,7 @@ import {
   type RelatedRanking,
 } from './article-teasers';
 import { frozenWithJson, jsonOf } from './cache';
+import { serializeState } from '../../src/page-contract';
 
 /** Most tags in common first, newer (a greater id) first among equals: counted and sorted. */
 function rankedPlainly(candidates: readonly (readonly string[])[], limit: number): string[] {
@@ -361,4 +363,29 @@ test('a list read says which earlier reads it is with new ids in front of: none 
   assert.deepEqual(list([1001, ...full], window).since, [window.version, 1], 'beyond the window is out of sight');
   assert.deepEqual(list([40, 30, 20, 10, 5], first).since, [], 'a list shorter than the window: an older story at its end');
   assert.deepEqual(list([40, 30, 20], first).since, [], 'a list shorter than the window: its oldest story left as a new one came in front');
+});
+
+test('a list read again keeps each teaser it held unchanged as the same object and text; a new or changed one is its own, its text as written afresh', () => {
+  // Each read gets rows of its own, as a store's read parses them.
+  const rows = (ns: number[], changed: Record<number, Partial<Teaser>> = {}) =>
+    ns.map((n) => ({ ...teaserOf({ id: idOf(n), tags: [], section: 'news' }), ...changed[n] }));
+  const first = keptTeasers(rows([30, 20, 10]));
+  assert.deepEqual(first.from, [-1, -1, -1]);
+  assert.ok(first.teasers.every((t, i) => Object.isFrozen(t) && Object.isFrozen(t.image) && jsonOf(t) === first.json[i]));
+  const credit = { ...teaserOf({ id: idOf(10), tags: [], section: 'news' }).image, credit: 'wire' };
+  const second = keptTeasers(rows([40, 30, 20, 10], { 20: { title: 'story 20 (corrected)' }, 10: { image: credit } }), first);
+  assert.deepEqual(second.from, [-1, 0, -1, -1], 'the new story, the corrected title and image read again; the rest as it was');
+  assert.equal(second.teasers[1], first.teasers[0], 'an unchanged teaser is the object the read before kept');
+  assert.equal(second.json[1], first.json[0]);
+  for (const [i, teaser] of second.teasers.entries()) {
+    assert.ok(Object.isFrozen(teaser) && Object.isFrozen(teaser.image));
+    assert.equal(second.json[i], serializeState(teaser), `the text of ${teaser.id} is what it shows`);
+    assert.equal(jsonOf(teaser), second.json[i]);
+  }
+  assert.equal(second.teasers[2]!.title, 'story 20 (corrected)');
+  assert.equal(second.teasers[3]!.image.credit, 'wire');
+  // Keys in another order write another text: read again rather than kept.
+  const [reordered] = rows([30]).map(({ id, section, title, publishedAt, image, lead }) => ({ id, section, title, publishedAt, image, lead }));
+  assert.deepEqual(keptTeasers([reordered!], first).from, [-1]);
+  assert.deepEqual(keptTeasers(rows([20, 10]), null).from, [-1, -1], 'no read before');
 });

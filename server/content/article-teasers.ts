@@ -1,5 +1,8 @@
 import type { Article, ArticleWithTeasers, Teaser } from '../../src/content';
 import { moreFromSectionSize, relatedSize } from '../../src/content';
+import { serializeState } from '../../src/page-contract';
+import { jsonOf, keepJson } from './cache';
+import { deepFreeze } from './freeze';
 
 // What an article page shows besides the article, chosen the same way whatever the store (the
 // store contract checks SQLite and PostgreSQL agree): related stories by shared tags, then the
@@ -120,6 +123,47 @@ export interface KeptList {
   readonly since: readonly number[];
 }
 
+/** Whether two values parsed from JSON would be written as the same text: the same keys in the same order, the same values. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  const others = Object.keys(b);
+  if (keys.length !== others.length) return false;
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i]!;
+    if (key !== others[i] || !sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+/**
+ * A list's teasers as read now (`rows`, newest first), as the cache keeps them: frozen, each with
+ * its JSON text. A teaser the read before (`previous`) holds unchanged, field by field, is that
+ * read's object and text, so a list read again after a push freezes and writes out only what is
+ * new or changed, not every teaser it holds; `from` says, per teaser, where the read before held
+ * it (-1 where it is new or changed).
+ */
+export function keptTeasers(
+  rows: readonly Teaser[],
+  previous?: { readonly teasers: readonly Teaser[]; readonly json: readonly string[] } | null,
+): { teasers: readonly Teaser[]; json: readonly string[]; from: readonly number[] } {
+  const teasers: Teaser[] = [];
+  const json: string[] = [];
+  const from: number[] = [];
+  const old = previous?.teasers ?? [];
+  let p = 0;
+  for (const row of rows) {
+    // Both newest first: the read before is walked once beside this one.
+    while (p < old.length && old[p]!.id > row.id) p += 1;
+    const same = p < old.length && old[p]!.id === row.id && sameJson(old[p], row);
+    teasers.push(same ? old[p]! : keepJson(deepFreeze(row), serializeState(row)));
+    json.push(same ? previous!.json[p]! : jsonOf(row)!);
+    from.push(same ? p : -1);
+  }
+  return { teasers: Object.freeze(teasers), json, from };
+}
+
 /** How many ids `now` has in front of `old`, where it is `old` with ids put in front (and as many fewer at its end): -1 where not. */
 function prependedTo(old: readonly string[], now: readonly string[]): number {
   if (old.length === 0) return now.length === 0 ? 0 : -1;
@@ -173,6 +217,12 @@ function positionIn({ high, low }: RankList, idHigh: number, idLow: number): num
   return -1;
 }
 
+/** Where an id is among a list's first `front` (the ids new in front of it): -1 where not, the rest of the list not looked at. */
+function frontPosition({ high, low }: RankList, front: number, idHigh: number, idLow: number): number {
+  for (let j = 0; j < front; j += 1) if (high[j] === idHigh && low[j] === idLow) return j;
+  return -1;
+}
+
 /** Whether the id at `at` of a list is among its candidates: the first relatedCandidatesPerTag other than the article (at `self`). */
 function counted(at: number, self: number): boolean {
   return at >= 0 && at - (self >= 0 && self < at ? 1 : 0) < relatedCandidatesPerTag;
@@ -223,6 +273,10 @@ function shifted(at: number, d: number, list: KeptList): number {
 /** Per list, how many ids came in front since a ranking's reads: reused, a ranking is updated at a time. */
 const shifts: number[] = [];
 
+/** The ranking being brought up to date, and the one new ids are merged into: reused likewise. */
+const working: number[] = [];
+const merging: number[] = [];
+
 /**
  * `previous` (a ranking of the same article's tags from earlier reads of its lists) brought up
  * to date with `tagLists`, exactly as relatedRanking would rank them, where that can be shown
@@ -255,11 +309,13 @@ export function updatedRanking(previous: RelatedRanking, tagLists: readonly Kept
     shifts[i] = d;
     if (d > 0) moved = true;
   }
-  // Copied element by element: slice() of a frozen array takes V8's slow path (microseconds).
-  const ranking: number[] = [];
-  for (let x = 0; x < previous.length; x += 1) ranking.push(previous[x]!);
+  // Worked out in a reused array, copied element by element (slice() of a frozen array takes
+  // V8's slow path, microseconds); what is handed out is made once, at its size, at the end.
+  // (Written in place, never shortened: V8 would let go of its storage.)
+  const ranking = working;
+  for (let x = 0; x < previous.length; x += 1) ranking[x] = previous[x]!;
   for (let i = 0; i < k; i += 1) ranking[header + i] = tagLists[i]!.version;
-  if (!moved) return Object.freeze(ranking);
+  if (!moved) return Object.freeze(ranking.slice(0, previous.length));
   // The article, and the ranked ids of before, where they are now: none may have left a list that counted it.
   for (let i = 0; i < k; i += 1) ranking[header + k + i] = shifted(previous[header + k + i]!, shifts[i]!, tagLists[i]!);
   const ranked = previous[1]!;
@@ -273,7 +329,7 @@ export function updatedRanking(previous: RelatedRanking, tagLists: readonly Kept
   }
   const fresh = newIds(tagLists, oldHigh, oldLow, previous[2]!, previous[3]!);
   if (fresh === undefined) return undefined;
-  return Object.freeze(fresh.length === 0 ? ranking : merged(ranking, fresh));
+  return Object.freeze(fresh.length === 0 ? ranking.slice(0, previous.length) : merged(ranking, fresh));
 }
 
 /** A new id as a ranking holds a ranked one (its halves, its position in each list), and how many lists count it. */
@@ -300,9 +356,9 @@ function newIds(tagLists: readonly KeptList[], oldHigh: number, oldLow: number, 
       const held = [h, l];
       let shared = 0;
       for (let m = 0; m < k; m += 1) {
-        const at = m < i ? -1 : m === i ? j : positionIn(tagLists[m]!.rank, h, l);
-        held.push(at >= 0 && at < shifts[m]! ? at : -1);
-        if (at >= 0 && at < shifts[m]! && at < relatedCandidatesPerTag) shared += 1;
+        const at = m < i ? -1 : m === i ? j : frontPosition(tagLists[m]!.rank, shifts[m]!, h, l);
+        held.push(at);
+        if (at >= 0 && at < relatedCandidatesPerTag) shared += 1;
       }
       if (shared > 0) fresh.push({ shared, held });
     }
@@ -310,24 +366,26 @@ function newIds(tagLists: readonly KeptList[], oldHigh: number, oldLow: number, 
   return fresh.sort((x, y) => y.shared - x.shared || y.held[0]! - x.held[0]! || y.held[1]! - x.held[1]!);
 }
 
-/** The best relatedSize of `ranking`'s ranked ids and `fresh`: most lists first, a new id first among its equals. */
+/** The best relatedSize of `ranking`'s ranked ids and `fresh`: most lists first, a new id first among its equals (worked out in `merging`). */
 function merged(ranking: number[], fresh: readonly NewId[]): number[] {
   const k = ranking[0]!;
   const ranked = ranking[1]!;
-  const out = ranking.slice(0, slot(k, 0));
+  const out = merging;
+  let o = 0;
+  for (; o < slot(k, 0); o += 1) out[o] = ranking[o]!;
   let [r, n, count] = [0, 0, 0];
   for (; count < relatedSize && (r < ranked || n < fresh.length); count += 1) {
     if (n < fresh.length && (r >= ranked || fresh[n]!.shared >= sharedBy(ranking, r))) {
-      out.push(...fresh[n]!.held);
+      for (const value of fresh[n]!.held) out[o++] = value;
       n += 1;
     } else {
       const at = slot(k, r);
-      for (let x = 0; x < 2 + k; x += 1) out.push(ranking[at + x]!);
+      for (let x = 0; x < 2 + k; x += 1) out[o++] = ranking[at + x]!;
       r += 1;
     }
   }
   out[1] = count;
-  return out;
+  return out.slice(0, o);
 }
 
 /** Whether `ranking` was ranked from exactly these reads of the lists: its positions point into them. */

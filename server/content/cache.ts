@@ -121,8 +121,12 @@ interface Entry {
   /** Read again once older than this, whatever the feed says (a ranking the feed cannot speak for). */
   readonly maxAgeMs: number;
   fresh: boolean;
-  /** What memo() worked out from it and the entries it named, as they were (their seqs). */
-  memo?: { readonly inputs: readonly number[]; readonly value: unknown };
+  /**
+   * What memo() worked out from it and the entries it named, as they were (their seqs). Set
+   * from the first read on (null until a memo is asked for), so that every entry has one shape
+   * for V8; its own, changed in place when the memo is worked out again (nothing outside holds it).
+   */
+  memo: { inputs: number[]; value: unknown } | null;
 }
 
 interface Pending<T> {
@@ -347,17 +351,35 @@ export class ContentCache {
    */
   memo<T>(key: string, inputs: readonly string[], compute: () => T, update?: (previous: T) => T | undefined): T {
     const entry = this.#entries.peek(key);
-    const reads = inputs.map((input) => this.#entries.peek(input)?.seq ?? -1);
-    const kept = entry?.memo;
-    if (kept !== undefined && kept.inputs.length === reads.length && kept.inputs.every((read, i) => read === reads[i] && read >= 0)) return kept.value as T;
-    let value = kept !== undefined && update !== undefined ? update(kept.value as T) : undefined;
+    const kept = entry?.memo ?? null;
+    // Every page asks on every request and nearly always gets the memo: compared in place, nothing made.
+    if (kept !== null && this.#readsAre(kept.inputs, inputs)) return kept.value as T;
+    let value = kept !== null && update !== undefined ? update(kept.value as T) : undefined;
     if (value === undefined) {
       this.#memos.computed += 1;
       value = compute();
     } else this.#memos.updated += 1;
     deepFreeze(value);
-    if (entry !== undefined) entry.memo = { inputs: reads, value };
+    if (entry === undefined) return value;
+    if (kept === null) entry.memo = { inputs: inputs.map((input) => this.#seqOf(input)), value };
+    else {
+      kept.inputs.length = inputs.length;
+      for (let i = 0; i < inputs.length; i += 1) kept.inputs[i] = this.#seqOf(inputs[i]!);
+      kept.value = value;
+    }
     return value;
+  }
+
+  /** Which read is kept for `key`: -1 where none is. */
+  #seqOf(key: string): number {
+    return this.#entries.peek(key)?.seq ?? -1;
+  }
+
+  /** Whether the entries kept for `inputs` are the reads `seqs` names, each kept. */
+  #readsAre(seqs: readonly number[], inputs: readonly string[]): boolean {
+    if (seqs.length !== inputs.length) return false;
+    for (let i = 0; i < seqs.length; i += 1) if (seqs[i]! < 0 || this.#seqOf(inputs[i]!) !== seqs[i]) return false;
+    return true;
   }
 
   /**
@@ -587,7 +609,7 @@ export class ContentCache {
 
   #keep(key: string, value: unknown, depends: readonly Dependency[], fresh: boolean, epoch: number, maxAgeMs: number): void {
     // An answer larger than the whole budget is not kept (lru-cache drops any older copy too).
-    this.#entries.set(key, { value, storedAt: this.#now(), epoch, depends, fresh, seq: (this.#reads += 1), maxAgeMs });
+    this.#entries.set(key, { value, storedAt: this.#now(), epoch, depends, fresh, seq: (this.#reads += 1), maxAgeMs, memo: null });
     if (!this.#entries.has(key)) return;
     for (const one of depends) {
       if ('article' in one) add(this.#byArticle, one.article, key);

@@ -6,6 +6,7 @@ import { articleIdPattern, isSectionSlug, sections, type SectionSlug } from '../
 import { isTagSlug } from '../../src/tags';
 import {
   keptList,
+  keptTeasers,
   pageTeasers,
   rankedFrom,
   relatedRanking,
@@ -15,8 +16,9 @@ import {
   trendingWindowArticles,
   type KeptList,
 } from './article-teasers';
-import { frozenWithJson, jsonOf, keepJson, type CacheReads, type ContentCache, type Dependency, type PageReads } from './cache';
+import { frozenWithJson, keepJson, type CacheReads, type ContentCache, type Dependency, type PageReads } from './cache';
 import type { StoreFailures } from './failure';
+import { deepFreeze } from './freeze';
 import type { ContentReader } from './source';
 import { listKey, type ArticleList, type ArticleStore } from './store';
 import { mostReadFreshMs, rankedIds } from './views-window';
@@ -64,17 +66,29 @@ function headline({ id, section, title, publishedAt }: Teaser): Headline {
   return { id, section, title, publishedAt };
 }
 
-/** A list's head as read now; `previous`, its read before (kept, current or not), says which ids are new in front. */
+/**
+ * A list's head as read now; `previous`, its read before (kept, current or not), says which ids
+ * are new in front, and its teasers (and headlines) that did not change are kept as they were.
+ */
 function keptHead(list: ArticleList, rows: Teaser[], previous: KeptHead | undefined): KeptHead {
-  const teasers = frozenWithJson(rows);
-  const head = keptList(
-    teasers,
-    teasers.map((t) => jsonOf(t)!),
-    previous,
-  );
+  const { teasers, json, from } = keptTeasers(rows, previous);
+  const head = keptList(teasers, json, previous);
   if (list !== 'all') return head;
-  const headlines = frozenWithJson(teasers.map(headline));
-  return { ...head, headlines, headlinesJson: headlines.map((h) => jsonOf(h)!) };
+  const headlines: Headline[] = [];
+  const headlinesJson: string[] = [];
+  teasers.forEach((teaser, i) => {
+    const at = from[i]!;
+    const kept = at >= 0 ? previous?.headlines?.[at] : undefined;
+    if (kept !== undefined) {
+      headlines.push(kept);
+      headlinesJson.push(previous!.headlinesJson![at]!);
+      return;
+    }
+    const made = headline(teaser);
+    headlinesJson.push(serializeState(made));
+    headlines.push(keepJson(deepFreeze(made), headlinesJson.at(-1)!));
+  });
+  return { ...head, headlines: Object.freeze(headlines), headlinesJson };
 }
 
 /** A first page of `limit` from a list's head: one more than the page tells whether there is a next. */
