@@ -701,8 +701,7 @@ function pushCostLine(r: BenchResults): string | null {
       : ` At one push a second that is ${pct(cost.extraMs / 1000)} of a core.`;
   return (
     `In process (tools/bench/push-cost.ts, core 0, no HTTP): after each of ${cost.pushes} new stories pushed, every one of the ${perS(cost.ids)} article pages' content read again took ` +
-    `${cost.storeReads} store reads, ${perS(cost.rebuilt)} kept answers read again${rankings(cost)} (medians), ${ms(cost.extraMs)} ms more than a pass with nothing changed (${ms(cost.passMs)} ms), ` +
-    `${Number.isFinite(cost.usPerRebuilt) ? Math.round(cost.usPerRebuilt) : '–'} µs each.${implied}`
+    `${cost.storeReads} store reads, ${perS(cost.rebuilt)} kept answers read again${rankings(cost)} (medians), ${ms(cost.extraMs)} ms of CPU more than a pass with nothing changed (${ms(cost.passMs)} ms).${implied}`
   );
 }
 
