@@ -481,7 +481,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 120_000),
     listenBacklog: integer(env, 'LISTEN_BACKLOG', 65_535, 1, 65_535),
     workerSemiSpaceMb: integer(env, 'WORKER_SEMI_SPACE_MB', 8, 0, 256),
-    workerHeapGrowingPercent: integer(env, 'WORKER_HEAP_GROWING_PERCENT', 0, 0, 400),
+    workerHeapGrowingPercent: integer(env, 'WORKER_HEAP_GROWING_PERCENT', 50, 0, 400),
     ssrQueueLimit: integer(env, 'SSR_QUEUE_LIMIT', 15, 0, 1_000_000),
     // A crawler limit below the readers' would make crawlers worse off than readers.
     crawlerQueueLimit: Math.max(integer(env, 'CRAWLER_QUEUE_LIMIT', 30, 0, 1_000_000), integer(env, 'SSR_QUEUE_LIMIT', 15, 0, 1_000_000)),
