@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { medianRatio, parseArm, roundOrder } from './builds';
+import { medianRoundRatio, parseArm, roundOrder } from './builds';
 
 const run = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'tools/bench/builds.ts', ...args], { encoding: 'utf8', timeout: 180_000 });
 
@@ -48,5 +48,5 @@ test('arms, their order and the ratio', () => {
   assert.deepEqual(parseArm('before=../b', '/work/main'), { label: 'before', root: '/work/b', env: {} });
   assert.deepEqual(roundOrder(['a', 'b', 'c'], 1), ['a', 'b', 'c']);
   assert.deepEqual(roundOrder(['a', 'b', 'c'], 2), ['c', 'b', 'a']);
-  assert.equal(medianRatio([110, 90, 105], [100, 100, 100]), 1.05);
+  assert.equal(medianRoundRatio([110, 90, 105], [100, 100, 100]), 1.05);
 });

@@ -60,7 +60,7 @@ export function roundOrder<T>(arms: readonly T[], round: number): T[] {
 }
 
 /** The median over rounds of each round's figure divided by the first arm's in the same round. */
-export function medianRatio(figures: readonly number[], baseline: readonly number[]): number {
+export function medianRoundRatio(figures: readonly number[], baseline: readonly number[]): number {
   return median(figures.map((figure, round) => figure / baseline[round]!));
 }
 
@@ -132,7 +132,9 @@ async function main(): Promise<number> {
     console.log(`\n| arm | every round, µs | median, µs | median ratio to ${arms[0]!.label} |\n| --- | --- | ---: | ---: |`);
     for (const arm of arms) {
       const own = figures.get(arm.label)!;
-      console.log(`| ${arm.label} | ${own.map((us) => us.toFixed(0)).join(', ')} | ${median(own).toFixed(0)} | ${medianRatio(own, baseline).toFixed(3)}x |`);
+      console.log(
+        `| ${arm.label} | ${own.map((us) => us.toFixed(0)).join(', ')} | ${median(own).toFixed(0)} | ${medianRoundRatio(own, baseline).toFixed(3)}x |`,
+      );
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

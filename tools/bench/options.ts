@@ -24,8 +24,8 @@ Options:
                             (churn, copies on and off) and of the step that confirms capacity
                             (default 8)
   --warmup-seconds N        warm-up before every step, at the step's rate (default 1.5)
-  --search-seconds N        measured seconds per capacity-search probe (default 3)
-  --search-warmup-seconds N warm-up before every probe (default 1)
+  --search-seconds N        measured seconds per capacity-search probe (default 2.5)
+  --search-warmup-seconds N warm-up before every probe (default 0.75)
   --render-seconds N        seconds per in-process render reference (default 3)
   --multipliers LIST        overload steps direct to Node with the fallback on, as multiples of
                             capacity (default 1,5,10,20)
@@ -199,8 +199,8 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
     stepSeconds: positive('--step-seconds', values['step-seconds'], quick ? 3 : 6),
     windowSeconds: positive('--window-seconds', values['window-seconds'], quick ? 3 : 8),
     warmupSeconds: positive('--warmup-seconds', values['warmup-seconds'], quick ? 1 : 1.5),
-    searchSeconds: positive('--search-seconds', values['search-seconds'], quick ? 1.5 : 3),
-    searchWarmupSeconds: positive('--search-warmup-seconds', values['search-warmup-seconds'], quick ? 0.5 : 1),
+    searchSeconds: positive('--search-seconds', values['search-seconds'], quick ? 1.5 : 2.5),
+    searchWarmupSeconds: positive('--search-warmup-seconds', values['search-warmup-seconds'], quick ? 0.5 : 0.75),
     renderSeconds: positive('--render-seconds', values['render-seconds'], quick ? 1.5 : 3),
     multipliers: multipliers(values.multipliers),
     offMultipliers: multipliers(values['off-multipliers'], '--off-multipliers', [1]),
