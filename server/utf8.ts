@@ -5,7 +5,7 @@ import { transcode } from 'node:buffer';
 // encodes a two-byte string about six times slower than a one-byte one: on this machine 152 µs
 // for 34 KB against 26 µs for the same bytes through a UTF-16 copy and transcode (simdutf/ICU),
 // and 14 against 21 µs the other way for a one-byte string. Encoding pages was 13.6% of a busy
-// worker's CPU in a profile (docs/benchmarks/2026-11-25-bare-express-churn.md). transcode
+// worker's CPU in a profile (the bare Express and churn record in docs/benchmarks/). transcode
 // refuses a lone surrogate, which Buffer.from writes as U+FFFD: that text takes the slow path,
 // so the bytes are Buffer.from's in every case (server/utf8.test.ts).
 
