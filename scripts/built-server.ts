@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { seedStore } from '../server/content/seed';
 import { freePort } from './ports';
 
@@ -15,6 +16,19 @@ export async function seedTempStore(published = 600, drafts = 20): Promise<{ dir
   const dbPath = path.join(dir, 'kiosk.sqlite');
   await seedStore(dbPath, { published, drafts, log: () => {} });
   return { dir, dbPath };
+}
+
+/** Every published article's page path (`/<section>/<id>`) in a SQLite store, in the store's order. */
+export function publishedArticlePaths(dbPath: string): string[] {
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    return db
+      .prepare<[], { id: string; section: string }>("SELECT id, section FROM articles WHERE status = 'published'")
+      .all()
+      .map(({ id, section }) => `/${section}/${id}`);
+  } finally {
+    db.close();
+  }
 }
 
 export interface BuiltServer {

@@ -25,7 +25,7 @@ export { previewPath } from '../server/preview';
 // directory, the built cluster as operators run it, free ports, a throwaway PostgreSQL cluster,
 // Nginx from the repository's template, and the admission limits Nginx is rendered with.
 export { prepareToServe } from '../scripts/prepare';
-export { readEveryPage, seedTempStore, startBuiltServer, type BuiltServer } from '../scripts/built-server';
+export { publishedArticlePaths, readEveryPage, seedTempStore, startBuiltServer, type BuiltServer } from '../scripts/built-server';
 export { freePort, freePortRange } from '../scripts/ports';
 export { startCluster, type Cluster } from '../scripts/db/cluster';
 // A process's children from /proc: a cluster's workers, Nginx's worker processes.

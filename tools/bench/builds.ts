@@ -10,8 +10,18 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import { median, readCommandLine, readEveryPage, repositoryRoot, runCommand, seedTempStore, UsageError, wholeNumberFlag } from '@kiosk/surface';
+import {
+  median,
+  publishedArticlePaths,
+  readCommandLine,
+  readEveryPage,
+  repositoryRoot,
+  runCommand,
+  seedTempStore,
+  UsageError,
+  wholeNumberFlag,
+} from '@kiosk/surface';
+import { clockTicksPerS, cpuTicks } from './proc';
 import { generatorCore, serverCore, startKioskBehindNginx } from './processes';
 
 const usage = `Usage: npx tsx tools/bench/builds.ts --arm LABEL=DIR[:KEY=VALUE,...] --arm ... [options]
@@ -64,13 +74,9 @@ export function medianRoundRatio(figures: readonly number[], baseline: readonly 
   return median(figures.map((figure, round) => figure / baseline[round]!));
 }
 
+/** User plus system CPU time of a process (all its threads), in milliseconds; 0 once it is gone. */
 function cpuMs(pid: number): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
+  return (cpuTicks(pid) * 1000) / clockTicksPerS;
 }
 
 // The guard never sheds here: every page is server-rendered, which is what is being compared.
@@ -112,12 +118,7 @@ async function main(): Promise<number> {
   console.error(`builds: seeding ${articles} articles (${repositoryRoot}'s seed)`);
   const { dir, dbPath } = await seedTempStore(articles, 0);
   try {
-    const db = new Database(dbPath, { readonly: true });
-    const paths = db
-      .prepare<[], { id: string; section: string }>("SELECT id, section FROM articles WHERE status = 'published'")
-      .all()
-      .map(({ id, section }) => `/${section}/${id}`);
-    db.close();
+    const paths = publishedArticlePaths(dbPath);
     const figures = new Map(arms.map((arm) => [arm.label, [] as number[]]));
     console.log('| round | arm | CPU per page, µs (primary, worker, Nginx) |\n| ---: | --- | ---: |');
     for (let round = 1; round <= rounds; round++) {

@@ -6,8 +6,8 @@
 // host that changes speed mid-run moves every size alike. Not part of `npm run bench`: it answers
 // one question, which size WORKER_SEMI_SPACE_MB defaults to (docs/performance.md, "Memory").
 import fs from 'node:fs';
-import Database from 'better-sqlite3';
 import {
+  publishedArticlePaths,
   readCommandLine,
   readEveryPage,
   residentMemory,
@@ -17,6 +17,7 @@ import {
   wholeNumberFlag,
   type ResidentMemory,
 } from '@kiosk/surface';
+import { clockTicksPerS, cpuTicks } from './proc';
 
 const usage = `Usage: npx tsx tools/bench/young-generation.ts [options]
 
@@ -33,10 +34,9 @@ Options:
   --lanes N        requests at a time (default 8)
   -h, --help       show this help`;
 
-/** User plus system CPU time of a process, in milliseconds. */
+/** User plus system CPU time of a process (all its threads), in milliseconds. */
 function cpuMs(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return (cpuTicks(pid) * 1000) / clockTicksPerS;
 }
 
 function rssMb(pid: number): number {
@@ -81,12 +81,7 @@ async function main(): Promise<number> {
   console.error(`young-generation: seeding ${articles} articles`);
   const { dir, dbPath } = await seedTempStore(articles, 0);
   try {
-    const db = new Database(dbPath, { readonly: true });
-    const paths = db
-      .prepare<[], { id: string; section: string }>("SELECT id, section FROM articles WHERE status = 'published'")
-      .all()
-      .map(({ id, section }) => `/${section}/${id}`);
-    db.close();
+    const paths = publishedArticlePaths(dbPath);
     console.log(
       '| WORKER_SEMI_SPACE_MB | round | RSS after pass 1 / 2 / 3, MB | files / main arena / thread arenas (count) / other anonymous, MB | CPU per request, µs |\n| ---: | ---: | --- | --- | ---: |',
     );
