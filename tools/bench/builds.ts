@@ -21,7 +21,7 @@ import {
   UsageError,
   wholeNumberFlag,
 } from '@kiosk/surface';
-import { clockTicksPerS, cpuTicks } from './proc';
+import { cpuMs } from './proc';
 import { generatorCore, serverCore, startKioskBehindNginx } from './processes';
 
 const usage = `Usage: npx tsx tools/bench/builds.ts --arm LABEL=DIR[:KEY=VALUE,...] --arm ... [options]
@@ -72,11 +72,6 @@ export function roundOrder<T>(arms: readonly T[], round: number): T[] {
 /** The median over rounds of each round's figure divided by the first arm's in the same round. */
 export function medianRoundRatio(figures: readonly number[], baseline: readonly number[]): number {
   return median(figures.map((figure, round) => figure / baseline[round]!));
-}
-
-/** User plus system CPU time of a process (all its threads), in milliseconds; 0 once it is gone. */
-function cpuMs(pid: number): number {
-  return (cpuTicks(pid) * 1000) / clockTicksPerS;
 }
 
 // The guard never sheds here: every page is server-rendered, which is what is being compared.

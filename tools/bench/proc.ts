@@ -25,6 +25,11 @@ export function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+/** utime + stime of a process (all its threads), in milliseconds; 0 once it is gone. */
+export function cpuMs(pid: number): number {
+  return (cpuTicks(pid) * 1000) / clockTicksPerS;
+}
+
 export function rssBytes(pid: number): number {
   const status = read(`/proc/${pid}/status`);
   const match = status ? /^VmRSS:\s+(\d+) kB/m.exec(status) : null;

@@ -3,8 +3,8 @@
 // The worker's own counters say how many reads went to the store, how many kept answers were
 // read again because the push made them stale, and how many article pages' related rankings were
 // worked out again or brought up to date from the one before; the CPU time of that pass over a
-// pass with nothing changed (the mean of the ones before and after) is the push's extra work. A store of its own (a copy of the run's),
-// so the pushes leave the run's articles as they were. This is the figure the churn windows
+// pass with nothing changed (the mean of the ones before and after) is the push's extra work. A
+// store of its own (a copy of the run's), so the pushes leave the run's articles as they were. This is the figure the churn windows
 // cannot resolve on a host whose speed moves more than the few percent a push costs.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,7 +28,6 @@ export interface PushCost {
   extraMs: number;
   /** extraMs of each push, in order: how far apart they are says how far to trust the median. */
   extraMsEach?: number[];
-  usPerRebuilt: number;
   /** One pass with nothing changed: the reads of a warm cache, for scale. */
   passMs: number;
   ids: number;
@@ -96,7 +95,6 @@ export async function measurePushCost(dbPath: string, ids: readonly string[], pu
       rankingsUpdated: median(figures.map((f) => f.rankingsUpdated)),
       extraMs,
       extraMsEach: figures.map((f) => f.extraMs),
-      usPerRebuilt: rebuilt > 0 ? median(figures.map((f) => (f.extraMs * 1000) / f.rebuilt)) : Number.NaN,
       passMs: median(figures.map((f) => f.passMs)),
       ids: ids.length,
     };

@@ -17,7 +17,7 @@ import {
   wholeNumberFlag,
   type ResidentMemory,
 } from '@kiosk/surface';
-import { clockTicksPerS, cpuTicks } from './proc';
+import { cpuMs } from './proc';
 
 const usage = `Usage: npx tsx tools/bench/young-generation.ts [options]
 
@@ -33,11 +33,6 @@ Options:
   --articles N     published articles seeded (default 10000)
   --lanes N        requests at a time (default 8)
   -h, --help       show this help`;
-
-/** User plus system CPU time of a process (all its threads), in milliseconds. */
-function cpuMs(pid: number): number {
-  return (cpuTicks(pid) * 1000) / clockTicksPerS;
-}
 
 function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
