@@ -93,16 +93,19 @@ function commandLine(pid: number): string[] {
   return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 }
 
-test("a worker after three passes over every article: SQLite's page cache small, the old generation's growth bounded, the resident set within 300 MB", async () => {
+test("a worker after three passes over every article: SQLite's page cache small, the old generation's growth bounded, the resident set within 300 MB", async (t) => {
   const server = await startBuiltServer(dbPath);
   try {
     const [worker] = server.workerPids();
     assert.ok(commandLine(worker!).includes('--heap-growing-percent=50'), commandLine(worker!).join(' '));
     for (let n = 0; n < 3; n++) await readEveryPage(server.baseUrl, paths);
     const { totalMb, mainArenaMb } = residentMemory(worker!);
+    t.diagnostic(`main arena ${mainArenaMb.toFixed(1)} MB, resident ${totalMb.toFixed(0)} MB`);
     // SQLite's page cache is malloc'd on the main thread. With better-sqlite3's own (16 MB a
-    // connection) the main arena held 28-38 MB here, with SQLite's 2 MB 13-20 MB.
-    assert.ok(mainArenaMb <= 24, `malloc's main arena holds ${mainArenaMb.toFixed(1)} MB after three passes, over 24 MB (RSS ${totalMb.toFixed(0)} MB)`);
+    // connection) the main arena held 28-38 MB here, with SQLite's 2 MB 13-21 MB on a quiet
+    // machine and once 26 MB on a busy one: the buffers of pages already answered wait there
+    // for a collection whose timing the machine's load moves.
+    assert.ok(mainArenaMb <= 27, `malloc's main arena holds ${mainArenaMb.toFixed(1)} MB after three passes, over 27 MB (RSS ${totalMb.toFixed(0)} MB)`);
     // The whole resident set moves by tens of MB with when V8 last collected its old generation
     // (docs/operations.md, "Where a worker's memory goes"): 216-248 MB here, 219-275 MB before the
     // two bounds above, so this one is loose. V8's own young generation alone took it to 400 MB.
