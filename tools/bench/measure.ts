@@ -1,6 +1,6 @@
 import { workerCounters, workerDistributions } from '@kiosk/surface';
 import type { NativeGenerator, PoolStats, StepCounts } from './native-generator';
-import { coreTimes, corePercents, CpuMeter, rssBytes } from './proc';
+import { coreTimes, corePercents, CpuMeter, rssBytes, ThreadMeter } from './proc';
 import { serverCore, type ServerUnderTest } from './processes';
 
 export interface StepTiming {
@@ -29,6 +29,14 @@ export interface StepRecord extends StepCounts {
   content?: ContentWork | null;
   /** The worker's garbage collections and event-loop stalls over the window; absent where the server serves no /metrics. */
   pauses?: Pauses | null;
+  /**
+   * Over the window, in percent of one core: the CPU of the workers' V8 helper threads (concurrent
+   * marking and sweeping, compiling) and the time their main threads were ready to run but waited
+   * for a core. On one core the helpers take it from the main thread, and a stall with little
+   * work done in it is that wait. Absent in results recorded before it was read; null where
+   * there is no worker (the references).
+   */
+  threads?: { helperCpuPct: number; mainWaitPct: number } | null;
   /**
    * Time the workers spent writing last good copies over the window, in ms (LastGoodWriteTime,
    * server/last-good/budget.ts); absent where the server serves no /metrics or counts no such time.
@@ -151,7 +159,8 @@ export async function measureStep(
   sampleRss();
   const rssTimer = setInterval(sampleRss, rssEveryMs);
 
-  let meters: { server: CpuMeter; generator: CpuMeter; cores: ReturnType<typeof coreTimes> } | null = null;
+  let meters: { server: CpuMeter; generator: CpuMeter; threads: ThreadMeter; cores: ReturnType<typeof coreTimes> } | null = null;
+  let threads: StepRecord['threads'] = null;
   let usage = {
     serverCpuPct: Number.NaN,
     generatorCpuPct: Number.NaN,
@@ -164,9 +173,15 @@ export async function measureStep(
   const onWindow = (phase: 'measuring' | 'measured') => {
     if (server.metricsPort !== undefined) counted[phase] = workerReadings(server.metricsPort);
     if (phase === 'measuring') {
-      meters = { server: new CpuMeter(server.pids), generator: new CpuMeter(() => [generator.pid]), cores: coreTimes() };
+      meters = {
+        server: new CpuMeter(server.pids),
+        generator: new CpuMeter(() => [generator.pid]),
+        threads: new ThreadMeter(server.workerPids),
+        cores: coreTimes(),
+      };
     } else if (meters) {
       const serverCpuPct = meters.server.percent();
+      threads = meters.threads.percents();
       const cores = corePercents(meters.cores, coreTimes());
       const core = cores[serverCore] ?? { busy: Number.NaN, kernel: Number.NaN, steal: Number.NaN };
       usage = {
@@ -195,6 +210,7 @@ export async function measureStep(
       },
       ...usage,
       peakRssMb: peakRss / 1_048_576,
+      threads,
       flags: [],
     };
     if (server.metricsPort !== undefined) {

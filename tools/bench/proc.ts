@@ -92,3 +92,60 @@ export function corePercents(before: CoreTimes[], after: CoreTimes[]): CoreShare
     return { busy: share('busy'), kernel: share('kernel'), steal: share('steal') };
   });
 }
+
+/** Name V8's platform threads carry (Node's pool: concurrent marking and sweeping, compiling). */
+export const v8HelperThreadName = 'V8Worker';
+
+/** The main thread's and V8's helper threads' share of a worker's time, read from each thread's own /proc entries. */
+export interface ThreadTimes {
+  /** CPU of the threads named V8Worker, in clock ticks. */
+  helperTicks: number;
+  /** Time the main thread was ready to run but waited for a core (schedstat's run-queue wait), in ms; NaN where the kernel keeps no schedstat. */
+  mainWaitMs: number;
+}
+
+/** A worker's thread times now; zeros once it is gone. */
+export function threadTimes(pid: number): ThreadTimes {
+  let helperTicks = 0;
+  let tids: string[];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return { helperTicks: 0, mainWaitMs: 0 };
+  }
+  for (const tid of tids) {
+    const stat = read(`/proc/${pid}/task/${tid}/stat`);
+    if (!stat || stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== v8HelperThreadName) continue;
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    helperTicks += Number(fields[11]) + Number(fields[12]);
+  }
+  const schedstat = read(`/proc/${pid}/task/${pid}/schedstat`);
+  const waitNs = schedstat === null ? Number.NaN : Number(schedstat.split(' ')[1]);
+  return { helperTicks, mainWaitMs: waitNs / 1e6 };
+}
+
+/** Shares of one core over a window, in percent, of a set of workers' V8 helper threads and of their main threads' waiting. */
+export class ThreadMeter {
+  private readonly start: Map<number, ThreadTimes>;
+  private readonly startAt = performance.now();
+
+  constructor(private readonly pids: () => number[]) {
+    this.start = new Map(pids().map((pid) => [pid, threadTimes(pid)]));
+  }
+
+  /** Null where there is no worker to read. */
+  percents(): { helperCpuPct: number; mainWaitPct: number } | null {
+    const pids = this.pids();
+    const seconds = (performance.now() - this.startAt) / 1000;
+    if (pids.length === 0 || !(seconds > 0)) return null;
+    let ticks = 0;
+    let waitMs = 0;
+    for (const pid of pids) {
+      const now = threadTimes(pid);
+      const then = this.start.get(pid) ?? { helperTicks: 0, mainWaitMs: 0 };
+      ticks += now.helperTicks - then.helperTicks;
+      waitMs += now.mainWaitMs - then.mainWaitMs;
+    }
+    return { helperCpuPct: (100 * ticks) / clockTicksPerS / seconds, mainWaitPct: waitMs / 10 / seconds };
+  }
+}

@@ -635,14 +635,16 @@ function passesTable(r: BenchResults): string[] {
   ];
 }
 
-const memoryAndPausesHeading = 'peak RSS / heap after GC MB; major GCs (ms, longest); longest stall ms';
+const memoryAndPausesHeading = 'peak RSS / heap after GC MB; major GCs (ms, longest); longest stall ms; V8 helper threads / main thread waiting, % of a core';
 
 /** The worker's memory and pauses over the window: – for what was not read. */
 function memoryAndPauses(step: StepRecord): string {
   const p = step.pauses;
   const rss = Number.isFinite(step.peakRssMb) ? String(Math.round(step.peakRssMb)) : '–';
-  if (!p) return `${rss} / –`;
-  return `${rss} / ${Math.round(p.heapAfterGcMb)}; ${p.majorGcs} (${ms(p.majorGcMs)}, ${ms(p.longestMajorGcMs)}); ${ms(p.longestStallMs)}`;
+  const t = step.threads;
+  const threads = t ? `; ${cpu(t.helperCpuPct)} / ${cpu(t.mainWaitPct)}` : '';
+  if (!p) return `${rss} / –${threads}`;
+  return `${rss} / ${Math.round(p.heapAfterGcMb)}; ${p.majorGcs} (${ms(p.majorGcMs)}, ${ms(p.longestMajorGcMs)}); ${ms(p.longestStallMs)}${threads}`;
 }
 
 /** "store reads / read again" over the measured window, as the worker's counters tell; – where not read. */
