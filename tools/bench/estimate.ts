@@ -94,7 +94,9 @@ export function estimateSeconds(o: BenchOptions): Estimate {
   if (!o.skipHotSet) phases.push(['breaking news, page cache off and on', 2 * (serverStartS + o.hotSetMultipliers.reduce((sum, m) => sum + step(m), 0))]);
   if (!o.skipNginx) {
     phases.push([`through Nginx (${o.pathMix.join(', ')}; Zipf after a pass over every article)`, nginxServer(o.pathMix)]);
-    if (o.lastGoodRounds > 0) phases.push(['copies kept and not, through Nginx', 2 * (serverStartS + 1 + coldPass) + o.lastGoodRounds * 2 * window]);
+    // The rounds' rate from one or two calibration steps (most runs take two: 90% of capacity saturates behind Nginx).
+    if (o.lastGoodRounds > 0)
+      phases.push(['copies kept and not, through Nginx', 2 * (serverStartS + 1 + coldPass) + 2 * step(1) + o.lastGoodRounds * 2 * window]);
     if (!o.skipReference) phases.push(["Nginx's fallback path and bare Nginx", 2 * 4.5 + 2 * nearReference]);
   }
   if (searched && !o.skipPostgres) {

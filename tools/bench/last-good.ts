@@ -18,8 +18,32 @@ import type { ServerUnderTest } from './processes';
 /** Rounds of the pair unless --last-good-rounds says otherwise: the median of three drops one disturbed round. */
 export const defaultLastGoodRounds = 3;
 
-/** Where the rounds run: 90% of the SSR capacity, below saturation (as the churn rounds). */
+/**
+ * Where the rounds' rate is first tried: 90% of the SSR capacity, as the churn rounds. That
+ * capacity is measured straight to Node, and here Nginx shares the core: the rate is then
+ * lowered until the server without copies (worker and Nginx) is about copiesBusyPct busy
+ * (calibratedRate), or both arms saturate and the ratio says nothing of the copies' cost.
+ */
 export const copiesRateShare = 0.9;
+
+/** How busy the server without copies is at the rounds' rate: below saturation, with room for the host's drift. */
+export const copiesBusyPct = 80;
+
+/** A calibration window: the rate tried and how busy the server without copies was. */
+export interface CopiesCalibration {
+  ratePerS: number;
+  serverCpuPct: number;
+}
+
+/**
+ * The rate after a calibration window: scaled down in proportion so the server is
+ * copiesBusyPct busy; the same rate where it already is no busier (never raised: a rate
+ * below 90% of capacity is below saturation however idle the window looked).
+ */
+export function calibratedRate(window: CopiesCalibration): number {
+  if (!(window.serverCpuPct > copiesBusyPct)) return window.ratePerS;
+  return Math.max(1, Math.round((window.ratePerS * copiesBusyPct) / window.serverCpuPct));
+}
 
 /** The target: SSR capacity with the copies kept at least this share of without. */
 export const copiesCapacityShare = 0.97;
@@ -69,6 +93,8 @@ export interface CopiesRound {
 
 export interface CopiesResult {
   ratePerS: number;
+  /** The windows that chose ratePerS, in order; absent in results recorded before there were any. */
+  calibration?: CopiesCalibration[];
   rounds: CopiesRound[];
   /** Files and bytes under the kept arm's LAST_GOOD_DIR after its last window: 0 files, no tier in this build. */
   files: number;

@@ -45,9 +45,10 @@ Options:
                             turn), zipf (popularity 1/rank, newest first, seeded), or both
                             (default uniform,zipf: each mix on a server of its own)
   --postgres-path-mix LIST  the same for the steps through Nginx with PostgreSQL (default uniform)
-  --last-good-rounds N      copies of pages kept and not, through Nginx at 90% of capacity: rounds
-                            of the two servers' windows alternating, the median ratio of CPU per
-                            request judged (default ${defaultLastGoodRounds}; 0 skips them)
+  --last-good-rounds N      copies of pages kept and not, through Nginx below saturation (the
+                            server without copies about 80% busy): rounds of the two servers'
+                            windows alternating, the median ratio of CPU per request judged
+                            (default ${defaultLastGoodRounds}; 0 skips them)
   --keepalive-connections N the keep-alive clients' connections, as a load balancer's pool (default 256)
   --skip-nginx              skip the steps and references through Nginx
   --skip-postgres           skip the PostgreSQL runs (SSR capacity and the steps through Nginx

@@ -469,6 +469,21 @@ test('copies kept and not: the median round of CPU per request judged against 1/
   );
   // Round 2 ran without copies first.
   assert.match(markdown, /\| 2 of 2 \| none \| 1,000 \| .*\n\| 2 of 2 \| kept \| 1,000 \| 1,000 \| 5\.0 \| 20 \| 0 \| 61% \| 0\.605 \| 1\.034x \|/);
+  // The rounds' rate and how it was chosen.
+  assert.match(markdown, /## The last good copies kept and not: through Nginx at 900 req\/s \(90% of capacity\), fallback off, rounds alternating/);
+  const calibrated = withCopies([[60, 59]]);
+  calibrated.lastGood = {
+    ...calibrated.lastGood!,
+    ratePerS: 727,
+    calibration: [
+      { ratePerS: 900, serverCpuPct: 99 },
+      { ratePerS: 727, serverCpuPct: 78.6 },
+    ],
+  };
+  const calibratedMarkdown = renderMarkdown(calibrated);
+  assert.match(calibratedMarkdown, /through Nginx at 727 req\/s \(73% of capacity\), fallback off/);
+  assert.match(calibratedMarkdown, /about 80% busy, from 90% of capacity down: 900 req\/s, 99% busy; then 727 req\/s, 79% busy\./);
+  assert.match(copies(calibrated).figures, /^1 rounds at 727 req\/s/);
 });
 
 test("copies kept and not: the share of each kept window's CPU the workers spent writing copies (LastGoodWriteTime), beside CPU per request", () => {

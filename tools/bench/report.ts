@@ -1,5 +1,14 @@
 import { belowCapacityShare, cpuMsPerRequest, cpuRatio, medianRatio, roundRatio, steadySpread, type ChurnResult, type Push } from './churn';
-import { copiesCapacityShare, copiesRatio, copiesWriteShare, medianCopiesRatio, type FloodStart } from './last-good';
+import {
+  copiesBusyPct,
+  copiesCapacityShare,
+  copiesRateShare,
+  copiesRatio,
+  copiesWriteShare,
+  medianCopiesRatio,
+  type CopiesResult,
+  type FloodStart,
+} from './last-good';
 import { describeMix, type PathMix } from './path-mix';
 import { chunkRange } from './steadiness';
 import { connectionsExhausted, generatorFellShort, passes, type StepRecord } from './measure';
@@ -219,11 +228,26 @@ function zipfTarget(r: BenchResults, mode: keyof typeof clientKinds, multiplier:
   };
 }
 
+/** The copies' rounds' rate, as a share of capacity where it is known. */
+function copiesRateText(r: BenchResults): string {
+  const rate = r.lastGood!.ratePerS;
+  const capacity = r.capacity?.ratePerS ?? 0;
+  return capacity > 0 ? `${perS(rate)} req/s (${pct(rate / capacity)} of capacity)` : `${perS(rate)} req/s`;
+}
+
+/** How the rounds' rate was chosen: each calibration window's rate and how busy the server without copies was. */
+function calibrationText(copies: CopiesResult): string {
+  const windows = copies.calibration ?? [];
+  if (windows.length === 0) return '';
+  const tried = windows.map((w) => `${perS(w.ratePerS)} req/s, ${cpu(w.serverCpuPct)} busy`).join('; then ');
+  return ` The rate is where the server without copies (worker and Nginx) is about ${copiesBusyPct}% busy, from ${pct(copiesRateShare)} of capacity down: ${tried}.`;
+}
+
 /** What keeping the last good copies costs: capacity with them at least 97% of without, as the inverse of CPU per request. */
 function copiesTarget(r: BenchResults): Target {
   const bound = 1 / copiesCapacityShare;
   const name =
-    `SSR capacity with the last good copies kept ≥ ${pct(copiesCapacityShare)} of without (through Nginx at 90% of capacity, rounds alternating: ` +
+    `SSR capacity with the last good copies kept ≥ ${pct(copiesCapacityShare)} of without (through Nginx below saturation, rounds alternating: ` +
     `the median round's CPU per request ≤ ${bound.toFixed(3)}x without)`;
   const copies = r.lastGood;
   if (!copies || copies.rounds.length === 0) return { name, met: null, figures: 'not measured in this run' };
@@ -743,10 +767,11 @@ export function renderMarkdown(r: BenchResults): string {
   for (const start of r.floodStarts ?? []) lines.push('', floodStartLine(start));
   const copiesRows = copiesTable(r);
   if (copiesRows.length > 0) {
-    lines.push('', '## The last good copies kept and not: through Nginx at 90% of capacity, fallback off, rounds alternating', '', ...copiesRows);
+    lines.push('', `## The last good copies kept and not: through Nginx at ${copiesRateText(r)}, fallback off, rounds alternating`, '', ...copiesRows);
     lines.push(
       '',
-      `CPU (worker and Nginx) per request answered, each round's two windows back to back, the server keeping copies first in odd rounds. ${r.lastGood!.files > 0 ? `${perS(r.lastGood!.files)} copies, ${(r.lastGood!.bytes / 1_048_576).toFixed(1)} MB, on disk after the rounds.` : 'No copy was written: the tier is not in this build.'}`,
+      `CPU (worker and Nginx) per request answered, each round's two windows back to back, the server keeping copies first in odd rounds. ${r.lastGood!.files > 0 ? `${perS(r.lastGood!.files)} copies, ${(r.lastGood!.bytes / 1_048_576).toFixed(1)} MB, on disk after the rounds.` : 'No copy was written: the tier is not in this build.'}` +
+        calibrationText(r.lastGood!),
     );
   }
   const passesRows = passesTable(r);
