@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { TagStrings } from './writer';
+import { TagStrings } from './tag-strings';
 
 v8.setFlagsFromString('--expose-gc');
 const collect = vm.runInNewContext('gc') as () => void;

@@ -7,6 +7,7 @@ import { describeError, log } from '../log';
 import { copyFileOf, isCopyPath, withoutNonce } from './copy-path';
 import type { WriteBudget } from './budget';
 import type { ChangeSeen, CopyWritten } from './messages';
+import { TagStrings } from './tag-strings';
 
 // A worker's side of the last good copies (docs/overload.md, "The last good page"). After a
 // fresh server-rendered 200 page of a kind Nginx may answer from a copy, the worker writes the
@@ -43,47 +44,6 @@ export interface LastGoodSettings {
   maxRemembered: number;
   /** The time the writes may take (budget.ts): a page over it is written on a later render. */
   budget: Pick<WriteBudget, 'allows' | 'timed'>;
-}
-
-/** How many distinct tag strings TagStrings keeps before it starts again. */
-const maxTagStrings = 100_000;
-
-/**
- * One copy of each cache tag the writer remembers. A tag split from a page's Cache-Tag header is
- * a view into that header (V8 keeps a substring of 13 characters or more, an article's tag among
- * them, as a slice of its parent), so remembering the split tags kept every page's whole header
- * alive beside them: about 2.6 KB and 40 objects per path remembered, 26 MB for 10,000 paths,
- * which the collector marks again on every major collection. Each tag is kept here once, as a
- * string of its own; a path then costs its array. Emptied when it passes its bound (the tags of
- * stories long gone would stay otherwise); strings handed out before stay valid.
- */
-export class TagStrings {
-  readonly #strings = new Map<string, string>();
-
-  constructor(private readonly max = maxTagStrings) {}
-
-  /** The tags of a Cache-Tag header value, each the one copy kept of it. */
-  of(header: string | undefined): string[] {
-    if (header === undefined) return [];
-    const tags: string[] = [];
-    for (const tag of header.split(',')) if (tag !== '') tags.push(this.#one(tag));
-    return tags;
-  }
-
-  get size(): number {
-    return this.#strings.size;
-  }
-
-  #one(tag: string): string {
-    let kept = this.#strings.get(tag);
-    if (kept === undefined) {
-      if (this.#strings.size >= this.max) this.#strings.clear();
-      // A string of its own, not a slice of the header: what JSON.parse makes is new.
-      kept = JSON.parse(JSON.stringify(tag)) as string;
-      this.#strings.set(kept, kept);
-    }
-    return kept;
-  }
 }
 
 /** Sends to the primary; null when there is no primary to index a copy (no IPC channel). */
