@@ -8,23 +8,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, test } from 'node:test';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import Database from 'better-sqlite3';
 import { seedTempStore, openSqliteContent, startBuiltServer } from '../../test/server';
 import { readEveryPage } from '../../scripts/built-server';
 import { residentMemory } from '../../scripts/resident-memory';
 import { stateJson } from '../state-json';
-
-v8.setFlagsFromString('--expose-gc');
-const collect = vm.runInNewContext('gc') as () => void;
-
-function heapUsed(): number {
-  // Twice: what the first frees can leave more to free (weak maps' values among them).
-  collect();
-  collect();
-  return v8.getHeapStatistics().used_heap_size;
-}
+import { heapUsedAfterGc } from '../../test/heap';
 
 const MB = 1024 * 1024;
 let dir = '';
@@ -59,11 +48,11 @@ async function threePasses(cacheMb: number): Promise<{ grewMb: number; countedMb
   const warm = openSqliteContent(dbPath);
   await pass(warm, 500);
   await warm.close();
-  const baseline = heapUsed();
+  const baseline = heapUsedAfterGc();
   const content = openSqliteContent(dbPath, { CONTENT_CACHE_MB: String(cacheMb), CONTENT_CACHE_ENTRIES: '20000' });
   try {
     for (let n = 0; n < 3; n++) await pass(content);
-    const grew = heapUsed() - baseline;
+    const grew = heapUsedAfterGc() - baseline;
     const { bytes, entries } = content.cache.stats();
     return { grewMb: grew / MB, countedMb: bytes / MB, entries };
   } finally {

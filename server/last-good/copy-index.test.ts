@@ -1,8 +1,7 @@
 // The primary's index of last good copies: what a change, the age bound and the cap remove.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { heapUsedAfterGc } from '../../test/heap';
 import { CopyIndex, maxTagsPerPath } from './copy-index';
 
 const cap = 1_000;
@@ -77,23 +76,16 @@ test('a write past the cap removes the oldest at once; a path written again coun
 });
 
 test("10,000 article pages' copies indexed: the heap holds each tag once, not a Set of fresh strings per path", () => {
-  v8.setFlagsFromString('--expose-gc');
-  const collect = vm.runInNewContext('gc') as () => void;
-  const heapUsed = () => {
-    collect();
-    collect();
-    return v8.getHeapStatistics().used_heap_size;
-  };
   const id = (n: number) => `2026111020${String(n % 10_000).padStart(10, '0')}`;
   // As the IPC channel hands them over: parsed afresh from each worker's message.
   const tags = (n: number): string[] => {
     const shown = Array.from({ length: 35 }, (_, k) => `a:${id(n * 7 + (k + 1) * 131)}`);
     return JSON.parse(JSON.stringify([`a:${id(n)}`, ...shown, 's:news', 't:politics', 't:elections', 'l:all'])) as string[];
   };
-  const before = heapUsed();
+  const before = heapUsedAfterGc();
   const index = new CopyIndex();
   for (let n = 0; n < 10_000; n++) index.add(`/news/${id(n)}`, tags(n), n, 20_000);
-  const grewMb = (heapUsed() - before) / 1_048_576;
+  const grewMb = (heapUsedAfterGc() - before) / 1_048_576;
   assert.equal(index.size, 10_000);
   // A Set per path of the strings as they came took 29 MB.
   assert.ok(grewMb < 12, `the index grew the heap by ${grewMb.toFixed(1)} MB for 10,000 copies`);

@@ -3,18 +3,8 @@
 // with the collector run by hand.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { heapUsedAfterGc } from '../../test/heap';
 import { TagStrings } from './tag-strings';
-
-v8.setFlagsFromString('--expose-gc');
-const collect = vm.runInNewContext('gc') as () => void;
-
-function heapUsed(): number {
-  collect();
-  collect();
-  return v8.getHeapStatistics().used_heap_size;
-}
 
 const id = (n: number) => `2026111020${String(n % 10_000).padStart(10, '0')}`;
 /** An article page's header as pageTags writes it: the article, about 35 teasers, its section, tags and the lists. */
@@ -41,10 +31,10 @@ test("the tags of a page's header, in order, each kept once however many pages c
 
 test("10,000 pages' tags, remembered: the heap holds the tags, not every page's header", () => {
   const strings = new TagStrings();
-  const before = heapUsed();
+  const before = heapUsedAfterGc();
   const remembered = new Map<string, readonly string[]>();
   for (let n = 0; n < 10_000; n++) remembered.set(`/news/${id(n)}`, strings.of(header(n)));
-  const grewMb = (heapUsed() - before) / 1_048_576;
+  const grewMb = (heapUsedAfterGc() - before) / 1_048_576;
   assert.equal(remembered.size, 10_000);
   // Split and kept as they come, the same tags took 26 MB (every header alive behind its slices).
   assert.ok(grewMb < 12, `the heap grew by ${grewMb.toFixed(1)} MB for 10,000 pages' tags`);
