@@ -16,13 +16,17 @@ function read(file: string): string | null {
   }
 }
 
-/** utime + stime of a process (all its threads), in clock ticks; 0 once it is gone. */
-export function cpuTicks(pid: number): number {
-  const stat = read(`/proc/${pid}/stat`);
-  if (!stat) return 0;
+/** utime + stime from a /proc stat line (a process's or one thread's), in clock ticks. */
+function statTicks(stat: string): number {
   // The command name may hold spaces and parentheses; fields start after the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(fields[11]) + Number(fields[12]);
+}
+
+/** utime + stime of a process (all its threads), in clock ticks; 0 once it is gone. */
+export function cpuTicks(pid: number): number {
+  const stat = read(`/proc/${pid}/stat`);
+  return stat ? statTicks(stat) : 0;
 }
 
 /** utime + stime of a process (all its threads), in milliseconds; 0 once it is gone. */
@@ -115,9 +119,7 @@ export function threadTimes(pid: number): ThreadTimes {
   }
   for (const tid of tids) {
     const stat = read(`/proc/${pid}/task/${tid}/stat`);
-    if (!stat || stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== v8HelperThreadName) continue;
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    helperTicks += Number(fields[11]) + Number(fields[12]);
+    if (stat && stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) === v8HelperThreadName) helperTicks += statTicks(stat);
   }
   const schedstat = read(`/proc/${pid}/task/${pid}/schedstat`);
   const waitNs = schedstat === null ? Number.NaN : Number(schedstat.split(' ')[1]);
