@@ -5,11 +5,12 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 
 v8.setFlagsFromString('--expose-gc');
-const collect = vm.runInNewContext('gc') as () => void;
+/** One full collection, now. */
+export const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 /** V8's heap in use, in bytes, right after two full collections. */
 export function heapUsedAfterGc(): number {
-  collect();
-  collect();
+  collectGarbage();
+  collectGarbage();
   return v8.getHeapStatistics().used_heap_size;
 }

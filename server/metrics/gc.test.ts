@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import v8 from 'node:v8';
-import vm from 'node:vm';
 import { GcObserver } from './event-loop';
 import { Histogram } from './histogram';
+import { collectGarbage as collect } from '../../test/heap';
 import { waitFor } from '../../test/wait';
-
-v8.setFlagsFromString('--expose-gc');
-const collect = vm.runInNewContext('gc') as () => void;
 
 test('a major collection is recorded with its duration, and the heap in use after it', async () => {
   const into = { majorGcMs: new Histogram(), heapAfterGcBytes: 0 };
