@@ -5,8 +5,12 @@
 // fixed number of pages, after a warm pass, is the figure: unlike the capacity a search finds, it
 // does not hang on one probe's p99, so a difference of a few percent shows in a few rounds. The
 // arms alternate round by round (A B, then B A), and the median of each round's ratio to the
-// first arm is what the report judges, as the bench's copies and churn rounds do. Not part of
-// `npm run bench`: it answers whether one change costs the server-rendered page anything.
+// first arm is what the report judges, as the bench's copies and churn rounds do. With --flood,
+// each arm instead runs with the default guard and takes one open-loop flood at a multiple of a
+// given rate (the bench's step through Nginx), and the figure is how many pages a second it still
+// server-rendered: how the worker and Nginx share the core when the worker is full, which CPU
+// per page alone does not show. Not part of `npm run bench`: it answers whether one change costs
+// the server-rendered page anything.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,6 +25,8 @@ import {
   UsageError,
   wholeNumberFlag,
 } from '@kiosk/surface';
+import { measureStep, settle } from './measure';
+import { NativeGenerator, nativeGeneratorBinary } from './native-generator';
 import { cpuMs } from './proc';
 import { generatorCore, serverCore, startKioskBehindNginx } from './processes';
 
@@ -43,6 +49,11 @@ Options:
   --rounds N                 rounds over the arms (default 5)
   --requests N               pages measured per arm and round (default 15000)
   --articles N               published articles seeded (default 10000)
+  --flood M                  instead of CPU per page, server-rendered pages a second under a
+                             flood of M times --rate (new connections, uniform paths, the default
+                             guard, as the bench's steps through Nginx), after the warm pass
+  --rate R                   with --flood: the rate M multiplies, e.g. the bench's SSR capacity
+  --flood-seconds S          with --flood: the flood's measured window (default 6, after 1.5)
   -h, --help                 show this help`;
 
 export interface Arm {
@@ -77,11 +88,43 @@ export function medianRoundRatio(figures: readonly number[], baseline: readonly 
 // The guard never sheds here: every page is server-rendered, which is what is being compared.
 const renderEveryPage = { SSR_QUEUE_LIMIT: '100000', SHED_QUEUE_LIMIT: '100000', CRAWLER_QUEUE_LIMIT: '100000', SSR_MAX_EVENT_LOOP_DELAY_MS: '0' };
 
-async function measure(arm: Arm, dbPath: string, paths: readonly string[], requests: number): Promise<number> {
-  const server = await startKioskBehindNginx(arm.root, arm.label, dbPath, { ...renderEveryPage, ...arm.env }, { workers: 1, core: serverCore });
+/** What one arm is asked in a round: pages read in a closed loop, or a flood at a fixed rate. */
+type Workload = { kind: 'closed'; requests: number } | { kind: 'flood'; ratePerS: number; seconds: number; generator: NativeGenerator };
+
+/** A flood's figure and what explains it. */
+export interface FloodFigure {
+  ssrPerS: number;
+  /** Answers that were not a fresh page (the shell, from Node or Nginx), of those scheduled. */
+  notFreshShare: number;
+  p99Ms: number;
+  failures: number;
+  serverCpuPct: number;
+}
+
+async function measure(arm: Arm, dbPath: string, paths: readonly string[], work: Workload): Promise<number | FloodFigure> {
+  // A flood runs the arm as production does (the guard's defaults); the closed loop renders every page.
+  const guard = work.kind === 'flood' ? {} : renderEveryPage;
+  const server = await startKioskBehindNginx(arm.root, arm.label, dbPath, { ...guard, ...arm.env }, { workers: 1, core: serverCore });
   try {
     const base = `http://127.0.0.1:${server.port}`;
     await readEveryPage(base, paths);
+    if (work.kind === 'flood') {
+      await settle(server);
+      const step = await measureStep(work.generator, server, `${arm.label} flood`, work.ratePerS, {
+        warmupS: 1.5,
+        durationS: work.seconds,
+        timeoutMs: 5_000,
+        maxConnections: 4_000,
+      });
+      return {
+        ssrPerS: step.ssrPerS,
+        notFreshShare: step.scheduled > 0 ? (step.scheduled - step.ssr) / step.scheduled : 0,
+        p99Ms: step.latencyMs.p99,
+        failures: step.errors + step.timeouts + step.non2xx,
+        serverCpuPct: step.serverCpuPct,
+      };
+    }
+    const requests = work.requests;
     const measured = Array.from({ length: requests }, (_, i) => paths[i % paths.length]!);
     const pids = server.pids();
     const before = pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
@@ -94,10 +137,29 @@ async function measure(arm: Arm, dbPath: string, paths: readonly string[], reque
 
 const command = { name: 'builds', usage };
 
+/** One arm's figure in a round, and its row in the rounds' table. */
+async function roundFigure(arm: Arm, dbPath: string, paths: readonly string[], work: Workload): Promise<{ figure: number; row: string }> {
+  const measured = await measure(arm, dbPath, paths, work);
+  if (typeof measured === 'number') return { figure: measured, row: measured.toFixed(0) };
+  const f = measured;
+  return {
+    figure: f.ssrPerS,
+    row: `${f.ssrPerS.toFixed(0)} | ${(100 * f.notFreshShare).toFixed(0)}% | ${f.p99Ms.toFixed(0)} | ${f.failures} | ${f.serverCpuPct.toFixed(0)}%`,
+  };
+}
+
 async function main(): Promise<number> {
   const line = readCommandLine({
     ...command,
-    options: { arm: { type: 'string', multiple: true }, rounds: { type: 'string' }, requests: { type: 'string' }, articles: { type: 'string' } },
+    options: {
+      arm: { type: 'string', multiple: true },
+      rounds: { type: 'string' },
+      requests: { type: 'string' },
+      articles: { type: 'string' },
+      flood: { type: 'string' },
+      rate: { type: 'string' },
+      'flood-seconds': { type: 'string' },
+    },
   });
   if (!line.ok) return line.exitCode;
   const arms = (line.values.arm ?? []).map((raw) => parseArm(raw, process.cwd()));
@@ -109,30 +171,49 @@ async function main(): Promise<number> {
   const rounds = wholeNumberFlag('--rounds', line.values.rounds, 1, 50) ?? 5;
   const requests = wholeNumberFlag('--requests', line.values.requests, 100, 1_000_000) ?? 15_000;
   const articles = wholeNumberFlag('--articles', line.values.articles, 100, 100_000) ?? 10_000;
+  const flood = wholeNumberFlag('--flood', line.values.flood, 1, 100);
+  const rate = wholeNumberFlag('--rate', line.values.rate, 10, 1_000_000);
+  const floodSeconds = wholeNumberFlag('--flood-seconds', line.values['flood-seconds'], 1, 600) ?? 6;
+  if ((flood === null) !== (rate === null)) throw new UsageError('--flood and --rate go together');
   spawnSync('taskset', ['-a', '-p', '-c', String(generatorCore), String(process.pid)], { stdio: 'ignore' });
   console.error(`builds: seeding ${articles} articles (${repositoryRoot}'s seed)`);
   const { dir, dbPath } = await seedTempStore(articles, 0);
+  let generator: NativeGenerator | null = null;
   try {
     const paths = publishedArticlePaths(dbPath);
+    let work: Workload = { kind: 'closed', requests };
+    let unit = 'CPU per page, µs (primary, worker, Nginx)';
+    let header = `| round | arm | ${unit} |\n| ---: | --- | ---: |`;
+    if (flood !== null && rate !== null) {
+      const pathsFile = path.join(dir, 'paths.json');
+      fs.writeFileSync(pathsFile, JSON.stringify(paths));
+      const ratePerS = flood * rate;
+      generator = new NativeGenerator(nativeGeneratorBinary(repositoryRoot), pathsFile);
+      work = { kind: 'flood', ratePerS, seconds: floodSeconds, generator };
+      unit = `server-rendered pages/s at ${flood}x ${rate}/s (${ratePerS}/s offered)`;
+      header =
+        `| round | arm | ${unit} | not fresh | p99, ms | failures | server CPU |\n` + '| ---: | --- | ---: | ---: | ---: | ---: | ---: |';
+    }
     const figures = new Map(arms.map((arm) => [arm.label, [] as number[]]));
-    console.log('| round | arm | CPU per page, µs (primary, worker, Nginx) |\n| ---: | --- | ---: |');
+    console.log(header);
     for (let round = 1; round <= rounds; round++) {
       for (const arm of roundOrder(arms, round)) {
         console.error(`builds: round ${round} of ${rounds}, ${arm.label} (${arm.root})`);
-        const us = await measure(arm, dbPath, paths, requests);
-        figures.get(arm.label)!.push(us);
-        console.log(`| ${round} | ${arm.label} | ${us.toFixed(0)} |`);
+        const { figure, row } = await roundFigure(arm, dbPath, paths, work);
+        figures.get(arm.label)!.push(figure);
+        console.log(`| ${round} | ${arm.label} | ${row} |`);
       }
     }
     const baseline = figures.get(arms[0]!.label)!;
-    console.log(`\n| arm | every round, µs | median, µs | median ratio to ${arms[0]!.label} |\n| --- | --- | ---: | ---: |`);
+    console.log(`\n| arm | ${unit}, every round | median | median ratio to ${arms[0]!.label} |\n| --- | --- | ---: | ---: |`);
     for (const arm of arms) {
       const own = figures.get(arm.label)!;
       console.log(
-        `| ${arm.label} | ${own.map((us) => us.toFixed(0)).join(', ')} | ${median(own).toFixed(0)} | ${medianRoundRatio(own, baseline).toFixed(3)}x |`,
+        `| ${arm.label} | ${own.map((v) => v.toFixed(0)).join(', ')} | ${median(own).toFixed(0)} | ${medianRoundRatio(own, baseline).toFixed(3)}x |`,
       );
     }
   } finally {
+    generator?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
   return 0;
