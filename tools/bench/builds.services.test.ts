@@ -26,7 +26,22 @@ test('two arms, two rounds: each arm measured once a round, the order reversed i
 });
 
 test('a flood: each arm under the default guard at a multiple of the rate, its server-rendered pages a second and what was not fresh', () => {
-  const result = run(['--arm', 'plain=.', '--arm', 'shellonly=.:SSR_QUEUE_LIMIT=0', '--rounds', '1', '--articles', '200', '--flood', '2', '--rate', '150', '--flood-seconds', '2']);
+  const result = run([
+    '--arm',
+    'plain=.',
+    '--arm',
+    'shellonly=.:SSR_QUEUE_LIMIT=0',
+    '--rounds',
+    '1',
+    '--articles',
+    '200',
+    '--flood',
+    '2',
+    '--rate',
+    '150',
+    '--flood-seconds',
+    '2',
+  ]);
   assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}`);
   assert.match(result.stdout, /server-rendered pages\/s at 2x 150\/s \(300\/s offered\)/);
   const rows = [...result.stdout.matchAll(/^\| 1 \| (\w+) \| (\d+) \| (\d+)% \| (\d+) \| (\d+) \| (\d+)% \|$/gm)].map((m) => ({
@@ -44,7 +59,10 @@ test('a flood: each arm under the default guard at a multiple of the rate, its s
   // 300/s is within one worker's capacity: every page fresh; with no room for a render, none is.
   assert.ok(plain!.ssrPerS > 200 && plain!.ssrPerS <= 330 && plain!.notFresh <= 5, JSON.stringify(plain));
   assert.ok(shellOnly!.ssrPerS === 0 && shellOnly!.notFresh === 100, JSON.stringify(shellOnly));
-  assert.ok(rows.every((r) => r.failures === 0), JSON.stringify(rows));
+  assert.ok(
+    rows.every((r) => r.failures === 0),
+    JSON.stringify(rows),
+  );
 });
 
 test('--flood without --rate is refused', () => {

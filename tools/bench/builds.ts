@@ -191,8 +191,7 @@ async function main(): Promise<number> {
       generator = new NativeGenerator(nativeGeneratorBinary(repositoryRoot), pathsFile);
       work = { kind: 'flood', ratePerS, seconds: floodSeconds, generator };
       unit = `server-rendered pages/s at ${flood}x ${rate}/s (${ratePerS}/s offered)`;
-      header =
-        `| round | arm | ${unit} | not fresh | p99, ms | failures | server CPU |\n` + '| ---: | --- | ---: | ---: | ---: | ---: | ---: |';
+      header = `| round | arm | ${unit} | not fresh | p99, ms | failures | server CPU |\n` + '| ---: | --- | ---: | ---: | ---: | ---: | ---: |';
     }
     const figures = new Map(arms.map((arm) => [arm.label, [] as number[]]));
     console.log(header);
@@ -208,9 +207,7 @@ async function main(): Promise<number> {
     console.log(`\n| arm | ${unit}, every round | median | median ratio to ${arms[0]!.label} |\n| --- | --- | ---: | ---: |`);
     for (const arm of arms) {
       const own = figures.get(arm.label)!;
-      console.log(
-        `| ${arm.label} | ${own.map((v) => v.toFixed(0)).join(', ')} | ${median(own).toFixed(0)} | ${medianRoundRatio(own, baseline).toFixed(3)}x |`,
-      );
+      console.log(`| ${arm.label} | ${own.map((v) => v.toFixed(0)).join(', ')} | ${median(own).toFixed(0)} | ${medianRoundRatio(own, baseline).toFixed(3)}x |`);
     }
   } finally {
     generator?.stop();
