@@ -807,6 +807,11 @@ function cleanUp(run: Run): void {
 async function measureAll(run: Run): Promise<void> {
   if (!run.options.skipReference) {
     run.results.reference.render = await renderReference(run);
+    const renderPagePerS = run.results.reference.render?.renderPagePerS;
+    if (renderPagePerS)
+      progress(
+        `the whole run again, at this host's renderPage of ${perS(renderPagePerS)}/s: ${describeEstimate(estimateSeconds(run.options, renderPagePerS), 'from here')}`,
+      );
     await bareReference(run, await shellReference(run));
   }
   if (run.options.capacity !== null) run.results.notes.push(`Capacity given (--capacity ${run.options.capacity}), not measured: no direct steps in this run.`);

@@ -41,30 +41,38 @@ export function probesOf(factor: number, precision: number, walk: number): numbe
   return walk + Math.ceil(Math.log2(Math.log(factor) / Math.log(precision))) + 1;
 }
 
-export function estimateSeconds(o: BenchOptions): Estimate {
+/**
+ * The run's duration from the options, at the records' rates; or, given the `renderPage` rate
+ * this host showed in process (the run's first measurement), at that rate, with the SSR capacity
+ * scaled by the same factor: on a host slower than the records', the passes and the steps at
+ * fractions of capacity take longer.
+ */
+export function estimateSeconds(o: BenchOptions, measuredRenderPagePerS?: number): Estimate {
+  const scale = measuredRenderPagePerS && measuredRenderPagePerS > 0 ? measuredRenderPagePerS / assumed.renderPagePerS : 1;
+  const rates = { ...assumed, capacityPerS: assumed.capacityPerS * scale, renderPagePerS: assumed.renderPagePerS * scale };
   const probe = o.searchWarmupSeconds + o.searchSeconds + overheadS;
   const step = (multiplier: number, through: keyof typeof floodExtraS = 'direct') =>
     o.warmupSeconds + o.stepSeconds + overheadS + (multiplier >= 5 ? floodExtraS[through] : 0);
   const window = o.warmupSeconds + o.windowSeconds + overheadS;
-  const passPerS = o.quick ? assumed.renderPagePerS / 2 : assumed.renderPagePerS / 4;
-  const warmUpRequests = Math.max(200, assumed.renderPagePerS / 5) * (Math.max(3, o.warmupSeconds) + 0.5);
-  const coldPass = (assumed.ids - warmUpRequests) / passPerS + overheadS;
-  const passes = coldPass + assumed.ids / passPerS + overheadS;
+  const passPerS = o.quick ? rates.renderPagePerS / 2 : rates.renderPagePerS / 4;
+  const warmUpRequests = Math.max(200, rates.renderPagePerS / 5) * (Math.max(3, o.warmupSeconds) + 0.5);
+  const coldPass = (rates.ids - warmUpRequests) / passPerS + overheadS;
+  const passes = coldPass + rates.ids / passPerS + overheadS;
   const referencePrecision = Math.max(o.searchPrecision, referenceSearchPrecision);
   const wide = probesOf(2, o.searchPrecision, 3) * probe;
   const near = probesOf(nearFactor, o.searchPrecision, 2) * probe;
   // Each reference search starts near its figure: the shell path from the records', the second of each pair from the first's.
   const nearReference = probesOf(nearFactor, referencePrecision, 2) * probe;
   const confirm = 1.5 * window;
-  const pass = (rate: number) => Math.ceil(assumed.ids / rate);
+  const pass = (rate: number) => Math.ceil(rates.ids / rate);
   const churn = o.skipChurn
     ? 0
     : (o.quick ? 2 : 8) +
       2 * window +
-      (pass(assumed.capacityPerS) + o.windowSeconds + overheadS) +
-      o.churnRounds * 2 * (pass(assumed.capacityPerS * belowCapacityShare) + o.windowSeconds + overheadS);
+      (pass(rates.capacityPerS) + o.windowSeconds + overheadS) +
+      o.churnRounds * 2 * (pass(rates.capacityPerS * belowCapacityShare) + o.windowSeconds + overheadS);
   // A Zipf flood's server: the pass over every article at an eighth of capacity before its steps, in place of the warm-up, and the floods only.
-  const tierPass = assumed.ids / (assumed.capacityPerS * tierWarmShare) + overheadS - warmUpS;
+  const tierPass = rates.ids / (rates.capacityPerS * tierWarmShare) + overheadS - warmUpS;
   const nginxServer = (mixes: readonly string[]) =>
     mixes.reduce(
       (total, mix) =>
@@ -109,11 +117,11 @@ export function estimateSeconds(o: BenchOptions): Estimate {
   return { totalS: phases.reduce((sum, [, s]) => sum + s, 0), phases };
 }
 
-export function describeEstimate(estimate: Estimate): string {
+export function describeEstimate(estimate: Estimate, where = "on a machine like the records'"): string {
   const minutes = (s: number) => `${Math.round(s / 60)} min`;
   const parts = estimate.phases
     .filter(([, s]) => s >= 30)
     .map(([name, s]) => `${name} ${minutes(s)}`)
     .join(', ');
-  return `about ${minutes(estimate.totalS)} on a machine like the records': ${parts}`;
+  return `about ${minutes(estimate.totalS)} ${where}: ${parts}`;
 }

@@ -565,6 +565,17 @@ test('the whole default run is estimated within 20 minutes; what it adds back is
   );
 });
 
+test("the estimate at this host's renderPage rate: a slower host's passes and steps take longer, the records' rate gives the same", () => {
+  const options = readOptions([], '/tmp')!;
+  const records = estimateSeconds(options).totalS;
+  assert.equal(estimateSeconds(options, 3_500).totalS, records);
+  // The 09:26 run's host: renderPage 2,259/s, and the run took 20 min 24 s.
+  const slow = estimateSeconds(options, 2_259).totalS;
+  assert.ok(slow > records + 60, `${(slow / 60).toFixed(1)} against ${(records / 60).toFixed(1)} min`);
+  assert.ok(estimateSeconds(options, 7_000).totalS < records);
+  assert.match(describeEstimate(estimateSeconds(options, 2_259), 'from here'), /^about \d+ min from here: /);
+});
+
 test('copies kept and not: the kept server first in odd rounds, second in even ones', async () => {
   const order: string[] = [];
   const server = (name: string) => ({ name }) as never;
