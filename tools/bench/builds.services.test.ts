@@ -44,11 +44,12 @@ test('a flood: each arm under the default guard at a multiple of the rate, its s
   ]);
   assert.equal(result.status, 0, `${result.stdout}\n${result.stderr}`);
   assert.match(result.stdout, /server-rendered pages\/s at 2x 150\/s \(300\/s offered\)/);
-  const rows = [...result.stdout.matchAll(/^\| 1 \| (\w+) \| (\d+) \| (\d+)% \| (\d+) \| (\d+) \| (\d+)% \|$/gm)].map((m) => ({
+  const rows = [...result.stdout.matchAll(/^\| 1 \| (\w+) \| (\d+) \| (\d+)% \| (\d+) \| (\d+) \| (\d+)% \| (\d+)% \/ (\d+)% \|$/gm)].map((m) => ({
     arm: m[1],
     ssrPerS: Number(m[2]),
     notFresh: Number(m[3]),
     failures: Number(m[5]),
+    worker: Number(m[7]),
   }));
   assert.deepEqual(
     rows.map((r) => r.arm),
@@ -64,6 +65,8 @@ test('a flood: each arm under the default guard at a multiple of the rate, its s
     rows.every((r) => r.failures === 0),
     JSON.stringify(rows),
   );
+  // Rendering takes the worker's core; answering the shell alone leaves it nearly idle.
+  assert.ok(plain!.worker > shellOnly!.worker, JSON.stringify(rows));
 });
 
 test('--flood without --rate is refused', () => {

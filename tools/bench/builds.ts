@@ -99,6 +99,9 @@ export interface FloodFigure {
   p99Ms: number;
   failures: number;
   serverCpuPct: number;
+  /** How the core was split over the flood (its warm-up included), in percent of one core: the worker, and Nginx with the primary. */
+  workerCpuPct: number;
+  nginxCpuPct: number;
 }
 
 async function measure(arm: Arm, dbPath: string, paths: readonly string[], work: Workload): Promise<number | FloodFigure> {
@@ -110,13 +113,20 @@ async function measure(arm: Arm, dbPath: string, paths: readonly string[], work:
     await readEveryPage(base, paths);
     if (work.kind === 'flood') {
       await settle(server);
+      const workers = server.workerPids();
+      const others = server.pids().filter((pid) => !workers.includes(pid));
+      const cpu = (pids: number[]) => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+      const started = { at: performance.now(), worker: cpu(workers), others: cpu(others) };
       const step = await measureStep(work.generator, server, `${arm.label} flood`, work.ratePerS, {
         warmupS: 1.5,
         durationS: work.seconds,
         timeoutMs: 5_000,
         maxConnections: 4_000,
       });
+      const wallMs = performance.now() - started.at;
       return {
+        workerCpuPct: (100 * (cpu(workers) - started.worker)) / wallMs,
+        nginxCpuPct: (100 * (cpu(others) - started.others)) / wallMs,
         ssrPerS: step.ssrPerS,
         notFreshShare: step.scheduled > 0 ? (step.scheduled - step.ssr) / step.scheduled : 0,
         p99Ms: step.latencyMs.p99,
@@ -144,7 +154,7 @@ async function roundFigure(arm: Arm, dbPath: string, paths: readonly string[], w
   const f = measured;
   return {
     figure: f.ssrPerS,
-    row: `${f.ssrPerS.toFixed(0)} | ${(100 * f.notFreshShare).toFixed(0)}% | ${f.p99Ms.toFixed(0)} | ${f.failures} | ${f.serverCpuPct.toFixed(0)}%`,
+    row: `${f.ssrPerS.toFixed(0)} | ${(100 * f.notFreshShare).toFixed(0)}% | ${f.p99Ms.toFixed(0)} | ${f.failures} | ${f.serverCpuPct.toFixed(0)}% | ${f.workerCpuPct.toFixed(0)}% / ${f.nginxCpuPct.toFixed(0)}%`,
   };
 }
 
@@ -191,7 +201,9 @@ async function main(): Promise<number> {
       generator = new NativeGenerator(nativeGeneratorBinary(repositoryRoot), pathsFile);
       work = { kind: 'flood', ratePerS, seconds: floodSeconds, generator };
       unit = `server-rendered pages/s at ${flood}x ${rate}/s (${ratePerS}/s offered)`;
-      header = `| round | arm | ${unit} | not fresh | p99, ms | failures | server CPU |\n` + '| ---: | --- | ---: | ---: | ---: | ---: | ---: |';
+      header =
+        `| round | arm | ${unit} | not fresh | p99, ms | failures | server CPU | worker / Nginx and primary, % of a core |\n` +
+        '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |';
     }
     const figures = new Map(arms.map((arm) => [arm.label, [] as number[]]));
     console.log(header);
