@@ -151,7 +151,7 @@ const command = { name: 'builds', usage };
 async function roundFigure(arm: Arm, dbPath: string, paths: readonly string[], work: Workload): Promise<{ figure: number; row: string }> {
   const measured = await measure(arm, dbPath, paths, work);
   if (typeof measured === 'number') return { figure: measured, row: measured.toFixed(0) };
-  const f = measured;
+  const f: FloodFigure = measured;
   return {
     figure: f.ssrPerS,
     row: `${f.ssrPerS.toFixed(0)} | ${(100 * f.notFreshShare).toFixed(0)}% | ${f.p99Ms.toFixed(0)} | ${f.failures} | ${f.serverCpuPct.toFixed(0)}% | ${f.workerCpuPct.toFixed(0)}% / ${f.nginxCpuPct.toFixed(0)}%`,
