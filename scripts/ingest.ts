@@ -1,6 +1,7 @@
 // npm run ingest -- file.json: pushes an article to a running Kiosk as the CMS does.
 import fs from 'node:fs';
 import { readCommandLine, runCommand, UsageError } from './cli';
+import { pathUnder } from '../src/request-kinds';
 import { articleIdPattern } from '../src/sections';
 
 const usage = `Usage: npm run ingest -- <file.json> [--url http://localhost:3000] [--if-match ETAG]
@@ -118,7 +119,7 @@ async function main(): Promise<number> {
 
   let answer: Answer & { etag: string | null };
   try {
-    answer = await send(`${base}/api/ingest/articles/${id}${query}`, method, token, values['if-match'], body);
+    answer = await send(`${base}${pathUnder('ingest', `articles/${id}`)}${query}`, method, token, values['if-match'], body);
   } catch (error) {
     console.error(`ingest: could not reach ${base}: ${(error as Error).message}`);
     return 1;

@@ -89,6 +89,8 @@ export { storeData } from '../src/store/page-data';
 export { serializeState, stateElementId } from '../src/page-contract';
 // An article's shape (what the bench's churn pushes), and how many headlines the full latest list holds.
 export { latestListSize, type Article } from '../src/content';
+// A path under a route table entry's prefix: where the churn pushes as the CMS does (ingest).
+export { pathUnder } from '../src/request-kinds';
 // Why dist/ is older than the sources (null when it is not): the bench records how its build came to be.
 export { staleBuildReason } from '../scripts/build-state';
 // The Nginx binary and whether a port accepts connections: the bench starts a bare Nginx of its own.

@@ -16,7 +16,7 @@
 // they change being put together again at the rate pushes cause it, and a window without them
 // starts after the last push's pages were read again rather than paying for them.
 import { randomBytes } from 'node:crypto';
-import { generateArticles, median, type Article } from '@kiosk/surface';
+import { generateArticles, median, pathUnder, type Article } from '@kiosk/surface';
 import type { StepRecord } from './measure';
 import type { ServerUnderTest } from './processes';
 import type { Steadiness } from './steadiness';
@@ -126,7 +126,7 @@ export function startPushing(baseUrl: string, paths: readonly string[], onPush: 
   let running: Promise<void> = Promise.resolve();
 
   async function put(id: string, article: Omit<Article, 'id' | 'updatedAt'>, kind: Push['kind']): Promise<void> {
-    const response = await fetch(`${baseUrl}/api/ingest/articles/${id}`, {
+    const response = await fetch(`${baseUrl}${pathUnder('ingest', `articles/${id}`)}`, {
       method: 'PUT',
       headers: { Authorization: `Bearer ${churnToken}`, 'Content-Type': 'application/json' },
       // Each push is the CMS's newest version of the story: one a second, so never two at one time.
