@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 import { readOptions } from './options';
 import { steadySpread } from './churn';
-import { evaluateTargets, renderMarkdown } from './report';
+import { evaluateTargets, hostDrift, renderMarkdown } from './report';
 import { renderChart } from './chart';
 import { describeEstimate, estimateSeconds } from './estimate';
 import { floodMultipliers, measureCopies } from './last-good';
@@ -57,6 +57,21 @@ test('a PostgreSQL capacity that did not hold for a full step does not meet the 
   const target = postgresTarget(results(1000, search(980, false)));
   assert.equal(target.met, false);
   assert.match(target.figures, /not even that held/);
+});
+
+test("the PostgreSQL target says how far the host drifted between the two searches, from each store's steadiness", () => {
+  const chunk = (p50: number) => ({
+    seconds: 8,
+    arithmetic: { chunks: 100, p10: 5, p50: 5.5, p90: 6, ratio: 1.2 },
+    memory: { chunks: 100, p10: 2, p50, p90: 8, ratio: 4 },
+  });
+  const r = results(1000, search(780));
+  assert.equal(hostDrift(r), '');
+  assert.doesNotMatch(postgresTarget(r).figures, /memory-bound/);
+  r.churn = { steadiness: chunk(4.294) } as never;
+  assert.equal(hostDrift(r), '', 'one store measured: no comparison');
+  r.postgres!.churn = { steadiness: chunk(4.904) } as never;
+  assert.equal(hostDrift(r), "; the host's same memory-bound chunk took 4.3 ms (median) after SQLite's search and 4.9 ms after PostgreSQL's (1.14x)");
 });
 
 test('without a PostgreSQL run, or without the SQLite capacity, the target is "not measured"', () => {

@@ -271,8 +271,20 @@ function postgresTarget(r: BenchResults): Target {
   return {
     name,
     met: pg.ratePerS >= 0.9 * sqlite && pg.confirmed !== false,
-    figures: `${perS(pg.ratePerS)} req/s = ${pct(ratio(pg.ratePerS, sqlite))} of ${perS(sqlite)} req/s${held}`,
+    figures: `${perS(pg.ratePerS)} req/s = ${pct(ratio(pg.ratePerS, sqlite))} of ${perS(sqlite)} req/s${held}${hostDrift(r)}`,
   };
+}
+
+/**
+ * The two capacities are searched minutes apart, and this host's speed drifts: the same
+ * memory-bound work, timed on the server's core before each store's churn steps (right after
+ * its search), says how far. Nothing when either store's steadiness was not measured.
+ */
+export function hostDrift(r: BenchResults): string {
+  const before = r.churn?.steadiness?.memory.p50;
+  const after = r.postgres?.churn?.steadiness?.memory.p50;
+  if (!before || !after || !Number.isFinite(before) || !Number.isFinite(after)) return '';
+  return `; the host's same memory-bound chunk took ${ms(before)} ms (median) after SQLite's search and ${ms(after)} ms after PostgreSQL's (${(after / before).toFixed(2)}x)`;
 }
 
 /** The article page's DOM budget (docs/article-page.md): what it saves the server, and what it keeps off the wire. */
