@@ -27,7 +27,7 @@ import {
 } from '@kiosk/surface';
 import { measureStep, settle } from './measure';
 import { NativeGenerator, nativeGeneratorBinary } from './native-generator';
-import { cpuMs } from './proc';
+import { CpuMeter, cpuMs } from './proc';
 import { generatorCore, serverCore, startKioskBehindNginx } from './processes';
 
 const usage = `Usage: npx tsx tools/bench/builds.ts --arm LABEL=DIR[:KEY=VALUE,...] --arm ... [options]
@@ -114,19 +114,17 @@ async function measure(arm: Arm, dbPath: string, paths: readonly string[], work:
     if (work.kind === 'flood') {
       await settle(server);
       const workers = server.workerPids();
-      const others = server.pids().filter((pid) => !workers.includes(pid));
-      const cpu = (pids: number[]) => pids.reduce((sum, pid) => sum + cpuMs(pid), 0);
-      const started = { at: performance.now(), worker: cpu(workers), others: cpu(others) };
+      const worker = new CpuMeter(() => workers);
+      const others = new CpuMeter(() => server.pids().filter((pid) => !workers.includes(pid)));
       const step = await measureStep(work.generator, server, `${arm.label} flood`, work.ratePerS, {
         warmupS: 1.5,
         durationS: work.seconds,
         timeoutMs: 5_000,
         maxConnections: 4_000,
       });
-      const wallMs = performance.now() - started.at;
       return {
-        workerCpuPct: (100 * (cpu(workers) - started.worker)) / wallMs,
-        nginxCpuPct: (100 * (cpu(others) - started.others)) / wallMs,
+        workerCpuPct: worker.percent(),
+        nginxCpuPct: others.percent(),
         ssrPerS: step.ssrPerS,
         notFreshShare: step.scheduled > 0 ? (step.scheduled - step.ssr) / step.scheduled : 0,
         p99Ms: step.latencyMs.p99,
