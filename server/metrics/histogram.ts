@@ -5,7 +5,7 @@
 const smallestMs = 0.1;
 const bucketsPerDoubling = 4;
 // 0.1 ms · 2^(80/4) ≈ 105 s: anything slower lands in the last bucket.
-const bucketCount = 81;
+export const bucketCount = 81;
 
 export interface HistogramSnapshot {
   count: number;

@@ -59,3 +59,26 @@ test('the time spent writing last good copies: kept in ms, in seconds on /metric
   assert.deepEqual(sample, { name: 'LastGoodWriteTime', unit: 'Milliseconds', value: 12.75 });
   assert.equal(workerSamples(cloudwatch, { heapUsed: 0, rss: 0 }).find((s) => s.name === 'Requests')?.unit, 'Count', 'a count stays a count');
 });
+
+test('pauses are given to within a fifth: a 30 ms stall and a 60 ms collection are told from 50 ms', async () => {
+  const metrics = new WorkerMetrics();
+  const ledger = new MetricsLedger(metrics);
+  const registry = workerRegistry(ledger, ledger.reader(), null);
+  metrics.eventLoopDelayMs.record(30);
+  metrics.majorGcMs.record(60);
+  const text = await registry.metrics();
+  // The smallest bucket bound that holds every observation: what the bench reads as the longest.
+  const longest = (series: string) =>
+    Math.min(
+      ...text
+        .split('\n')
+        .map((line) => new RegExp(`^${series}_bucket\\{le="([0-9.e-]+)"\\} 1$`).exec(line))
+        .filter((match) => match !== null)
+        .map((match) => Number(match[1]) * 1_000),
+    );
+  const stall = longest('kiosk_event_loop_delay_seconds');
+  assert.ok(stall >= 30 && stall < 30 * 1.19 + 1e-9, `a 30 ms stall read as ${stall} ms`);
+  const gc = longest('kiosk_major_gc_seconds');
+  assert.ok(gc >= 60 && gc < 60 * 1.19 + 1e-9 && gc > 50, `a 60 ms collection read as ${gc} ms`);
+  assert.ok(!text.includes('kiosk_response_seconds_bucket{le="0.00011892'), 'request latencies keep a bucket per doubling');
+});

@@ -6,7 +6,7 @@ import { answer } from '../answer';
 import { cacheControl } from '../cache-policy';
 import { describeError, log } from '../log';
 import { contentTypes } from '../response-policy';
-import { bucketUpperBound, type Histogram as Distribution } from './histogram';
+import { bucketCount, bucketUpperBound, type Histogram as Distribution } from './histogram';
 import { counterNames, distributionNames, prometheusCounterValue, workerCounters, workerDistributions } from './catalog';
 import type { MetricsLedger, MetricTotals } from './totals';
 import type { WorkerMetrics } from './worker-metrics';
@@ -20,6 +20,8 @@ import type { WorkerMetrics } from './worker-metrics';
 
 /** Every 4th bucket of the internal histogram: le = 0.1 ms · 2^k, exact bucket edges, 21 of them. */
 const prometheusBucketsMs = Array.from({ length: 21 }, (_, k) => bucketUpperBound(4 * k));
+/** Every bucket of it (le = 0.1 ms · 2^(k/4)), for the distributions judged against a threshold. */
+const everyBucketMs = Array.from({ length: bucketCount }, (_, k) => bucketUpperBound(k));
 
 /**
  * A Prometheus histogram read from one of our fixed-bucket distributions at scrape time.
@@ -31,8 +33,9 @@ class DistributionHistogram extends client.Histogram {
     private readonly helpText: string,
     private readonly read: () => Distribution,
     registry: client.Registry,
+    private readonly bucketsMs: readonly number[],
   ) {
-    super({ name: metricName, help: helpText, buckets: prometheusBucketsMs.map((ms) => ms / 1_000), registers: [registry] });
+    super({ name: metricName, help: helpText, buckets: bucketsMs.map((ms) => ms / 1_000), registers: [registry] });
   }
 
   override async get() {
@@ -41,7 +44,7 @@ class DistributionHistogram extends client.Histogram {
     const out: { labels: Record<string, string | number>; value: number; metricName: string }[] = [];
     let cumulative = 0;
     let i = 0;
-    for (const le of prometheusBucketsMs) {
+    for (const le of this.bucketsMs) {
       // Bucket bounds come from the same function, so this compares equal values; the margin is for rounding.
       while (i < values.length && values[i]! <= le * (1 + 1e-9)) cumulative += counts[i++]!;
       out.push({ labels: { le: le / 1_000 }, value: cumulative, metricName: bucket });
@@ -132,7 +135,9 @@ export function workerRegistry(ledger: MetricsLedger, totals: MetricTotals, clou
     return max;
   });
   for (const name of distributionNames) {
-    new DistributionHistogram(workerDistributions[name].prometheus, workerDistributions[name].help, () => metrics[name], registry);
+    const { prometheus, help } = workerDistributions[name];
+    const buckets = 'everyBucket' in workerDistributions[name] ? everyBucketMs : prometheusBucketsMs;
+    new DistributionHistogram(prometheus, help, () => metrics[name], registry, buckets);
   }
   gauge('kiosk_heap_used_bytes', 'V8 heap in use, summed over workers', 'sum', heapUsedBytes);
   gauge('kiosk_worker_rss_bytes', 'Resident memory of the workers, summed', 'sum', () => process.memoryUsage.rss());

@@ -49,9 +49,9 @@ export interface Pauses {
   majorGcs: number;
   /** Their durations added up. */
   majorGcMs: number;
-  /** The longest, to within the histogram's bucket (about 19%). */
+  /** The longest, to within the histogram's bucket (about 19%, upwards). */
   longestMajorGcMs: number;
-  /** The longest event-loop stall: the highest 500 ms window's delay, to within a bucket. */
+  /** The longest event-loop stall: the highest 500 ms window's delay, to within a bucket (about 19%, upwards). */
   longestStallMs: number;
   /** The V8 heap right after the last major collection as the window closed: what the worker keeps. */
   heapAfterGcMb: number;
