@@ -352,6 +352,12 @@ test('the push cost counted in process, and the CPU ratio it implies beside the 
     renderMarkdown(counted),
     /took 3 store reads, 1,591 kept answers read again, 12 related rankings worked out again and 1,540 brought up to date \(medians\), 64 ms of CPU more/,
   );
+  const warmed = { ...withCost(80) };
+  warmed.reference = { ...warmed.reference, render: { ...render, pushCost: { ...pushCost, pushes: 15, warmupExtraMs: [41.2, 12, 6.5] } } };
+  assert.match(
+    renderMarkdown(warmed),
+    /after each of 15 new stories pushed \(after 3 not counted, V8 compiling what they ran first: 41(\.2)?, 12, 6\.5 ms\), every one/,
+  );
 });
 
 /** A step through Nginx as loadgen counts it: 10,000 requests scheduled, `sources` of them answered so. */

@@ -729,6 +729,13 @@ function rankings(cost: NonNullable<NonNullable<BenchResults['reference']['rende
   return `, ${perS(cost.rankedAgain)} related rankings worked out again and ${perS(cost.rankingsUpdated)} brought up to date`;
 }
 
+/** The first pushes, not counted: what V8 compiling their code first cost them. */
+function notCounted(cost: NonNullable<NonNullable<BenchResults['reference']['render']>['pushCost']>): string {
+  const first = cost.warmupExtraMs ?? [];
+  if (first.length === 0) return '';
+  return ` (after ${first.length} not counted, V8 compiling what they ran first: ${first.map((x) => ms(x)).join(', ')} ms)`;
+}
+
 function pushCostLine(r: BenchResults): string | null {
   const cost = r.reference.render?.pushCost;
   if (!cost) return null;
@@ -738,7 +745,7 @@ function pushCostLine(r: BenchResults): string | null {
       ? ` At one push a second that is ${pct(cost.extraMs / 1000)} of a core: beside the ${cpu(steady.serverCpuPct)} SQLite's window without pushes used at capacity, ${(1 + cost.extraMs / (steady.serverCpuPct * 10)).toFixed(2)}x its CPU per request.`
       : ` At one push a second that is ${pct(cost.extraMs / 1000)} of a core.`;
   return (
-    `In process (tools/bench/push-cost.ts, core 0, no HTTP): after each of ${cost.pushes} new stories pushed, every one of the ${perS(cost.ids)} article pages' content read again took ` +
+    `In process (tools/bench/push-cost.ts, core 0, no HTTP): after each of ${cost.pushes} new stories pushed${notCounted(cost)}, every one of the ${perS(cost.ids)} article pages' content read again took ` +
     `${cost.storeReads} store reads, ${perS(cost.rebuilt)} kept answers read again${rankings(cost)} (medians), ${ms(cost.extraMs)} ms of CPU more than a pass with nothing changed (${ms(cost.passMs)} ms).${implied}`
   );
 }
