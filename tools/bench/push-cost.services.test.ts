@@ -1,5 +1,5 @@
 // What one new story costs the content layer, counted in process over a real SQLite store: the
-// first pushes are set apart (V8 compiling what they run first), the others counted, and the
+// first pushes are set apart (their passes pay for the start-up), the others counted, and the
 // counters say what each push made the cache do again.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -7,9 +7,10 @@
 // store of its own (a copy of the run's), so the pushes leave the run's articles as they were. This is the figure the churn windows
 // cannot resolve on a host whose speed moves more than the few percent a push costs.
 //
-// The first pushes are not counted: they run code no warm pass ran (bringing rankings up to date,
-// reading a list again), which V8 has yet to compile, and a worker that has served a newsroom for
-// an hour has long compiled it. Each push is measured against the passes around it, so what moves
+// The first pushes are not counted: their passes pay for the start-up (the major collections of
+// what filling the cache promoted, code no warm pass ran), which a worker that has served a
+// newsroom for an hour paid long ago: the first push's pass took 16–66 ms more in six runs, and
+// within the noise in five where a full collection ran before every pass. Each push is measured against the passes around it, so what moves
 // the host between pushes cancels; what moves it within a pass (a tenth of its 100–200 ms) does
 // not, hence the median of many pushes.
 import fs from 'node:fs';
@@ -34,7 +35,7 @@ export interface PushCost {
   extraMs: number;
   /** extraMs of each push, in order: how far apart they are says how far to trust the median. */
   extraMsEach?: number[];
-  /** extraMs of each of the first pushes, not counted (V8 compiling what they run first). */
+  /** extraMs of each of the first pushes, not counted (they pay for the start-up's collections). */
   warmupExtraMs?: number[];
   /** One pass with nothing changed: the reads of a warm cache, for scale. */
   passMs: number;

@@ -356,7 +356,7 @@ test('the push cost counted in process, and the CPU ratio it implies beside the 
   warmed.reference = { ...warmed.reference, render: { ...render, pushCost: { ...pushCost, pushes: 15, warmupExtraMs: [41.2, 12, 6.5] } } };
   assert.match(
     renderMarkdown(warmed),
-    /after each of 15 new stories pushed \(after 3 not counted, V8 compiling what they ran first: 41(\.2)?, 12, 6\.5 ms\), every one/,
+    /after each of 15 new stories pushed \(after 3 not counted, their passes paying for the start-up: 41(\.2)?, 12, 6\.5 ms\), every one/,
   );
 });
 

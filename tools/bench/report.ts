@@ -729,11 +729,11 @@ function rankings(cost: NonNullable<NonNullable<BenchResults['reference']['rende
   return `, ${perS(cost.rankedAgain)} related rankings worked out again and ${perS(cost.rankingsUpdated)} brought up to date`;
 }
 
-/** The first pushes, not counted: what V8 compiling their code first cost them. */
+/** The first pushes, not counted: what the start-up's collections cost their passes. */
 function notCounted(cost: NonNullable<NonNullable<BenchResults['reference']['render']>['pushCost']>): string {
   const first = cost.warmupExtraMs ?? [];
   if (first.length === 0) return '';
-  return ` (after ${first.length} not counted, V8 compiling what they ran first: ${first.map((x) => ms(x)).join(', ')} ms)`;
+  return ` (after ${first.length} not counted, their passes paying for the start-up: ${first.map((x) => ms(x)).join(', ')} ms)`;
 }
 
 function pushCostLine(r: BenchResults): string | null {
