@@ -63,6 +63,14 @@ export interface Config {
    * collection before the next, in percent (V8's --heap-growing-percent); 0 leaves V8's own.
    */
   workerHeapGrowingPercent: number;
+  /**
+   * WORKER_PRETENURING=off (the default): each worker runs with V8's allocation-site pretenuring
+   * off. V8 moves an allocation site's objects straight to the old generation once many of them
+   * survived a scavenge, and does not take that back: after one slow spell (a cold start reading
+   * PostgreSQL, a queue past capacity) every request's objects went to the old generation, which then
+   * filled in seconds. `on` gives V8 its own default.
+   */
+  workerPretenuring: boolean;
   /** Over this many in-flight requests, a page request gets the shell instead of SSR. */
   ssrQueueLimit: number;
   /** Known search-engine crawlers keep SSR up to this higher limit. */
@@ -482,6 +490,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     listenBacklog: integer(env, 'LISTEN_BACKLOG', 65_535, 1, 65_535),
     workerSemiSpaceMb: integer(env, 'WORKER_SEMI_SPACE_MB', 8, 0, 256),
     workerHeapGrowingPercent: integer(env, 'WORKER_HEAP_GROWING_PERCENT', 50, 0, 400),
+    workerPretenuring: flag(env, 'WORKER_PRETENURING') ?? false,
     ssrQueueLimit: integer(env, 'SSR_QUEUE_LIMIT', 15, 0, 1_000_000),
     // A crawler limit below the readers' would make crawlers worse off than readers.
     crawlerQueueLimit: Math.max(integer(env, 'CRAWLER_QUEUE_LIMIT', 30, 0, 1_000_000), integer(env, 'SSR_QUEUE_LIMIT', 15, 0, 1_000_000)),

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import fs from 'node:fs';
 import throng from 'throng';
 import { loadAssets } from './assets';
-import { loadConfig } from './config';
+import { loadConfig, type Config } from './config';
 import { contentStoreProblem } from './content/store-check';
 import { startEdgePurge } from './edge/start';
 import { startLastGoodPrimary } from './last-good/primary';
@@ -77,7 +77,7 @@ async function primary() {
   const storeProblem = contentStoreProblem(config);
   if (storeProblem !== null) throw new Error(storeProblem);
   // Before throng forks the workers: each gets its heap's bounds on its command line.
-  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, config.workerSemiSpaceMb, config.workerHeapGrowingPercent) });
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, config) });
   if (config.listenMode === 'per-worker') {
     serveSlots(config.webConcurrency, (w) => {
       log.error('no free port slot for a new worker, stopping it', { pid: w.process.pid });
@@ -118,19 +118,28 @@ async function primary() {
 }
 
 /**
- * A worker's Node flags: the primary's, with the young generation bounded and the old one's growth
- * between major collections. Render garbage dies young either way; V8's default semi-space (64 MB
- * on a large host) keeps up to three times that resident per worker, which an 8 MB semi-space does
- * not. What a request promotes waits in the old generation for the next major collection; V8 lets it
- * grow by up to several times what survived the last one, a fixed 50% bounds that wait. Both with
- * CPU per request within the host's noise (docs/performance.md, "Memory"; docs/operations.md).
+ * A worker's Node flags: the primary's, with the young generation bounded, the old one's growth
+ * between major collections, and V8's allocation-site pretenuring off. Render garbage dies young
+ * either way; V8's default semi-space (64 MB on a large host) keeps up to three times that resident
+ * per worker, which an 8 MB semi-space does not. What a request promotes waits in the old
+ * generation for the next major collection; V8 lets it grow by up to several times what survived
+ * the last one, a fixed 50% bounds that wait. Both with CPU per request within the host's noise
+ * (docs/performance.md, "Memory"; docs/operations.md). Pretenuring, once a slow spell has made a
+ * request's allocation sites look long-lived, sends every later request's objects to the old
+ * generation: six times the growth, a major collection every few seconds (docs/performance.md,
+ * "Where the stalls come from").
  */
-function workerExecArgv(primary: readonly string[], semiSpaceMb: number, heapGrowingPercent: number): string[] {
-  const kept = primary.filter((flag) => !flag.startsWith('--max-semi-space-size') && !flag.startsWith('--heap-growing-percent'));
+function workerExecArgv(
+  primary: readonly string[],
+  { workerSemiSpaceMb, workerHeapGrowingPercent, workerPretenuring }: Pick<Config, 'workerSemiSpaceMb' | 'workerHeapGrowingPercent' | 'workerPretenuring'>,
+): string[] {
+  const ours = ['--max-semi-space-size', '--heap-growing-percent', '--allocation-site-pretenuring', '--no-allocation-site-pretenuring'];
+  const kept = primary.filter((flag) => !ours.some((name) => flag === name || flag.startsWith(`${name}=`)));
   return [
     ...kept,
-    ...(semiSpaceMb > 0 ? [`--max-semi-space-size=${semiSpaceMb}`] : []),
-    ...(heapGrowingPercent > 0 ? [`--heap-growing-percent=${heapGrowingPercent}`] : []),
+    ...(workerSemiSpaceMb > 0 ? [`--max-semi-space-size=${workerSemiSpaceMb}`] : []),
+    ...(workerHeapGrowingPercent > 0 ? [`--heap-growing-percent=${workerHeapGrowingPercent}`] : []),
+    ...(workerPretenuring ? [] : ['--no-allocation-site-pretenuring']),
   ];
 }
 
