@@ -10,9 +10,9 @@
 // The first pushes are not counted: their passes pay for the start-up (the major collections of
 // what filling the cache promoted, code no warm pass ran), which a worker that has served a
 // newsroom for an hour paid long ago: the first push's pass took 16–66 ms more in six runs, and
-// within the noise in five where a full collection ran before every pass. Each push is measured against the passes around it, so what moves
-// the host between pushes cancels; what moves it within a pass (a tenth of its 100–200 ms) does
-// not, hence the median of many pushes.
+// within the noise in five where a full collection ran before every pass. Each push is measured
+// against the passes around it, so what moves the host between pushes cancels; what moves it
+// within a pass (a tenth of its 100–200 ms) does not, hence the median of many pushes.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

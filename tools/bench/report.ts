@@ -13,6 +13,7 @@ import { describeMix, type PathMix } from './path-mix';
 import { chunkRange } from './steadiness';
 import { connectionsExhausted, generatorFellShort, passes, type StepRecord } from './measure';
 import type { BenchResults, OverloadStep, PassesRecord, SearchOutcome, Target } from './results';
+import type { PushCost } from './push-cost';
 import { median as medianOf, percentile } from '@kiosk/surface';
 
 const integer = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 0 });
@@ -724,13 +725,13 @@ function churnTable(r: BenchResults): string[] {
  * that work implies at one push a second beside SQLite's window without pushes at capacity.
  */
 /** How many article pages' related rankings a push had worked out again, and brought up to date: nothing where not counted. */
-function rankings(cost: NonNullable<NonNullable<BenchResults['reference']['render']>['pushCost']>): string {
+function rankings(cost: PushCost): string {
   if (cost.rankedAgain === undefined || cost.rankingsUpdated === undefined) return '';
   return `, ${perS(cost.rankedAgain)} related rankings worked out again and ${perS(cost.rankingsUpdated)} brought up to date`;
 }
 
 /** The first pushes, not counted: what the start-up's collections cost their passes. */
-function notCounted(cost: NonNullable<NonNullable<BenchResults['reference']['render']>['pushCost']>): string {
+function notCounted(cost: PushCost): string {
   const first = cost.warmupExtraMs ?? [];
   if (first.length === 0) return '';
   return ` (after ${first.length} not counted, their passes paying for the start-up: ${first.map((x) => ms(x)).join(', ')} ms)`;
