@@ -42,12 +42,21 @@ export interface PushCost {
   ids: number;
 }
 
+/** What threadCpuMs() sleeps on: nothing ever wakes it, so each wait is its whole millisecond. */
+const asleep = new Int32Array(new SharedArrayBuffer(4));
+
 /**
  * The CPU this thread has used, in milliseconds: what the passes are timed by, not the wall clock,
  * which also counts the time other processes on the host took the core (the bench's own server,
- * anyone else's tests) and moved a push's few milliseconds by more than they are.
+ * anyone else's tests) and moved a push's few milliseconds by more than they are. Linux brings a
+ * running thread's count up to date only at a scheduler tick or when the thread leaves the CPU
+ * (read straight, process.threadCpuUsage() moved in steps of about 4 ms here, so each push's
+ * figure in steps of 2 ms), so the thread sleeps a millisecond first: read then, it is exact to
+ * the microsecond. The process's count is exact too, but it also counts V8's helper threads,
+ * whose collections moved a pass by more than a push costs.
  */
-function cpuMs(): number {
+export function threadCpuMs(): number {
+  Atomics.wait(asleep, 0, 0, 1);
   const { user, system } = process.threadCpuUsage();
   return (user + system) / 1000;
 }
@@ -72,9 +81,9 @@ export async function measurePushCost(dbPath: string, ids: readonly string[], { 
     const pass = async () => {
       // The change feed looks at the store once per turn of the event loop, as between requests.
       await new Promise((resolve) => setImmediate(resolve));
-      const start = cpuMs();
+      const start = threadCpuMs();
       for (const id of ids) await reader.articleWithTeasers(id);
-      return cpuMs() - start;
+      return threadCpuMs() - start;
     };
     await pass();
     let before = await pass();
