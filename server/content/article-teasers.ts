@@ -196,7 +196,7 @@ function prependedSince(list: KeptList, version: number): number {
 /**
  * An article page's related stories by tags, as rankLists ranks them from its tags' lists, with
  * what lets the ranking be brought up to date when a list only gained new stories in front
- * (updatedRanking). Numbers only, in one frozen array (the cache keeps one per article page, so
+ * (updatedRanking). Numbers only, in one array (the cache keeps one per article page, so
  * every array and object counts): a header of the number of lists k, of ranked ids, and the
  * article id's two halves (RankList's numbers); the version of each tag list it was ranked from
  * (KeptList.version), in the article's order of tags; the article's position among each list's
@@ -262,7 +262,7 @@ export function relatedRanking(articleId: string, tagLists: readonly KeptList[])
     ranking.push(high, low);
     for (const { rank } of tagLists) ranking.push(positionIn(rank, high, low));
   }
-  return Object.freeze(ranking);
+  return ranking;
 }
 
 /** Where the id at `at` of a list is once `d` ids came in front of it: -1 where out of sight. */
@@ -309,13 +309,12 @@ export function updatedRanking(previous: RelatedRanking, tagLists: readonly Kept
     shifts[i] = d;
     if (d > 0) moved = true;
   }
-  // Worked out in a reused array, copied element by element (slice() of a frozen array takes
-  // V8's slow path, microseconds); what is handed out is made once, at its size, at the end.
-  // (Written in place, never shortened: V8 would let go of its storage.)
+  // Worked out in a reused array, copied element by element; what is handed out is made once, at
+  // its size, at the end. (Written in place, never shortened: V8 would let go of its storage.)
   const ranking = working;
   for (let x = 0; x < previous.length; x += 1) ranking[x] = previous[x]!;
   for (let i = 0; i < k; i += 1) ranking[header + i] = tagLists[i]!.version;
-  if (!moved) return Object.freeze(ranking.slice(0, previous.length));
+  if (!moved) return ranking.slice(0, previous.length);
   // The article, and the ranked ids of before, where they are now: none may have left a list that counted it.
   for (let i = 0; i < k; i += 1) ranking[header + k + i] = shifted(previous[header + k + i]!, shifts[i]!, tagLists[i]!);
   const ranked = previous[1]!;
@@ -329,7 +328,7 @@ export function updatedRanking(previous: RelatedRanking, tagLists: readonly Kept
   }
   const fresh = newIds(tagLists, oldHigh, oldLow, previous[2]!, previous[3]!);
   if (fresh === undefined) return undefined;
-  return Object.freeze(fresh.length === 0 ? ranking.slice(0, previous.length) : merged(ranking, fresh));
+  return fresh.length === 0 ? ranking.slice(0, previous.length) : merged(ranking, fresh);
 }
 
 /** A new id as a ranking holds a ranked one (its halves, its position in each list), and how many lists count it. */
