@@ -157,7 +157,7 @@ test("the worker's counters: one store read per statement, one per kept answer r
   assert.equal(c.stats().loads, 8);
 });
 
-test('a memo is handed out while its inputs are the reads they were; once one is read again, update is handed the memo before, and compute runs where update cannot', async () => {
+test('a memo is handed out while it says it was worked out from the reads kept now; once one is read again, update is handed the memo before, and compute runs where update cannot', async () => {
   const c = cache();
   const onTag = (): Dependency => ({ list: 'tag:x', from: null });
   const push = (id: string): ContentChange => ({ kind: 'article', id, now: { section: 'news', tags: ['x'], status: 'published' }, was: null });
@@ -165,19 +165,23 @@ test('a memo is handed out while its inputs are the reads they were; once one is
   await c.get('head:tag:x', async () => ['1', '2'], onTag);
   let computed = 0;
   const handed: unknown[] = [];
-  const memo = (updated?: { n: number }) =>
-    c.memo(
+  // As a ranking does, the memo names the read it was worked out from (here, the list itself).
+  type Memo = { n: number; from: unknown };
+  const memo = (updated?: number) => {
+    const list = c.fresh<string[]>('head:tag:x');
+    return c.memo<Memo>(
       'article:1',
-      ['head:tag:x'],
-      () => ({ n: (computed += 1) }),
+      (kept) => kept.from === list,
+      () => ({ n: (computed += 1), from: list }),
       (previous) => {
         handed.push(previous);
-        return updated;
+        return updated === undefined ? undefined : { n: updated, from: list };
       },
     );
+  };
   const first = memo();
-  assert.deepEqual(first, { n: 1 });
-  assert.equal(memo({ n: 99 }), first, 'inputs as they were: the same object, neither worked out nor updated');
+  assert.equal(first.n, 1);
+  assert.equal(memo(99), first, 'worked out from the read kept now: the same object, neither worked out nor updated');
   assert.deepEqual(handed, [], 'no memo before it: update not asked');
   assert.deepEqual([c.stats().memoComputed, c.stats().memoUpdated], [1, 0]);
 
@@ -185,17 +189,23 @@ test('a memo is handed out while its inputs are the reads they were; once one is
   assert.deepEqual(c.previous('head:tag:x'), ['1', '2'], 'the read before is there to compare with while stale');
   assert.equal(c.fresh('head:tag:x'), undefined);
   await c.get('head:tag:x', async () => ['3', '1', '2'], onTag);
-  const second = memo({ n: 10 });
-  assert.deepEqual(second, { n: 10 }, "update's answer");
+  const second = memo(10);
+  assert.equal(second.n, 10, "update's answer");
   assert.equal(handed[0], first, 'update is handed the memo before');
   assert.equal(memo(), second, 'then kept');
   assert.deepEqual([c.stats().memoComputed, c.stats().memoUpdated], [1, 1]);
 
   c.apply(push('4'));
   await c.get('head:tag:x', async () => ['4', '3', '1', '2'], onTag);
-  assert.deepEqual(memo(undefined), { n: 2 }, 'update could not: worked out again');
+  assert.equal(memo(undefined).n, 2, 'update could not: worked out again');
   assert.equal(handed[1], second);
   assert.deepEqual([c.stats().memoComputed, c.stats().memoUpdated], [2, 1]);
+
+  c.apply(push('1'));
+  await c.get('article:1', async () => 'one, corrected', onArticle('1'));
+  await c.get('head:tag:x', async () => ['4', '3', '1', '2'], onTag);
+  assert.equal(memo(50).n, 3, 'the entry read again: no memo before it, worked out afresh');
+  assert.equal(handed.length, 2, 'update not asked without a memo');
 });
 
 test('what follows the changes (the last good copies) hears each public one from the cache, after its entries are dropped; a draft saved tells it nothing', async () => {

@@ -19,13 +19,14 @@ import { PublishedIds } from './published-ids';
 //   - rendered pages, when the breaking-news cache is on (server/page-cache.ts, keepPage): a
 //     page depends on what every answer it was put together from depends on, and expires after
 //     PAGE_CACHE_TTL_MS;
-//   - on an entry, what memo() worked out from it and the entries it names (an article's related
-//     stories, ranked from its tags' lists: article-teasers.ts), as numbers and ids, never an
-//     object of another entry; handed out while each named entry is the read it was, and when
-//     one was read again, brought up to date from the memo before where its maker can show the
-//     result is what working it out again gives (a list that only gained new stories in front:
-//     each list read says which earlier reads it extends, KeptList.since), else worked out again;
-//     dropped with its entry; not frozen (the one thing kept here that is not): it is numbers
+//   - on an entry, what memo() worked out from it and other entries (an article's related
+//     stories, ranked from its tags' lists: article-teasers.ts), as numbers, never an object of
+//     another entry, and saying itself which reads it was worked out from (each list read has a
+//     version); handed out while those are the reads kept, and when one was read again, brought
+//     up to date from the memo before where its maker can show the result is what working it out
+//     again gives (a list that only gained new stories in front: each list read says which
+//     earlier reads it extends, KeptList.since), else worked out again; one slot of the entry,
+//     dropped with it; not frozen (the one thing kept here that is not): it is numbers
 //     read by the function that made it (pageTeasers), never handed to a request, and V8 reads a
 //     frozen array's elements on a slower path (bringing a ranking up to date took 2.0 µs
 //     frozen, 1.0 µs not; a push brings ~1,400 of them up to date);
@@ -119,17 +120,14 @@ interface Entry {
   readonly epoch: number;
   /** What drops it, each filed in the dependency index: none for what only time drops. */
   readonly depends: readonly Dependency[];
-  /** Which read this is: a later read of the same key has a greater one. */
-  readonly seq: number;
   /** Read again once older than this, whatever the feed says (a ranking the feed cannot speak for). */
   readonly maxAgeMs: number;
   fresh: boolean;
   /**
-   * What memo() worked out from it and the entries it named, as they were (their seqs). Set
-   * from the first read on (null until a memo is asked for), so that every entry has one shape
-   * for V8; its own, changed in place when the memo is worked out again (nothing outside holds it).
+   * What memo() worked out from it: one slot, set from the first read on (undefined until a memo
+   * is asked for) so that every entry has one shape for V8.
    */
-  memo: { inputs: number[]; value: unknown } | null;
+  memo: unknown;
 }
 
 interface Pending<T> {
@@ -259,7 +257,6 @@ export class ContentCache {
   readonly #memos = { computed: 0, updated: 0 };
   /** Which ids are published articles (the view beacons' check), where the options say how to read them. */
   readonly published: PublishedIds | null;
-  #reads = 0;
 
   constructor(private readonly options: ContentCacheOptions) {
     this.#now = options.now ?? (() => performance.now());
@@ -344,46 +341,28 @@ export class ContentCache {
   }
 
   /**
-   * What `compute` works out from the value kept for `key` and the entries kept for `inputs`:
-   * kept on the entry, and handed out again while each input is the read it was (a kept value is
-   * replaced by a new read, never changed, so the same read means the same content). When an
-   * input was read again, `update` is handed the value worked out before and may answer what
-   * `compute` would from it (undefined where it cannot: then `compute`). It must hold no object
-   * of an input (numbers and ids, not teasers): an input evicted or read again is then let go,
-   * whatever memos named it. Goes with the entry; a few slots, not counted in the bound. Kept as
-   * `compute` and `update` made it, not frozen (the rule at the top of this file): the caller
-   * reads it and hands out nothing of it.
+   * What `compute` works out from the value kept for `key` and the reads it is handed with it:
+   * kept on the entry, and handed out again while `current` says it was worked out from the reads
+   * the caller holds now (the memo names them itself: a kept value is replaced by a new read,
+   * never changed, so the same read means the same content). When not, `update` is handed the
+   * value worked out before and may answer what `compute` would from it (undefined where it
+   * cannot: then `compute`). It must hold no object of another entry (numbers, not teasers): an
+   * entry evicted or read again is then let go, whatever memos named it. One slot of the entry,
+   * going with it, not counted in the bound. Kept as `compute` and `update` made it, not frozen
+   * (the rule at the top of this file): the caller reads it and hands out nothing of it.
    */
-  memo<T>(key: string, inputs: readonly string[], compute: () => T, update?: (previous: T) => T | undefined): T {
+  memo<T>(key: string, current: (kept: T) => boolean, compute: () => T, update?: (previous: T) => T | undefined): T {
     const entry = this.#entries.peek(key);
-    const kept = entry?.memo ?? null;
+    const kept = entry?.memo as T | undefined;
     // Every page asks on every request and nearly always gets the memo: compared in place, nothing made.
-    if (kept !== null && this.#readsAre(kept.inputs, inputs)) return kept.value as T;
-    let value = kept !== null && update !== undefined ? update(kept.value as T) : undefined;
+    if (kept !== undefined && current(kept)) return kept;
+    let value = kept !== undefined && update !== undefined ? update(kept) : undefined;
     if (value === undefined) {
       this.#memos.computed += 1;
       value = compute();
     } else this.#memos.updated += 1;
-    if (entry === undefined) return value;
-    if (kept === null) entry.memo = { inputs: inputs.map((input) => this.#seqOf(input)), value };
-    else {
-      kept.inputs.length = inputs.length;
-      for (let i = 0; i < inputs.length; i += 1) kept.inputs[i] = this.#seqOf(inputs[i]!);
-      kept.value = value;
-    }
+    if (entry !== undefined) entry.memo = value;
     return value;
-  }
-
-  /** Which read is kept for `key`: -1 where none is. */
-  #seqOf(key: string): number {
-    return this.#entries.peek(key)?.seq ?? -1;
-  }
-
-  /** Whether the entries kept for `inputs` are the reads `seqs` names, each kept. */
-  #readsAre(seqs: readonly number[], inputs: readonly string[]): boolean {
-    if (seqs.length !== inputs.length) return false;
-    for (let i = 0; i < seqs.length; i += 1) if (seqs[i]! < 0 || this.#seqOf(inputs[i]!) !== seqs[i]) return false;
-    return true;
   }
 
   /**
@@ -461,7 +440,7 @@ export class ContentCache {
         keys.add(key);
         return this.fresh<T>(key);
       },
-      memo: (key, inputs, compute, update) => this.memo(key, inputs, compute, update),
+      memo: (key, current, compute, update) => this.memo(key, current, compute, update),
       // Read inside a store read, to compare with: not what the page shows.
       previous: <T>(key: string) => this.previous<T>(key),
     };
@@ -613,7 +592,7 @@ export class ContentCache {
 
   #keep(key: string, value: unknown, depends: readonly Dependency[], fresh: boolean, epoch: number, maxAgeMs: number): void {
     // An answer larger than the whole budget is not kept (lru-cache drops any older copy too).
-    this.#entries.set(key, { value, storedAt: this.#now(), epoch, depends, fresh, seq: (this.#reads += 1), maxAgeMs, memo: null });
+    this.#entries.set(key, { value, storedAt: this.#now(), epoch, depends, fresh, maxAgeMs, memo: undefined });
     if (!this.#entries.has(key)) return;
     for (const one of depends) {
       if ('article' in one) add(this.#byArticle, one.article, key);

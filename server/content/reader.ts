@@ -15,6 +15,7 @@ import {
   sectionListForArticle,
   trendingWindowArticles,
   type KeptList,
+  type RelatedRanking,
 } from './article-teasers';
 import { frozenWithJson, keepJson, type CacheReads, type ContentCache, type Dependency, type PageReads } from './cache';
 import type { StoreFailures } from './failure';
@@ -199,14 +200,12 @@ async function articleWithTeasers(store: ArticleStore, cache: CacheReads, heads:
   // brought up to date from the ranking before where the lists only gained new stories in front.
   // The section's part is put together per request (pageTeasers): a section's new story costs
   // its pages nothing kept.
-  let ranking = cache.memo(
+  const ranking = cache.memo(
     key,
-    keys.slice(0, -1),
+    (kept: RelatedRanking) => rankedFrom(kept, tagLists),
     () => relatedRanking(id, tagLists),
     (previous) => updatedRanking(previous, tagLists),
   );
-  // A list read that was not kept (a change came meanwhile) is not what the memo's inputs name.
-  if (!rankedFrom(ranking, tagLists)) ranking = relatedRanking(id, tagLists);
   // This request's own copy: the text it was parsed from is what its embedded state writes.
   const article = keepJson(JSON.parse(kept.json) as Article, kept.json);
   return { article, ...pageTeasers(ranking, tagLists, section) };
