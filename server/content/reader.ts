@@ -46,13 +46,6 @@ export const headSize = Math.max(maxSectionPageSize, relatedCandidatesPerTag, se
 
 const frontPageTeasersPerSection = 3;
 
-/** An article as the cache keeps it: one string, parsed by each request that shows it. */
-interface KeptArticle {
-  readonly section: SectionSlug;
-  readonly tags: readonly string[];
-  readonly json: string;
-}
-
 /** The everything list's head, with its headlines (the latest list beside every page) made once. */
 interface KeptHead extends KeptList {
   readonly headlines?: readonly Headline[];
@@ -171,26 +164,32 @@ async function frontPage(store: ArticleStore, cache: CacheReads, heads: Heads): 
   };
 }
 
-async function readArticle(store: ArticleStore, id: string): Promise<KeptArticle | null> {
+/**
+ * An article as the cache keeps it: its JSON text, one string (its section and tags too: each
+ * request parses its own copy before it needs them, so keeping them apart would cost objects only).
+ */
+async function readArticle(store: ArticleStore, id: string): Promise<string | null> {
   const article = await store.article(id);
-  return article && { section: article.section, tags: article.tags, json: serializeState(article) };
+  return article && serializeState(article);
 }
 
 /** An article's page: the article, and its related stories and more from its section, from its tags' and its section's heads. */
 async function articleWithTeasers(store: ArticleStore, cache: CacheReads, heads: Heads, id: string): Promise<ArticleWithTeasers | null> {
   if (!articleIdPattern.test(id)) return null;
   const key = `article:${id}`;
-  const kept =
-    cache.fresh<KeptArticle>(key) ??
+  const json =
+    cache.fresh<string>(key) ??
     (await cache.get(
       key,
       () => readArticle(store, id),
       (): Dependency => ({ article: id }),
     ));
-  if (kept === null) return null;
+  if (json === null) return null;
+  // This request's own copy: the text it was parsed from is what its embedded state writes.
+  const article = keepJson(JSON.parse(json) as Article, json);
   // Its tags' lists (for related stories) and its section's: at once where every one is kept,
   // else read together where not.
-  const lists = [...kept.tags.map((tag): ArticleList => ({ tag })), { section: kept.section }];
+  const lists = [...article.tags.map((tag): ArticleList => ({ tag })), { section: article.section }];
   const keys = lists.map((list) => `head:${listKey(list)}`);
   let found: (KeptHead | null | undefined)[] = keys.map((listKey) => cache.fresh<KeptHead>(listKey));
   if (found.includes(undefined)) found = await heads(lists);
@@ -206,8 +205,6 @@ async function articleWithTeasers(store: ArticleStore, cache: CacheReads, heads:
     () => relatedRanking(id, tagLists),
     (previous) => updatedRanking(previous, tagLists),
   );
-  // This request's own copy: the text it was parsed from is what its embedded state writes.
-  const article = keepJson(JSON.parse(kept.json) as Article, kept.json);
   return { article, ...pageTeasers(ranking, tagLists, section) };
 }
 
