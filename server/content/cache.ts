@@ -119,7 +119,7 @@ interface Entry {
   /** The epoch its read began in: a read begun earlier never replaces it. */
   readonly epoch: number;
   /** What drops it, each filed in the dependency index: none for what only time drops. */
-  readonly depends: readonly Dependency[];
+  readonly depends: Depends;
   /** Read again once older than this, whatever the feed says (a ranking the feed cannot speak for). */
   readonly maxAgeMs: number;
   fresh: boolean;
@@ -198,9 +198,19 @@ function covers(depends: Dependency, id: string): boolean {
   return (depends.from === null || id >= depends.from) && (depends.below === undefined || id < depends.below);
 }
 
+/**
+ * An entry's dependencies as kept: an answer's one (or none) as it is, a page's in an array. Not
+ * an array of one per answer: over 10,000 articles those arrays were 20,000 objects to collect.
+ */
+type Depends = Dependency | readonly Dependency[] | null;
+
+function dependencies(depends: Depends): readonly Dependency[] {
+  return depends === null ? [] : Array.isArray(depends) ? depends : [depends as Dependency];
+}
+
 /** Whether a change of article `id` in `list` reaches any of `depends`. */
-function coversIn(depends: readonly Dependency[], list: string, id: string): boolean {
-  return depends.some((one) => 'list' in one && one.list === list && covers(one, id));
+function coversIn(depends: Depends, list: string, id: string): boolean {
+  return dependencies(depends).some((one) => 'list' in one && one.list === list && covers(one, id));
 }
 
 /**
@@ -466,7 +476,7 @@ export class ContentCache {
     for (const input of reads.keys) {
       const entry = this.#entries.peek(input);
       if (entry === undefined || !this.#current(entry)) return false;
-      depends.push(...entry.depends);
+      depends.push(...dependencies(entry.depends));
     }
     this.#keep(key, deepFreeze(value), depends, true, this.#epoch, ttlMs);
     return this.#entries.has(key);
@@ -586,15 +596,15 @@ export class ContentCache {
     const frozen = deepFreeze(value);
     const fresh = epoch === this.#epoch;
     const on = depends(frozen);
-    if (!newer) this.#keep(key, frozen, on === null ? [] : [on], fresh, epoch, maxAgeMs);
+    if (!newer) this.#keep(key, frozen, on, fresh, epoch, maxAgeMs);
     return { value: frozen, fresh };
   }
 
-  #keep(key: string, value: unknown, depends: readonly Dependency[], fresh: boolean, epoch: number, maxAgeMs: number): void {
+  #keep(key: string, value: unknown, depends: Depends, fresh: boolean, epoch: number, maxAgeMs: number): void {
     // An answer larger than the whole budget is not kept (lru-cache drops any older copy too).
     this.#entries.set(key, { value, storedAt: this.#now(), epoch, depends, fresh, maxAgeMs, memo: undefined });
     if (!this.#entries.has(key)) return;
-    for (const one of depends) {
+    for (const one of dependencies(depends)) {
       if ('article' in one) add(this.#byArticle, one.article, key);
       else add(this.#byList, one.list, key);
     }
@@ -602,7 +612,7 @@ export class ContentCache {
 
   /** Called by lru-cache when an entry is evicted, replaced or deleted. */
   #unindex(key: string, entry: Entry): void {
-    for (const one of entry.depends) {
+    for (const one of dependencies(entry.depends)) {
       if ('article' in one) remove(this.#byArticle, one.article, key);
       else remove(this.#byList, one.list, key);
     }
