@@ -112,3 +112,18 @@ test("Node's meter reads the event loop's utilization since its last reading, be
   const serving = writes(50);
   assert.ok(serving < 0.2, `writes taken out: ${serving}`);
 });
+
+test('after an idle spell, the first busy window reads busy at once, not once the last second catches up', async () => {
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  const meter = eventLoopUtilizationMeter();
+  // An idle second, read as the budget reads it: a reading at the end of each window.
+  for (let window = 0; window < 11; window += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    meter(0);
+  }
+  const busyUntil = performance.now() + 100;
+  while (performance.now() < busyUntil);
+  const flood = meter(0);
+  // The last second alone read about a tenth: the budget then allowed a third of the next window for writes.
+  assert.ok(flood > 0.5, `the first window of a flood read ${flood}`);
+});

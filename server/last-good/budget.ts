@@ -3,7 +3,8 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 // How much of a worker's time its last good copies may take (docs/overload.md, "The cost of a
 // copy"). A budget in time, not in writes: the worker times each copy's synchronous write and,
 // every 100 ms, sets the next window's allowance from how busy serving kept its event loop over
-// the last second (its utilization less the writes' own time):
+// the last second, or over the last window where that was busier (its utilization less the
+// writes' own time):
 //
 //   allowance = 100 ms × max(busyShare, idleShare × (1 − utilization / busyUtilization))
 //
@@ -12,9 +13,12 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 // it is, so it copies every page it renders. A write begins only while the window's allowance is
 // not spent; what the write that crosses it spends over is taken from the next window's, so over
 // time a busy worker stays within busyShare. Windows of 100 ms, so a write over is paid back
-// within a few; the utilization of the last second, so one window with two renders in it does
-// not read busy. A flood that follows an idle spell has the allowance fall to busyShare once the
-// last second's utilization reaches busyUtilization: within its first half second.
+// within a few. The last second's utilization tells a worker serving below capacity from an idle
+// one; the last window's, where it is higher, tells a flood that follows an idle spell at once:
+// with the last second's alone the allowance fell to busyShare only once that second's average
+// caught up, half a second into the flood, and a worker brought from idle to 72% of its capacity
+// spent up to half of that half second writing copies, its answers queueing behind them (p99 of
+// 169–3,189 ms over the first 1.5 s in the bench's copies rounds, against 3–115 ms without copies).
 
 export interface WriteBudgetSettings {
   /** The share of its time a busy worker may spend writing copies. */
@@ -31,25 +35,35 @@ export interface WriteBudgetSettings {
  */
 export type UtilizationMeter = (writtenMs: number) => number;
 
+interface Reading {
+  at: number;
+  elu: EventLoopUtilization;
+  writtenMs: number;
+}
+
+/** The share of the time between two readings that serving kept the event loop busy: the writes' own time taken out. */
+function servingBetween(then: Reading, now: Reading): number {
+  const { active, idle } = performance.eventLoopUtilization(now.elu, then.elu);
+  return active + idle > 0 ? Math.max(0, active - (now.writtenMs - then.writtenMs)) / (active + idle) : 0;
+}
+
 /**
- * Node's own meter, `performance.eventLoopUtilization()`, over the last second: the readings of
- * the last second's windows are kept (about ten), and each call measures from the newest one at
- * least a second old (or the oldest kept). A second, not the last 100 ms window: a window with
- * two renders in it reads busy, and a page then refused its copy would wait for its next render.
- * The writes' own time is taken out: how busy serving keeps the worker decides the budget, or
- * the writes an idle worker makes would read as business and refuse the next ones.
+ * Node's own meter, `performance.eventLoopUtilization()`: the higher of the utilization over the
+ * last second and since the reading before (the last window). The readings of the last second's
+ * windows are kept (about ten), and the second is measured from the newest one at least a second
+ * old (or the oldest kept). The second tells a worker serving below capacity from an idle one;
+ * the last window tells a flood at once (the rule at the top of this file). The writes' own time
+ * is taken out: how busy serving keeps the worker decides the budget, or the writes an idle
+ * worker makes would read as business and refuse the next ones.
  */
 export function eventLoopUtilizationMeter(spanMs = 1_000): UtilizationMeter {
-  const readings: { at: number; elu: EventLoopUtilization; writtenMs: number }[] = [
-    { at: performance.now(), elu: performance.eventLoopUtilization(), writtenMs: 0 },
-  ];
+  const readings: Reading[] = [{ at: performance.now(), elu: performance.eventLoopUtilization(), writtenMs: 0 }];
   return (writtenMs) => {
     const now = { at: performance.now(), elu: performance.eventLoopUtilization(), writtenMs };
     while (readings.length > 1 && now.at - readings[1]!.at >= spanMs) readings.shift();
-    const base = readings[0]!;
-    const { active, idle } = performance.eventLoopUtilization(now.elu, base.elu);
+    const utilization = Math.max(servingBetween(readings[0]!, now), servingBetween(readings.at(-1)!, now));
     readings.push(now);
-    return active + idle > 0 ? Math.max(0, active - (writtenMs - base.writtenMs)) / (active + idle) : 0;
+    return utilization;
   };
 }
 
