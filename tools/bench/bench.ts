@@ -36,6 +36,7 @@ import { describeEstimate, estimateSeconds, expressShare, nearFactor, referenceS
 import {
   copiesEnv,
   copiesRateShare,
+  copiesSettlingRounds,
   calibratedRate,
   type CopiesCalibration,
   copiesRatio,
@@ -568,9 +569,9 @@ async function copiesOnAndOff(run: Run, capacity: number): Promise<void> {
     }
     // The server keeping copies has sat idle since its warm pass while the other was started and
     // calibrated (about 40 s); the rounds then found its first window's warm-up 20-200 times as
-    // slow as any other's. A window at the rounds' rate, not recorded, brings it to the rounds as
-    // the calibration brought the other.
-    await probe(run, kept, 'copies: the server keeping copies at the same rate, not recorded', rate, stepTiming(o));
+    // slow as any other's. Rounds at the rounds' rate, not recorded, bring both to the same recent
+    // history (copiesSettlingRounds says why more than one window).
+    await measureCopies({ kept, none }, copiesSettlingRounds, (server, label) => probe(run, server, `${label}, settling, not recorded`, rate, stepTiming(o)));
     const rounds = await measureCopies({ kept, none }, o.lastGoodRounds, (server, label) => probe(run, server, label, rate, windowTiming(o)));
     const use = diskUse(dir);
     run.results.lastGood = { ratePerS: rate, calibration, rounds, ...use };

@@ -50,6 +50,15 @@ export function calibratedRate(window: CopiesCalibration): number {
   return Math.max(1, Math.round((window.ratePerS * copiesBusyPct) / window.serverCpuPct));
 }
 
+/**
+ * Alternating rounds, not recorded, between the calibration and the rounds. Two servers doing the
+ * same work (both without copies, 2026-11-27) read 1.39x, 1.16x, 1.06x over three rounds after a
+ * single window had brought the first-started from its idle spell, and 1.09x, 1.03x, 1.04x, 1.00x,
+ * 0.97x over five in a second run: the server that sat idle longer stays slower for about a minute
+ * of alternating windows. Three rounds of settling are about that minute.
+ */
+export const copiesSettlingRounds = 3;
+
 /** The target: SSR capacity with the copies kept at least this share of without. */
 export const copiesCapacityShare = 0.97;
 
