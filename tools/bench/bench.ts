@@ -37,6 +37,7 @@ import {
   copiesEnv,
   copiesRateShare,
   copiesSettlingRounds,
+  copiesSettlingSeconds,
   calibratedRate,
   type CopiesCalibration,
   copiesRatio,
@@ -571,7 +572,10 @@ async function copiesOnAndOff(run: Run, capacity: number): Promise<void> {
     // calibrated (about 40 s); the rounds then found its first window's warm-up 20-200 times as
     // slow as any other's. Rounds at the rounds' rate, not recorded, bring both to the same recent
     // history (copiesSettlingRounds says why more than one window).
-    await measureCopies({ kept, none }, copiesSettlingRounds, (server, label) => probe(run, server, `${label}, settling, not recorded`, rate, stepTiming(o)));
+    const settling = { ...stepTiming(o), durationS: Math.min(copiesSettlingSeconds, o.stepSeconds) };
+    await measureCopies({ kept, none }, copiesSettlingRounds(o.quick), (server, label) =>
+      probe(run, server, `${label}, settling, not recorded`, rate, settling),
+    );
     const rounds = await measureCopies({ kept, none }, o.lastGoodRounds, (server, label) => probe(run, server, label, rate, windowTiming(o)));
     const use = diskUse(dir);
     run.results.lastGood = { ratePerS: rate, calibration, rounds, ...use };

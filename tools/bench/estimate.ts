@@ -5,7 +5,7 @@
 // about 3,500/s. Within a minute or two, not to the second: it says where the time goes.
 import type { BenchOptions } from './options';
 import { belowCapacityShare } from './churn';
-import { floodMultipliers, tierWarmShare } from './last-good';
+import { copiesSettlingRounds, copiesSettlingSeconds, floodMultipliers, tierWarmShare } from './last-good';
 
 /** What the records of this machine found; only the estimate uses them. */
 const assumed = { capacityPerS: 1_500, renderPagePerS: 3_500, ids: 10_000 };
@@ -104,7 +104,13 @@ export function estimateSeconds(o: BenchOptions, measuredRenderPagePerS?: number
     phases.push([`through Nginx (${o.pathMix.join(', ')}; Zipf after a pass over every article)`, nginxServer(o.pathMix)]);
     // The rounds' rate from one or two calibration steps (most runs take two: 90% of capacity saturates behind Nginx).
     if (o.lastGoodRounds > 0)
-      phases.push(['copies kept and not, through Nginx', 2 * (serverStartS + 1 + coldPass) + 2 * step(1) + o.lastGoodRounds * 2 * window]);
+      phases.push([
+        'copies kept and not, through Nginx',
+        2 * (serverStartS + 1 + coldPass) +
+          2 * step(1) +
+          copiesSettlingRounds(o.quick) * 2 * (o.warmupSeconds + Math.min(copiesSettlingSeconds, o.stepSeconds) + overheadS) +
+          o.lastGoodRounds * 2 * window,
+      ]);
     if (!o.skipReference) phases.push(["Nginx's fallback path and bare Nginx", 2 * 4.5 + 2 * nearReference]);
   }
   if (searched && !o.skipPostgres) {
