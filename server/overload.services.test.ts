@@ -212,6 +212,41 @@ describe('the overload guard', () => {
     }
   });
 
+  // Regression: hundreds of requests waiting on store reads all went on in one microtask drain
+  // when the reads answered, and rendered back to back: a stall of 487 ms in the bench's
+  // PostgreSQL rounds (2026-11-27 17:2x). A render past the turn's budget now waits a turn.
+  test('requests that waited on store reads do not all render in one turn when the reads answer', async () => {
+    const gated = gatedStore();
+    const n = 200;
+    const { worker, base } = await start({ SSR_QUEUE_LIMIT: '1000', CRAWLER_QUEUE_LIMIT: '1000', SHED_QUEUE_LIMIT: '2000' }, gated.content);
+    try {
+      const sent = burst(
+        Array.from({ length: n }, (_, i) => base + articlePaths[i % articlePaths.length]!),
+        n,
+      );
+      // Every request at the worker and every article's read waiting at the gate (the cache reads
+      // each of the 50 articles once; the other requests wait on those reads).
+      await until(() => worker.metrics.count.requests === n && gated.waiting() === articlePaths.length, 'the burst waiting on the gate', 30_000);
+      await new Promise((r) => setTimeout(r, 200));
+      const before = worker.metrics.count.ssr;
+      let renderedBeforeTimer = -1;
+      const timer = new Promise<void>((fired) =>
+        setTimeout(() => {
+          renderedBeforeTimer = worker.metrics.count.ssr - before;
+          fired();
+        }, 0),
+      );
+      gated.open();
+      await timer;
+      const modes = await sent;
+      assert.equal(modes['200 ssr'], n, `all server-rendered: ${JSON.stringify(modes)}`);
+      console.log(`${renderedBeforeTimer} of ${n} rendered before a timer due when the reads answered`);
+      assert.ok(renderedBeforeTimer < n / 2, `${renderedBeforeTimer} of ${n} rendered before the timer could fire`);
+    } finally {
+      await stop(worker);
+    }
+  });
+
   test('clients that abort while queued or while their page loads are released too', async () => {
     const gated = gatedStore();
     const { worker, base } = await start({}, gated.content);

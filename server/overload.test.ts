@@ -6,8 +6,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { test } from 'node:test';
 import { WorkerMetrics } from './metrics/worker-metrics';
-import { OverloadGuard, overloadGuardStage, turnBudgetMs } from './overload';
+import { OverloadGuard, overloadGuardStage } from './overload';
 import type { Shell } from './shell';
+import { turnBudgetMs } from './turns';
 
 function busyFor(ms: number): void {
   const until = performance.now() + ms;

@@ -6,6 +6,7 @@ import type { Admission, WorkerMetrics } from './metrics/worker-metrics';
 import { routeOf, type Route } from '../src/request-kinds';
 import { busyJsonBody, busyPolicy } from './response-policy';
 import { serveShell, type Shell } from './shell';
+import { TurnBudget } from './turns';
 
 // The overload guard, the first stage of the one pipeline (server/app.ts): every request is
 // counted in flight from the moment Node hands it over (the app runs this stage in the same
@@ -58,13 +59,6 @@ export function routeOfRequest(req: IncomingMessage): Route {
   return (req as RoutedRequest)[routed] ?? routeOf(req.url ?? '/');
 }
 
-/**
- * How long one turn of the event loop may spend on the requests waiting for theirs (see
- * takeTurn): well under the 50 ms an operator counts as a stall, and long enough that the extra
- * turns cost nothing measurable (at most a hundred a second).
- */
-export const turnBudgetMs = 10;
-
 /** The pipeline's next stage, as Express hands it. */
 type Next = (error?: unknown) => void;
 
@@ -80,8 +74,11 @@ export function overloadGuardStage(deps: {
   guard: OverloadGuard;
   metrics: WorkerMetrics;
   shedRetryAfterS: number;
+  /** The worker's clock for the turn (the renders share it): one of its own unless given. */
+  turns?: TurnBudget;
 }): (req: IncomingMessage, res: ServerResponse, next: Next) => void {
   const { shell, guard, metrics } = deps;
+  const turns = deps.turns ?? new TurnBudget();
   const shedPage = prebuilt(503, busyPolicy('text', deps.shedRetryAfterS), 'Kiosk is very busy right now. Please try again in a few seconds.\n');
   const shedApi = prebuilt(503, busyPolicy('json', deps.shedRetryAfterS), busyJsonBody);
 
@@ -96,26 +93,14 @@ export function overloadGuardStage(deps: {
     metrics.countStatus(this.statusCode);
   }
 
-  // A turn of the event loop renders for at most turnBudgetMs: the requests that arrived in one
-  // read all take their turns in the same check phase, and at a few hundred µs each a backlog of
-  // a hundred would hold the loop for tens of ms, with timers (the change feed's poll, the
-  // metrics) and new connections waiting behind it. Past the budget, a request waits one more
-  // turn, behind the ones that already waited: the order is kept, and the in-flight count the
+  // A turn of the event loop renders for at most the budget (server/turns.ts): the requests that
+  // arrived in one read all take their turns in the same check phase, and past the budget a
+  // request waits one more turn, behind the ones that already waited. The in-flight count the
   // guard reads then includes whatever arrived meanwhile.
-  let turnStartedAt = -1;
-  function turnOver() {
-    turnStartedAt = -1;
-  }
-
   function takeTurn(req: IncomingMessage, res: TrackedResponse, next: Next, kind: GuardedKind) {
     // The client may have gone while it waited; its close already released it.
     if (res[arrivedAt] === undefined || res.destroyed) return;
-    const now = performance.now();
-    if (turnStartedAt < 0) {
-      turnStartedAt = now;
-      // Queued before any request this turn puts off, so the next turn starts afresh.
-      setImmediate(turnOver);
-    } else if (now - turnStartedAt > turnBudgetMs) {
+    if (turns.spent()) {
       setImmediate(takeTurn, req, res, next, kind);
       return;
     }

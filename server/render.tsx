@@ -16,6 +16,7 @@ import { cacheControl, pageLifetimes, type PageLifetimes } from './cache-policy'
 import { cacheTagHeader, cacheTag, pageTags } from './edge/tags';
 import { renderDocument } from './document';
 import { contentSecurityPolicy, newNonce } from './security-headers';
+import type { TurnBudget } from './turns';
 
 // Every request builds a store and throws it away after one render; immer's deep freeze of
 // each loaded article and list would cost more than the render of the page's body (measured:
@@ -34,6 +35,8 @@ export interface RenderDeps {
   chrome?: Chrome | null;
   /** Edge lifetimes per page type (server/cache-policy.ts): the long ones while edge purge is on; the short ones unless given. */
   lifetimes?: PageLifetimes;
+  /** The worker's clock for the turn of the event loop (server/turns.ts): a render past its budget waits a turn. */
+  turns?: TurnBudget;
 }
 
 /** The site's chrome as HTML, split where a page's own markup goes. */
@@ -94,6 +97,9 @@ export async function renderPage(pathname: string, deps: RenderDeps, options: { 
     const tags = id === undefined ? {} : cacheTagHeader([cacheTag.article(id)]);
     return { kind: 'redirect', status: result.status, location: result.location, headers: { 'Cache-Control': lifetimes.article, ...tags } };
   }
+  // Requests that waited on one store read go on together when it answers: past the turn's
+  // budget, a render waits for the next turn rather than hold the loop (server/turns.ts).
+  if (deps.turns?.spent()) await deps.turns.ready();
   const store = data.store();
   const body = renderApp(store, result, deps.chrome ?? null);
   const preview = options.preview !== undefined;

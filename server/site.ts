@@ -8,6 +8,7 @@ import type { Content } from './content/open';
 import { EventLoopDelaySampler, GcObserver } from './metrics/event-loop';
 import { WorkerMetrics } from './metrics/worker-metrics';
 import { OverloadGuard, overloadGuardStage } from './overload';
+import { TurnBudget } from './turns';
 import { WriteBudget, type WriteBudgetSettings } from './last-good/budget';
 import { LastGoodWriter, primaryChannel } from './last-good/writer';
 import { createPageHandler } from './pages';
@@ -68,7 +69,10 @@ export function createSite({
   const metrics = new WorkerMetrics(eventLoop);
   const gc = new GcObserver(metrics);
   content.cache.countInto(metrics.count);
+  // One clock for the turn of the event loop, shared by the guard's turns and the renders.
+  const turns = new TurnBudget();
   const render: RenderDeps = {
+    turns,
     content: reader,
     assets,
     siteUrl: config.siteUrl,
@@ -111,6 +115,7 @@ export function createSite({
       guard: new OverloadGuard(config, metrics),
       metrics,
       shedRetryAfterS: config.shedRetryAfterS,
+      turns,
     }),
   });
   return {
