@@ -14,7 +14,7 @@ export const turnBudgetMs = 10;
  * drain when it answers (a list a push dropped, read again from PostgreSQL while hundreds of
  * pages wait for it). At a few hundred µs a render, either held timers and new connections for
  * tens or hundreds of ms. Each render asks `spent()` first; past the budget it waits a turn
- * (`nextTurn`), behind the ones already waiting, so the order is kept.
+ * (`ready()`), behind the ones already waiting, so the order is kept.
  */
 export class TurnBudget {
   #startedAt = -1;
