@@ -154,7 +154,7 @@ const lastGoodBudget: WriteBudgetSettings = { busyShare: 0.01, idleShare: 0.5, b
  */
 function lastGoodWriter(
   config: SiteConfig,
-  changes: Pick<ContentCache, 'follow'> | null,
+  changes: Pick<ContentCache, 'follow' | 'whenPrevious'> | null,
   metrics: WorkerMetrics,
 ): { writer: LastGoodWriter; stop: () => void } | null {
   if (config.lastGoodDir === null || config.lastGoodSeconds === 0 || changes === null) return null;
@@ -170,5 +170,13 @@ function lastGoodWriter(
     },
     primaryChannel,
   );
-  return { writer, stop: changes.follow((change) => writer.changed(change)) };
+  const stopFollowing = changes.follow((change) => writer.changed(change));
+  const stopHearing = changes.whenPrevious(() => writer.untrusted());
+  return {
+    writer,
+    stop: () => {
+      stopFollowing();
+      stopHearing();
+    },
+  };
 }

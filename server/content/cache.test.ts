@@ -226,3 +226,101 @@ test('what follows the changes (the last good copies) hears each public one from
   assert.equal(heard.length, 2, 'stopped');
   c.close();
 });
+
+const onList = (list: string) => (): Dependency => ({ list, from: null });
+
+/** What `promise` settles to within a turn of the event loop, or 'still waiting'. */
+function settledNow<T>(promise: Promise<T>): Promise<T | 'still waiting'> {
+  return Promise.race([promise, new Promise<'still waiting'>((resolve) => setImmediate(() => resolve('still waiting')))]);
+}
+
+test('a list a change dropped: the first reader waits for its read, a reader who comes meanwhile gets the version before (not fresh), and the listeners hear of it', async () => {
+  const c = cache();
+  await c.read('head:all', () => Promise.resolve(['2', '1']), onList('all'));
+  const heard: number[] = [];
+  const stop = c.whenPrevious(() => heard.push(c.stats().previousServed));
+  c.apply(changeOf('3'));
+  const again = deferred<string[]>();
+  let loads = 0;
+  const load = () => (loads++, again.promise);
+  const first = c.read('head:all', load, onList('all'));
+  const meanwhile = await settledNow(c.read('head:all', load, onList('all')));
+  assert.deepEqual(meanwhile, { value: ['2', '1'], fresh: false }, 'handed the list before the change at once, marked not fresh');
+  const many = await settledNow(
+    c.readMany(
+      ['head:all'],
+      () => Promise.reject(new Error('not asked')),
+      () => ({ list: 'all', from: null }),
+    ),
+  );
+  assert.deepEqual(many, [{ value: ['2', '1'], fresh: false }], 'readMany hands it out the same way');
+  assert.deepEqual(heard, [1, 2], 'each hand-out heard');
+  again.resolve(['3', '2', '1']);
+  assert.deepEqual(await first, { value: ['3', '2', '1'], fresh: true }, 'the first reader waited for the read');
+  const kept = await c.read('head:all', load, onList('all'));
+  assert.deepEqual({ value: kept?.value, fresh: kept?.fresh }, { value: ['3', '2', '1'], fresh: true });
+  assert.equal(loads, 1, 'one read');
+  stop();
+});
+
+test('an article a change dropped is never handed out as it was: everyone waits for its read', async () => {
+  const c = cache();
+  await c.read('article:1', () => Promise.resolve('published'), onArticle('1'));
+  c.apply(changeOf('1'));
+  const again = deferred<string | null>();
+  const first = c.read('article:1', () => again.promise, onArticle('1'));
+  let settled = false;
+  const meanwhile = c.read('article:1', () => Promise.reject(new Error('not asked')), onArticle('1')).then((kept) => ((settled = true), kept));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(settled, false, 'the reader who came meanwhile waits');
+  again.resolve(null);
+  assert.equal(await first, null, 'unpublished: nothing');
+  assert.equal(await meanwhile, null, 'nothing for the one who waited either');
+  assert.equal(c.stats().previousServed, 0);
+});
+
+test('a list kept longer than staleMs, or dropped by time rather than a change, is not handed out while read again', async () => {
+  let now = 0;
+  const c = cache({ staleMs: 100, now: () => now });
+  await c.read('head:all', () => Promise.resolve(['1']), onList('all'));
+  c.apply(changeOf('2'));
+  now = 101;
+  const again = deferred<string[]>();
+  const first = c.read('head:all', () => again.promise, onList('all'));
+  let settled = false;
+  const meanwhile = c.read('head:all', () => Promise.reject(new Error('not asked')), onList('all')).then(() => (settled = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(settled, false, 'too old to stand in: the reader waits');
+  again.resolve(['2', '1']);
+  await Promise.all([first, meanwhile]);
+  const timed = cache({ freshMs: 10, now: () => now });
+  await timed.read('most-read', () => Promise.resolve(['1']), onList('all'));
+  now += 11;
+  const slow = deferred<string[]>();
+  const expiredFirst = timed.read('most-read', () => slow.promise, onList('all'));
+  let expiredSettled = false;
+  const expiredMeanwhile = timed.read('most-read', () => Promise.reject(new Error('not asked')), onList('all')).then(() => (expiredSettled = true));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(expiredSettled, false, 'expired by time: the reader waits');
+  slow.resolve(['2']);
+  await Promise.all([expiredFirst, expiredMeanwhile]);
+  assert.equal(c.stats().previousServed + timed.stats().previousServed, 0);
+});
+
+test('a page put together from a list handed out as it was before a change is not kept, though the list is current by then', async () => {
+  const c = cache();
+  await c.read('head:all', () => Promise.resolve(['1']), onList('all'));
+  c.apply(changeOf('2'));
+  const again = deferred<string[]>();
+  const first = c.read('head:all', () => again.promise, onList('all'));
+  const reads = c.startPage();
+  const page = c.noting(reads);
+  assert.deepEqual(await settledNow(page.get('head:all', () => Promise.reject(new Error('not asked')), onList('all'))), ['1']);
+  again.resolve(['2', '1']);
+  await first;
+  assert.equal(reads.vouched, false);
+  assert.equal(c.keepPage('page:/', { html: 'old list' }, reads, 60_000), false, 'not kept');
+  const later = c.startPage();
+  assert.deepEqual(await c.noting(later).get('head:all', () => Promise.reject(new Error('not asked')), onList('all')), ['2', '1']);
+  assert.equal(c.keepPage('page:/', { html: 'new list' }, later, 60_000), true, 'a page from the read kept');
+});

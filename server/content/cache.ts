@@ -42,6 +42,16 @@ import { PublishedIds } from './published-ids';
 //   tells the published ids). "Everything changed" drops every entry to stale (the published ids
 //   are read again). A store that cannot say what changed (the newsroom API) has its answers
 //   expire after freshMs instead.
+// - While a list a change dropped is read again: the first reader after the change waits for that
+//   read (an editor who reloads after a push sees it), and a reader who comes while it is in
+//   flight is handed the version it replaces, marked not fresh, instead of waiting on it (a list's
+//   entry only, an answer that depends on lists alone, kept within staleMs; never an article,
+//   whose readers wait: an unpublished story is never shown from here). Without it, every page
+//   that shows the list waited on one store read, hundreds when the worker was busy, and went on
+//   at once when it answered (docs/performance.md). What was put together from such a version
+//   is neither kept as a page (keepPage) nor copied to disk: the followers told of changes are
+//   told of each such hand-out too (whenPrevious), so the last good copies drop the pages
+//   rendered meanwhile.
 // - The bound: maxBytes of V8 heap, counted per entry by heapBytes() as V8 lays the value out (a
 //   string's characters at one or two bytes each, plus each object's and array's slots), and
 //   maxEntries, answers and pages together; the least recently read go first.
@@ -220,6 +230,8 @@ function coversIn(depends: Depends, list: string, id: string): boolean {
 export interface PageReads {
   readonly epoch: number;
   readonly keys: Set<string>;
+  /** False once the render was handed an answer not fresh (a list's version before a change): then not kept. */
+  vouched: boolean;
 }
 
 /** The reads reader.ts makes: the cache itself, or a view of it that notes a page's keys (noting()). */
@@ -258,6 +270,9 @@ export class ContentCache {
   readonly #now: () => number;
   readonly #unsubscribe: () => void;
   readonly #followers = new Set<(change: ContentChange) => void>();
+  /** Told of every list handed out as it was before a change while its read is in flight. */
+  readonly #previousListeners = new Set<() => void>();
+  #previousServed = 0;
   /** Moves with every change readers can see: reads that began before it are not trusted. */
   #epoch = 0;
   #outageUntil = -Infinity;
@@ -305,6 +320,16 @@ export class ContentCache {
     return () => this.#followers.delete(follower);
   }
 
+  /**
+   * Calls `listener` each time a reader is handed a list's version from before a change while
+   * its read is in flight (the rule at the top of this file): whatever a render puts together
+   * meanwhile cannot be vouched for. Returns the function that stops it.
+   */
+  whenPrevious(listener: () => void): () => void {
+    this.#previousListeners.add(listener);
+    return () => this.#previousListeners.delete(listener);
+  }
+
   #drop(change: ContentChange): void {
     if (change.kind === 'everything') {
       for (const entry of this.#entries.values()) entry.fresh = false;
@@ -332,7 +357,7 @@ export class ContentCache {
     if (entry !== undefined && this.#current(entry)) return Promise.resolve(entry as Kept<T>);
     if (this.#now() < this.#outageUntil) return this.#standInNow<T>(key);
     const pending = this.#reading.get(key);
-    if (pending?.epoch === this.#epoch) return pending.promise as Promise<Kept<T> | null>;
+    if (pending?.epoch === this.#epoch) return this.#meanwhile<T>(entry) ?? (pending.promise as Promise<Kept<T> | null>);
     const promise: Promise<Kept<T> | null> = this.#load(key, load, depends, maxAgeMs).finally(() => {
       if (this.#reading.get(key)?.promise === promise) this.#reading.delete(key);
     });
@@ -406,7 +431,7 @@ export class ContentCache {
       const pending = this.#reading.get(key);
       if (entry !== undefined && this.#current(entry)) answers.push(Promise.resolve(entry as Kept<T>));
       else if (outage) answers.push(this.#standInNow<T>(key));
-      else if (pending?.epoch === this.#epoch) answers.push(pending.promise as Promise<Kept<T> | null>);
+      else if (pending?.epoch === this.#epoch) answers.push(this.#meanwhile<T>(entry) ?? (pending.promise as Promise<Kept<T> | null>));
       else missing.push({ key, at: answers.push(Promise.resolve(null)) - 1 });
     }
     if (missing.length === 0) return Promise.all(answers);
@@ -438,13 +463,17 @@ export class ContentCache {
   noting(reads: PageReads): CacheReads {
     const { keys } = reads;
     return {
-      get: <T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null, maxAgeMs?: number) => {
+      get: async <T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null, maxAgeMs?: number) => {
         keys.add(key);
-        return this.get(key, load, depends, maxAgeMs);
+        const kept = await this.read(key, load, depends, maxAgeMs);
+        if (kept?.fresh === false) reads.vouched = false;
+        return kept?.value ?? null;
       },
-      readMany: <T>(many: readonly string[], load: (keys: string[]) => Promise<(T | null)[]>, depends: (value: T, key: string) => Dependency | null) => {
+      readMany: async <T>(many: readonly string[], load: (keys: string[]) => Promise<(T | null)[]>, depends: (value: T, key: string) => Dependency | null) => {
         for (const key of many) keys.add(key);
-        return this.readMany(many, load, depends);
+        const kept = await this.readMany(many, load, depends);
+        if (kept.some((one) => one?.fresh === false)) reads.vouched = false;
+        return kept;
       },
       fresh: <T>(key: string) => {
         keys.add(key);
@@ -459,19 +488,20 @@ export class ContentCache {
   /** Begins a page's render: what it reads through noting() is noted here. */
   startPage(): PageReads {
     this.#catchUp();
-    return { epoch: this.#epoch, keys: new Set() };
+    return { epoch: this.#epoch, keys: new Set(), vouched: true };
   }
 
   /**
    * Keeps a rendered page under `key` for up to `ttlMs`, depending on what every entry it was
    * put together from depends on: the first change that drops one of them drops the page too,
    * and a change that drops none of them leaves it. Not kept (false) when a change came while it
-   * was put together, or one of those entries is not current (a stand-in, expired or let go):
-   * then what it shows cannot be vouched for.
+   * was put together, it was handed an answer not fresh (a list's version before a change), or
+   * one of those entries is not current (a stand-in, expired or let go): then what it shows
+   * cannot be vouched for.
    */
   keepPage(key: string, value: object, reads: PageReads, ttlMs: number): boolean {
     this.#catchUp();
-    if (reads.epoch !== this.#epoch) return false;
+    if (reads.epoch !== this.#epoch || !reads.vouched) return false;
     const depends: Dependency[] = [];
     for (const input of reads.keys) {
       const entry = this.#entries.peek(input);
@@ -493,11 +523,13 @@ export class ContentCache {
   /**
    * `bytes` as heapBytes() counts them; `loads`: reads sent to the store; `rebuilt`: stale
    * answers read again; `memoComputed` and `memoUpdated`: memos (an article page's related
-   * ranking) worked out from scratch, and brought up to date from the one before.
+   * ranking) worked out from scratch, and brought up to date from the one before;
+   * `previousServed`: lists handed out as they were before a change while read again.
    */
-  stats(): { entries: number; bytes: number; loads: number; rebuilt: number; memoComputed: number; memoUpdated: number } {
+  stats(): { entries: number; bytes: number; loads: number; rebuilt: number; memoComputed: number; memoUpdated: number; previousServed: number } {
     const { contentStoreReads, contentRebuilt } = this.#counts;
     return {
+      previousServed: this.#previousServed,
       entries: this.#entries.size,
       bytes: this.#entries.calculatedSize,
       loads: contentStoreReads,
@@ -621,6 +653,20 @@ export class ContentCache {
   #stale(key: string): void {
     const entry = this.#entries.peek(key);
     if (entry !== undefined) entry.fresh = false;
+  }
+
+  /**
+   * For a reader who comes while `entry`'s read is in flight: the version it replaces, when the
+   * rule at the top of this file allows it (a change dropped it, it depends on lists alone, it
+   * was kept within staleMs), else undefined (then the reader waits on the read).
+   */
+  #meanwhile<T>(entry: Entry | undefined): Promise<Kept<T>> | undefined {
+    if (entry === undefined || entry.fresh || entry.depends === null) return undefined;
+    if (this.#now() - entry.storedAt > this.options.staleMs) return undefined;
+    if (!dependencies(entry.depends).every((one) => 'list' in one)) return undefined;
+    this.#previousServed += 1;
+    for (const listener of this.#previousListeners) listener();
+    return Promise.resolve({ value: entry.value as T, fresh: false });
   }
 
   /** During an outage's back-off: what is kept, without asking the store. */

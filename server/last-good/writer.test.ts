@@ -84,6 +84,18 @@ test('a change seen after the render began: the copy is dropped, and the change 
   await waitFor('written on the next render', () => copied(sent).length === 1);
 });
 
+test('a render handed a list from before a change (untrusted): not copied, nothing to purge, due again on its next render', async () => {
+  const { writer, sent } = writerWith();
+  const generation = writer.generation;
+  writer.untrusted();
+  writer.afterAnswer(page('/world/109'), generation);
+  await settle();
+  assert.equal(fs.existsSync(copyFileOf(dir, '/world/109')!), false);
+  assert.deepEqual(sent, [], 'no copy and no purge');
+  writer.afterAnswer(page('/world/109'), writer.generation);
+  await waitFor('written on the next render', () => copied(sent).length === 1);
+});
+
 test('one write per path per refresh interval, and again once a change has removed its copy', async () => {
   const { writer, sent } = writerWith();
   writer.afterAnswer(page('/world/103'), writer.generation);

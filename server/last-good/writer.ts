@@ -27,7 +27,9 @@ import { TagStrings } from './tag-strings';
 //   is dropped: it may show what a change took back), writes and renames the copy into place,
 //   and sends the primary the copy's index message: no change can be delivered in between;
 // - when the feed delivers a change, the worker bumps the generation and sends the primary the
-//   change's purge items.
+//   change's purge items; when the content cache hands a render a list as it was before a change
+//   (while reading it again), the worker bumps the generation too: what is rendered meanwhile
+//   may show what the change took back, and is not copied.
 // So every copy of old content this worker put in place was indexed before this worker's purge
 // for the change, and one worker's IPC messages arrive in the order sent: the purge finds it.
 // Every worker sends its own purge, so a copy from a worker that saw the change late is removed
@@ -87,6 +89,15 @@ export class LastGoodWriter {
     const items = purgeItems(change);
     this.#forget(items);
     if (items.length > 0) this.send()?.({ kiosk: 'last-good:changed', items });
+  }
+
+  /**
+   * A render was handed content from before a change (a list the content cache hands out as it
+   * was while reading it again: server/content/cache.ts): no render under way may be copied, so
+   * the generation moves as for a change, with nothing to purge.
+   */
+  untrusted(): void {
+    this.#generation += 1;
   }
 
   /** After the answer is sent: writes a copy of `page` if it is one to keep and its path is due. */
