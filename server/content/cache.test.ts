@@ -146,14 +146,18 @@ test("the worker's counters: one store read per statement, one per kept answer r
     (keys) => Promise.resolve(keys.map((key) => `value of ${key}`)),
     (_, key) => ({ article: key.slice('article:'.length) }),
   );
-  const counts = { contentStoreReads: 5, contentRebuilt: 7 };
+  const counts = { contentStoreReads: 5, contentRebuilt: 7, contentPreviousServed: 1 };
   c.countInto(counts);
-  assert.deepEqual(counts, { contentStoreReads: 7, contentRebuilt: 7 }, 'two statements so far (three keys), nothing read again, added to what was there');
+  assert.deepEqual(
+    counts,
+    { contentStoreReads: 7, contentRebuilt: 7, contentPreviousServed: 1 },
+    'two statements so far (three keys), nothing read again, added to what was there',
+  );
   c.apply(changeOf('1'));
   assert.equal(await c.get('article:1', () => Promise.resolve('one, corrected'), onArticle('1')), 'one, corrected');
-  assert.deepEqual(counts, { contentStoreReads: 8, contentRebuilt: 8 }, 'the change cost one read of what it dropped');
+  assert.deepEqual(counts, { contentStoreReads: 8, contentRebuilt: 8, contentPreviousServed: 1 }, 'the change cost one read of what it dropped');
   assert.equal(await c.get('article:2', () => Promise.resolve('unused'), onArticle('2')), 'value of article:2');
-  assert.deepEqual(counts, { contentStoreReads: 8, contentRebuilt: 8 }, 'what the change did not touch costs nothing');
+  assert.deepEqual(counts, { contentStoreReads: 8, contentRebuilt: 8, contentPreviousServed: 1 }, 'what the change did not touch costs nothing');
   assert.equal(c.stats().loads, 8);
 });
 

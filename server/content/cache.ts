@@ -113,12 +113,15 @@ export interface Kept<T> {
 
 /**
  * What the cache counts, as the worker's metrics name them (server/metrics/catalog.ts): reads
- * it sent to the store (one statement each, however many keys), and kept answers read again
- * because a change made them stale (what a push costs). Both only rise.
+ * it sent to the store (one statement each, however many keys), kept answers read again
+ * because a change made them stale (what a push costs), and lists handed out as they were while
+ * read again. All only rise.
  */
 export interface ContentCounts {
   contentStoreReads: number;
   contentRebuilt: number;
+  /** Lists handed out as they were before a change while read again (the rule at the top of this file). */
+  contentPreviousServed: number;
 }
 
 type Settled<T> = { kept: Kept<T> | null } | { error: unknown };
@@ -272,12 +275,11 @@ export class ContentCache {
   readonly #followers = new Set<(change: ContentChange) => void>();
   /** Told of every list handed out as it was before a change while its read is in flight. */
   readonly #previousListeners = new Set<() => void>();
-  #previousServed = 0;
   /** Moves with every change readers can see: reads that began before it are not trusted. */
   #epoch = 0;
   #outageUntil = -Infinity;
   readonly #failures: StoreFailures;
-  #counts: ContentCounts = { contentStoreReads: 0, contentRebuilt: 0 };
+  #counts: ContentCounts = { contentStoreReads: 0, contentRebuilt: 0, contentPreviousServed: 0 };
   /** Memos worked out from scratch and brought up to date (memo()): both only rise. */
   readonly #memos = { computed: 0, updated: 0 };
   /** Which ids are published articles (the view beacons' check), where the options say how to read them. */
@@ -527,9 +529,9 @@ export class ContentCache {
    * `previousServed`: lists handed out as they were before a change while read again.
    */
   stats(): { entries: number; bytes: number; loads: number; rebuilt: number; memoComputed: number; memoUpdated: number; previousServed: number } {
-    const { contentStoreReads, contentRebuilt } = this.#counts;
+    const { contentStoreReads, contentRebuilt, contentPreviousServed } = this.#counts;
     return {
-      previousServed: this.#previousServed,
+      previousServed: contentPreviousServed,
       entries: this.#entries.size,
       bytes: this.#entries.calculatedSize,
       loads: contentStoreReads,
@@ -546,6 +548,7 @@ export class ContentCache {
   countInto(counts: ContentCounts): void {
     counts.contentStoreReads += this.#counts.contentStoreReads;
     counts.contentRebuilt += this.#counts.contentRebuilt;
+    counts.contentPreviousServed += this.#counts.contentPreviousServed;
     this.#counts = counts;
   }
 
@@ -664,7 +667,7 @@ export class ContentCache {
     if (entry === undefined || entry.fresh || entry.depends === null) return undefined;
     if (this.#now() - entry.storedAt > this.options.staleMs) return undefined;
     if (!dependencies(entry.depends).every((one) => 'list' in one)) return undefined;
-    this.#previousServed += 1;
+    this.#counts.contentPreviousServed += 1;
     for (const listener of this.#previousListeners) listener();
     return Promise.resolve({ value: entry.value as T, fresh: false });
   }

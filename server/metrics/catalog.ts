@@ -34,6 +34,7 @@ export const metricNames = {
   metricsDropped: 'MetricsDropped',
   contentStoreReads: 'ContentStoreReads',
   contentRebuilt: 'ContentRebuilt',
+  contentPreviousServed: 'ContentPreviousServed',
   edgePurgeTags: 'EdgePurgeTags',
   edgePurgeFailures: 'EdgePurgeFailures',
   edgePurgeLag: 'EdgePurgeLag',
@@ -73,6 +74,11 @@ export const workerCounters = {
     cloudwatch: metricNames.contentRebuilt,
     prometheus: 'kiosk_content_rebuilt_total',
     help: 'Kept answers (articles, lists) the content cache read again because a change made them stale',
+  },
+  contentPreviousServed: {
+    cloudwatch: metricNames.contentPreviousServed,
+    prometheus: 'kiosk_content_previous_served_total',
+    help: 'Lists a change dropped, handed out as they were to readers who came while the list was read again',
   },
   // Counted by the last good copies' writer (server/last-good/budget.ts): ms, not a count.
   lastGoodWriteMs: {

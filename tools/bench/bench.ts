@@ -37,7 +37,7 @@ import {
   copiesEnv,
   copiesRateShare,
   copiesSettlingRounds,
-  copiesSettlingSeconds,
+  copiesSettlingWindowS,
   calibratedRate,
   type CopiesCalibration,
   copiesRatio,
@@ -572,7 +572,7 @@ async function copiesOnAndOff(run: Run, capacity: number): Promise<void> {
     // calibrated (about 40 s); the rounds then found its first window's warm-up 20-200 times as
     // slow as any other's. Rounds at the rounds' rate, not recorded, bring both to the same recent
     // history (copiesSettlingRounds says why more than one window).
-    const settling = { ...stepTiming(o), durationS: Math.min(copiesSettlingSeconds, o.stepSeconds) };
+    const settling = { ...stepTiming(o), durationS: copiesSettlingWindowS(o.stepSeconds) };
     await measureCopies({ kept, none }, copiesSettlingRounds(o.quick), (server, label) =>
       probe(run, server, `${label}, settling, not recorded`, rate, settling),
     );

@@ -5,7 +5,7 @@
 // about 3,500/s. Within a minute or two, not to the second: it says where the time goes.
 import type { BenchOptions } from './options';
 import { belowCapacityShare } from './churn';
-import { copiesSettlingRounds, copiesSettlingSeconds, floodMultipliers, tierWarmShare } from './last-good';
+import { copiesSettlingRounds, copiesSettlingWindowS, floodMultipliers, tierWarmShare } from './last-good';
 
 /** What the records of this machine found; only the estimate uses them. */
 const assumed = { capacityPerS: 1_500, renderPagePerS: 3_500, ids: 10_000 };
@@ -108,7 +108,7 @@ export function estimateSeconds(o: BenchOptions, measuredRenderPagePerS?: number
         'copies kept and not, through Nginx',
         2 * (serverStartS + 1 + coldPass) +
           2 * step(1) +
-          copiesSettlingRounds(o.quick) * 2 * (o.warmupSeconds + Math.min(copiesSettlingSeconds, o.stepSeconds) + overheadS) +
+          copiesSettlingRounds(o.quick) * 2 * (o.warmupSeconds + copiesSettlingWindowS(o.stepSeconds) + overheadS) +
           o.lastGoodRounds * 2 * window,
       ]);
     if (!o.skipReference) phases.push(["Nginx's fallback path and bare Nginx", 2 * 4.5 + 2 * nearReference]);

@@ -65,6 +65,11 @@ export function copiesSettlingRounds(quick: boolean): number {
 /** A settling window's measured seconds: it is there for the load, not the figure, so shorter than a step. */
 export const copiesSettlingSeconds = 3;
 
+/** A settling window's measured seconds in a run whose steps last `stepSeconds`: never longer than a step. */
+export function copiesSettlingWindowS(stepSeconds: number): number {
+  return Math.min(copiesSettlingSeconds, stepSeconds);
+}
+
 /** The target: SSR capacity with the copies kept at least this share of without. */
 export const copiesCapacityShare = 0.97;
 

@@ -107,12 +107,14 @@ export function pausesBetween(opened: Readings, closed: Readings): Pauses {
   };
 }
 
-/** The content cache's counters over a window (server/metrics/catalog.ts's contentStoreReads and contentRebuilt). */
+/** The content cache's counters over a window (server/metrics/catalog.ts's contentStoreReads, contentRebuilt, contentPreviousServed). */
 export interface ContentWork {
   /** Reads sent to the store: what a change dropped, a first read, an eviction. */
   storeReads: number;
   /** Kept answers read again because a change made them stale. */
   rebuilt: number;
+  /** Lists handed out as they were to readers who came while a change's read was in flight; absent in records before 2026-11-27 19:00. */
+  previous?: number;
 }
 
 /** The worker's counters as the cluster's /metrics gives them now; null when it does not answer. */
@@ -124,6 +126,7 @@ export async function workerReadings(metricsPort: number): Promise<Readings | nu
     const content = {
       storeReads: valueOf(text, workerCounters.contentStoreReads.prometheus),
       rebuilt: valueOf(text, workerCounters.contentRebuilt.prometheus),
+      previous: valueOf(text, workerCounters.contentPreviousServed.prometheus),
     };
     if (!Number.isFinite(content.storeReads) || !Number.isFinite(content.rebuilt)) return null;
     return {
@@ -217,7 +220,11 @@ export async function measureStep(
       const [opened, closed] = await Promise.all([counted.measuring ?? null, counted.measured ?? null]);
       record.content =
         opened && closed
-          ? { storeReads: closed.content.storeReads - opened.content.storeReads, rebuilt: closed.content.rebuilt - opened.content.rebuilt }
+          ? {
+              storeReads: closed.content.storeReads - opened.content.storeReads,
+              rebuilt: closed.content.rebuilt - opened.content.rebuilt,
+              previous: (closed.content.previous ?? Number.NaN) - (opened.content.previous ?? Number.NaN),
+            }
           : null;
       record.pauses = opened && closed ? pausesBetween(opened, closed) : null;
       const writeMs = opened && closed ? (closed.lastGoodWriteMs ?? Number.NaN) - (opened.lastGoodWriteMs ?? Number.NaN) : Number.NaN;

@@ -176,7 +176,7 @@ test('the churn targets: CPU per request with pushes and after them within 1.10x
       after: {
         ...(step(after, 1000, 30) as object),
         answered: 10_000,
-        content: afterReads === null ? null : { storeReads: afterReads, rebuilt: 2_500 },
+        content: afterReads === null ? null : { storeReads: afterReads, rebuilt: 2_500, previous: 12 },
         peakRssMb: 301.4,
         pauses: { majorGcs: 2, majorGcMs: 61.2, longestMajorGcMs: 36.1, longestStallMs: 48.5, heapAfterGcMb: 71.4 },
         threads: { helperCpuPct: 3.4, mainWaitPct: 5.6 },
@@ -235,7 +235,7 @@ test('the churn targets: CPU per request with pushes and after them within 1.10x
   const roundsMarkdown = renderMarkdown(withChurn(66, 62, 80, [40], three(45, 54, 49.5)));
   // The worker's memory and pauses over a window, where its /metrics was read.
   // And beside them, read from /proc: the V8 helper threads' CPU, the main thread's wait for a core.
-  assert.match(roundsMarkdown, /\| SQLite \| after the pushes \| .* \| 99 \/ 2,500 \| 301 \/ 71; 2 \(61, 36\); 49; 3% \/ 6% \| – \|/);
+  assert.match(roundsMarkdown, /\| SQLite \| after the pushes \| .* \| 99 \/ 2,500 \/ 12 \| 301 \/ 71; 2 \(61, 36\); 49; 3% \/ 6% \| – \|/);
   assert.match(
     roundsMarkdown,
     /\| SQLite \| round 2 of 3, 90% of capacity: one push a second \| 900 \| 900 \| 5\.0 \| 60 \| 60 \| 0 \| 54% \| 0\.60 \| 1\.20x \| – \| – \/ – \| 1 of 1, 50 \/ 50 \|/,
@@ -253,7 +253,7 @@ test('the churn targets: CPU per request with pushes and after them within 1.10x
   );
   assert.match(
     markdown,
-    /\| SQLite \| after the pushes \| 1,000 \| 1,000 \| 5\.0 \| 30 \| 30 \| 0 \| 62% \| 0\.62 \| 1\.03x \| 99 \/ 2,500 \| 301 \/ 71; 2 \(61, 36\); 49; 3% \/ 6% \| – \|/,
+    /\| SQLite \| after the pushes \| 1,000 \| 1,000 \| 5\.0 \| 30 \| 30 \| 0 \| 62% \| 0\.62 \| 1\.03x \| 99 \/ 2,500 \/ 12 \| 301 \/ 71; 2 \(61, 36\); 49; 3% \/ 6% \| – \|/,
     "the worker's counters beside the CPU",
   );
 });

@@ -663,7 +663,7 @@ function passesTable(r: BenchResults): string[] {
     `| ${store} | ${pass} | ${perS(ids)} | ${perS(step.offeredPerS)} | ${perS(step.achievedPerS)} | ${ms(step.latencyMs.p50)} | ${ms(step.latencyMs.p99)} | ${ms(step.latencyMs.max)} | ` +
     `${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, warm).toFixed(2)}x | ${contentWork(step)} | ${memoryAndPauses(step)} | ${flagText(step)} |`;
   return [
-    `| store | pass | ids | offered | achieved | p50 ms | p99 ms | max ms | server CPU | CPU ms per request | ÷ warm | store reads / read again | ${memoryAndPausesHeading} | notes |`,
+    `| store | pass | ids | offered | achieved | p50 ms | p99 ms | max ms | server CPU | CPU ms per request | ÷ warm | store reads / read again / lists as they were | ${memoryAndPausesHeading} | notes |`,
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
     ...stores.flatMap(({ store, p }: { store: string; p: PassesRecord }) => [
       row(store, 'first, cold', p.coldIds, p.cold, p.warm),
@@ -684,9 +684,11 @@ function memoryAndPauses(step: StepRecord): string {
   return `${rss} / ${Math.round(p.heapAfterGcMb)}; ${p.majorGcs} (${ms(p.majorGcMs)}, ${ms(p.longestMajorGcMs)}); ${ms(p.longestStallMs)}${threads}`;
 }
 
-/** "store reads / read again" over the measured window, as the worker's counters tell; – where not read. */
+/** "store reads / read again / lists as they were" over the measured window, as the worker's counters tell; – where not read. */
 function contentWork(step: StepRecord): string {
-  return step.content ? `${perS(step.content.storeReads)} / ${perS(step.content.rebuilt)}` : '–';
+  if (!step.content) return '–';
+  const { storeReads, rebuilt, previous } = step.content;
+  return `${perS(storeReads)} / ${perS(rebuilt)} / ${previous !== undefined && Number.isFinite(previous) ? perS(previous) : '–'}`;
 }
 
 /** "taken of sent, seen after p50 / max ms". */
@@ -704,7 +706,7 @@ function churnTable(r: BenchResults): string[] {
     `| ${store} | ${phase} | ${perS(step.offeredPerS)} | ${perS(step.achievedPerS)} | ${ms(step.latencyMs.p50)} | ${ms(step.latencyMs.p99)} | ${ms(step.latencyMs.max)} | ` +
     `${step.errors + step.timeouts + step.non2xx} | ${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, steady).toFixed(2)}x | ${contentWork(step)} | ${memoryAndPauses(step)} | ${pushes} | ${flagText(step)} |`;
   return [
-    `| store | phase | offered | achieved | p50 ms | p99 ms | max ms | failed | server CPU | CPU ms per request | ÷ no pushes | store reads / read again | ${memoryAndPausesHeading} | pushes (taken, seen after p50 / max ms) | notes |`,
+    `| store | phase | offered | achieved | p50 ms | p99 ms | max ms | failed | server CPU | CPU ms per request | ÷ no pushes | store reads / read again / lists as they were | ${memoryAndPausesHeading} | pushes (taken, seen after p50 / max ms) | notes |`,
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |',
     ...measured.flatMap(({ store, churn }) => {
       return [

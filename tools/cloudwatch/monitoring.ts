@@ -266,9 +266,11 @@ export function dashboardBody(o: MonitoringOptions): Record<string, unknown> {
     ),
     // A CMS push should cost the lists and pages it touches, not the caches: store reads that
     // climb with the pushes, not with the readers, mean the caches are being emptied.
-    widget('Content cache: store reads, and kept answers read again after a change (per minute, all workers)', [
+    // Lists handed out as they were while read again: a few per push; near the requests, slow store reads.
+    widget('Content cache: store reads, kept answers read again after a change, lists handed out meanwhile (per minute, all workers)', [
       metric(metricNames.contentStoreReads, { stat: 'Sum', label: 'reads sent to the store' }),
       metric(metricNames.contentRebuilt, { stat: 'Sum', label: 'read again after a change' }),
+      metric(metricNames.contentPreviousServed, { stat: 'Sum', label: 'lists as they were, while read again' }),
     ]),
     widget(
       'Worker memory (largest worker)',
