@@ -152,8 +152,8 @@ const lastGoodBudget: WriteBudgetSettings = { busyShare: 0.01, idleShare: 0.5, b
  * The last good copies (server/last-good/): on when a directory is set, the tier is on, and the
  * store has a change feed to remove them by (the newsroom API has none: no copies, the shell).
  */
-function lastGoodWriter(
-  config: SiteConfig,
+export function lastGoodWriter(
+  config: Pick<SiteConfig, 'lastGoodDir' | 'lastGoodSeconds'>,
   changes: Pick<ContentCache, 'follow' | 'whenPrevious'> | null,
   metrics: WorkerMetrics,
 ): { writer: LastGoodWriter; stop: () => void } | null {
