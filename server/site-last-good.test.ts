@@ -5,20 +5,13 @@
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import { test } from 'node:test';
-import { ContentCache, type Dependency } from './content/cache';
+import type { Dependency } from './content/cache';
+import { testCache } from '../test/content-cache';
 import { WorkerMetrics } from './metrics/worker-metrics';
 import { lastGoodWriter } from './site';
 
 test('the writer hears every change, and every list handed out as it was while read again; an article read again moves nothing', async () => {
-  const cache = new ContentCache({
-    name: 'test store',
-    isOutage: () => true,
-    maxEntries: 100,
-    maxBytes: 1_000_000,
-    staleMs: 60_000,
-    freshMs: Infinity,
-    backoffMs: 0,
-  });
+  const cache = testCache();
   const lastGood = lastGoodWriter({ lastGoodDir: os.tmpdir(), lastGoodSeconds: 600 }, cache, new WorkerMetrics());
   assert.ok(lastGood, 'on with a directory, an age bound and a change feed');
   const { writer } = lastGood;

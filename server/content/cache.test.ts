@@ -4,22 +4,12 @@
 // in heap bytes, the change feed as the one way in, stand-ins only while the store fails.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ContentCache, entryBytes, heapBytes, type Dependency } from './cache';
+import { entryBytes, heapBytes, type ContentCache, type Dependency } from './cache';
 import { ChangeHub, type ContentChange } from './changes';
 import { ContentUnavailable } from './failure';
+import { testCache } from '../../test/content-cache';
 
-function cache(overrides: Partial<ConstructorParameters<typeof ContentCache>[0]> = {}): ContentCache {
-  return new ContentCache({
-    name: 'test store',
-    isOutage: () => true,
-    maxEntries: 100,
-    maxBytes: 1_000_000,
-    staleMs: 60_000,
-    freshMs: Infinity,
-    backoffMs: 0,
-    ...overrides,
-  });
-}
+const cache = testCache;
 
 function deferred<T>(): { promise: Promise<T>; resolve(value: T): void; reject(error: Error): void } {
   let resolve!: (value: T) => void;
@@ -233,6 +223,20 @@ test('what follows the changes (the last good copies) hears each public one from
 
 const onList = (list: string) => (): Dependency => ({ list, from: null });
 
+/**
+ * Whether a reader who comes while `key`'s read is in flight (begun by a first reader, held open
+ * here) waits on that read rather than being handed the list as it was.
+ */
+async function meanwhileWaits(c: ContentCache, key: string): Promise<boolean> {
+  const held = deferred<string[]>();
+  const first = c.read(key, () => held.promise, onList('all'));
+  const meanwhile = c.read(key, () => Promise.reject(new Error('not asked')), onList('all'));
+  const waited = (await settledNow(meanwhile)) === 'still waiting';
+  held.resolve(['new']);
+  await Promise.all([first, meanwhile]);
+  return waited;
+}
+
 /** What `promise` settles to within a turn of the event loop, or 'still waiting'. */
 function settledNow<T>(promise: Promise<T>): Promise<T | 'still waiting'> {
   return Promise.race([promise, new Promise<'still waiting'>((resolve) => setImmediate(() => resolve('still waiting')))]);
@@ -289,25 +293,11 @@ test('a list kept longer than staleMs, or dropped by time rather than a change, 
   await c.read('head:all', () => Promise.resolve(['1']), onList('all'));
   c.apply(changeOf('2'));
   now = 101;
-  const again = deferred<string[]>();
-  const first = c.read('head:all', () => again.promise, onList('all'));
-  let settled = false;
-  const meanwhile = c.read('head:all', () => Promise.reject(new Error('not asked')), onList('all')).then(() => (settled = true));
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(settled, false, 'too old to stand in: the reader waits');
-  again.resolve(['2', '1']);
-  await Promise.all([first, meanwhile]);
+  assert.equal(await meanwhileWaits(c, 'head:all'), true, 'too old to stand in: the reader waits');
   const timed = cache({ freshMs: 10, now: () => now });
   await timed.read('most-read', () => Promise.resolve(['1']), onList('all'));
   now += 11;
-  const slow = deferred<string[]>();
-  const expiredFirst = timed.read('most-read', () => slow.promise, onList('all'));
-  let expiredSettled = false;
-  const expiredMeanwhile = timed.read('most-read', () => Promise.reject(new Error('not asked')), onList('all')).then(() => (expiredSettled = true));
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(expiredSettled, false, 'expired by time: the reader waits');
-  slow.resolve(['2']);
-  await Promise.all([expiredFirst, expiredMeanwhile]);
+  assert.equal(await meanwhileWaits(timed, 'most-read'), true, 'expired by time: the reader waits');
   assert.equal(c.stats().previousServed + timed.stats().previousServed, 0);
 });
 
