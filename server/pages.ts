@@ -50,10 +50,28 @@ function sendRedirect(req: IncomingMessage, res: ServerResponse, location: strin
   sendAnswer(req, res, 301, { ...headers, Location: location, 'Content-Type': 'text/plain; charset=utf-8' }, `Moved to ${location}\n`);
 }
 
-export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMetrics; cache?: PageCache | null; lastGood?: LastGoodWriter | null }) {
+/**
+ * A page that may show what a change took back (the content cache's mark moved while it was put
+ * together: a change came, or a list was handed out as it was while read again, by the rule at
+ * the top of server/content/cache.ts) is answered with `cacheControl`, the shell's short edge
+ * lifetime: the edge purge for that change may be out already, and a long lifetime would outlive it.
+ */
+export interface Vouching {
+  mark(): number;
+  cacheControl: string;
+}
+
+export function createPageHandler(deps: {
+  render: RenderDeps;
+  metrics: WorkerMetrics;
+  cache?: PageCache | null;
+  lastGood?: LastGoodWriter | null;
+  vouching?: Vouching | null;
+}) {
   const { render, metrics } = deps;
   const cache = deps.cache ?? null;
   const lastGood = deps.lastGood ?? null;
+  const vouching = deps.vouching ?? null;
 
   function sendCached(req: IncomingMessage, res: ServerResponse, page: CachedPage) {
     const nonce = newNonce();
@@ -78,6 +96,7 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
     const noted = cache?.render() ?? null;
     // Before the render reads anything: a change seen from here on drops its copy (server/last-good/writer.ts).
     const generation = lastGood?.generation ?? 0;
+    const mark = vouching?.mark() ?? 0;
     const started = performance.now();
     const outcome = await renderPage(path, noted === null ? render : { ...render, content: noted.content });
     metrics.renderMs.record(performance.now() - started);
@@ -86,7 +105,8 @@ export function createPageHandler(deps: { render: RenderDeps; metrics: WorkerMet
       sendRedirect(req, res, outcome.location, outcome.headers);
       return;
     }
-    const headers = { ...outcome.headers, 'Content-Type': 'text/html; charset=utf-8' };
+    const headers: Record<string, string> = { ...outcome.headers, 'Content-Type': 'text/html; charset=utf-8' };
+    if (vouching !== null && vouching.mark() !== mark) headers['Cache-Control'] = vouching.cacheControl;
     if (cache && noted && outcome.status === 200 && outcome.nonce) cache.set(path, { html: outcome.html, headers, nonce: outcome.nonce }, noted);
     sendAnswer(req, res, outcome.status, headers, outcome.html);
     if (lastGood && outcome.status === 200 && outcome.nonce) {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { latestListSize, type ContentClient, type Teaser } from '../src/content';
 import { ContentCache } from './content/cache';
@@ -9,6 +10,9 @@ import { stateElementId } from '../src/page-contract';
 import type { Content } from './content/open';
 import type { ContentReader } from './content/source';
 import { PageCache } from './page-cache';
+import { WorkerMetrics } from './metrics/worker-metrics';
+import { createPageHandler } from './pages';
+import { pageLifetimes, shellCacheControl } from './cache-policy';
 import { buildChrome, renderPage, type RenderDeps } from './render';
 import { openSqliteContent, seedTempStore, serveTestApp, testAssets } from '../test/server';
 
@@ -282,5 +286,42 @@ test('over a socket: a push drops the pages that show the article and keeps ever
     assert.equal((await fetch(server.baseUrl + kept)).headers.get('x-page-cache'), 'hit', `${kept}: shows nothing the push changed`);
   } finally {
     await server.close();
+  }
+});
+
+test("a page whose content may show what a change took back (the content cache's mark moved while it was put together) gets the shell's short edge lifetime", async () => {
+  // The mark as the content cache moves it: here by the article's read, as when a change comes
+  // in during the render or a list is handed out as it was while read again (server/content/cache.ts).
+  let mark = 0;
+  let moveDuringRender = false;
+  const moving: ContentClient = {
+    ...content,
+    articleWithTeasers: async (id) => {
+      if (moveDuringRender) mark += 1;
+      return content.articleWithTeasers(id);
+    },
+  };
+  const short = shellCacheControl(5);
+  const handler = createPageHandler({
+    render: { content: moving, assets: testAssets, siteUrl: 'https://kiosk.example', lifetimes: pageLifetimes(true) },
+    metrics: new WorkerMetrics(),
+    vouching: { mark: () => mark, cacheControl: short },
+  });
+  const server = http.createServer((req, res) => handler(req, res, () => res.writeHead(405).end()));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}${articlePath}`;
+  try {
+    const steady = await fetch(url);
+    assert.equal(steady.status, 200);
+    assert.equal(steady.headers.get('cache-control'), pageLifetimes(true).article, 'nothing moved: the article lifetime, long while edge purge is on');
+    await steady.text();
+    moveDuringRender = true;
+    const moved = await fetch(url);
+    assert.equal(moved.status, 200);
+    assert.equal(moved.headers.get('cache-control'), short, 'the mark moved: no edge keeps it past a purge already sent');
+    assert.notEqual(short, pageLifetimes(true).article);
+    await moved.text();
+  } finally {
+    server.close();
   }
 });

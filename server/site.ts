@@ -2,7 +2,7 @@ import type { RequestListener } from 'node:http';
 import { createApp, type AppConfig } from './app';
 import type { Assets } from './assets';
 import { edgePurgeActive, type Config } from './config';
-import { pageLifetimes } from './cache-policy';
+import { pageLifetimes, shellCacheControl } from './cache-policy';
 import type { ContentCache } from './content/cache';
 import type { Content } from './content/open';
 import { EventLoopDelaySampler, GcObserver } from './metrics/event-loop';
@@ -109,6 +109,7 @@ export function createSite({
       metrics,
       cache: content.pages,
       lastGood: lastGood?.writer,
+      vouching: { mark: () => content.cache.mark, cacheControl: shellCacheControl(config.shellSMaxAgeS) },
     }),
     guard: overloadGuardStage({
       shell: shellForServing(config.distDir, assets, config.siteUrl, config.shellSMaxAgeS),
@@ -154,7 +155,7 @@ const lastGoodBudget: WriteBudgetSettings = { busyShare: 0.01, idleShare: 0.5, b
  */
 export function lastGoodWriter(
   config: Pick<SiteConfig, 'lastGoodDir' | 'lastGoodSeconds'>,
-  changes: Pick<ContentCache, 'follow' | 'whenPrevious'> | null,
+  changes: Pick<ContentCache, 'follow' | 'mark'> | null,
   metrics: WorkerMetrics,
 ): { writer: LastGoodWriter; stop: () => void } | null {
   if (config.lastGoodDir === null || config.lastGoodSeconds === 0 || changes === null) return null;
@@ -169,14 +170,7 @@ export function lastGoodWriter(
       budget: new WriteBudget(lastGoodBudget, { onSpent: (ms) => (metrics.count.lastGoodWriteMs += ms) }),
     },
     primaryChannel,
+    () => changes.mark,
   );
-  const stopFollowing = changes.follow((change) => writer.changed(change));
-  const stopHearing = changes.whenPrevious(() => writer.untrusted());
-  return {
-    writer,
-    stop: () => {
-      stopFollowing();
-      stopHearing();
-    },
-  };
+  return { writer, stop: changes.follow((change) => writer.changed(change)) };
 }

@@ -49,9 +49,10 @@ import { PublishedIds } from './published-ids';
 //   whose readers wait: an unpublished story is never shown from here). Without it, every page
 //   that shows the list waited on one store read, hundreds when the worker was busy, and went on
 //   at once when it answered (docs/performance.md). What was put together from such a version
-//   is neither kept as a page (keepPage) nor copied to disk: the followers told of changes are
-//   told of each such hand-out too (whenPrevious), so the last good copies drop the pages
-//   rendered meanwhile.
+//   cannot be vouched for: the cache's mark moves with each such hand-out as with each change,
+//   and a render that saw the mark move is neither kept as a page (keepPage) nor copied to disk
+//   (server/last-good/writer.ts), and its answer gets the shell's short edge lifetime
+//   (server/pages.ts), so no edge keeps it past a purge already sent.
 // - The bound: maxBytes of V8 heap, counted per entry by heapBytes() as V8 lays the value out (a
 //   string's characters at one or two bytes each, plus each object's and array's slots), and
 //   maxEntries, answers and pages together; the least recently read go first.
@@ -273,8 +274,8 @@ export class ContentCache {
   readonly #now: () => number;
   readonly #unsubscribe: () => void;
   readonly #followers = new Set<(change: ContentChange) => void>();
-  /** Told of every list handed out as it was before a change while its read is in flight. */
-  readonly #previousListeners = new Set<() => void>();
+  /** Lists handed out as they were while read again: with #epoch, the mark. */
+  #handedOut = 0;
   /** Moves with every change readers can see: reads that began before it are not trusted. */
   #epoch = 0;
   #outageUntil = -Infinity;
@@ -296,6 +297,16 @@ export class ContentCache {
     });
     this.published = options.publishedIds ? new PublishedIds(options.publishedIds, () => this.#catchUp()) : null;
     this.#unsubscribe = options.changes?.subscribe((change) => this.apply(change)) ?? (() => undefined);
+  }
+
+  /**
+   * Moves with every change readers can see and every list handed out as it was while read again
+   * (the rule at the top of this file): a render that saw it move may show what a change took
+   * back. Not brought up to date from the feed (that is a read's work): a change a render's own
+   * reads bring in moves it too.
+   */
+  get mark(): number {
+    return this.#epoch + this.#handedOut;
   }
 
   /** Moves whenever a change readers can see has been applied. */
@@ -320,16 +331,6 @@ export class ContentCache {
   follow(follower: (change: ContentChange) => void): () => void {
     this.#followers.add(follower);
     return () => this.#followers.delete(follower);
-  }
-
-  /**
-   * Calls `listener` each time a reader is handed a list's version from before a change while
-   * its read is in flight (the rule at the top of this file): whatever a render puts together
-   * meanwhile cannot be vouched for. Returns the function that stops it.
-   */
-  whenPrevious(listener: () => void): () => void {
-    this.#previousListeners.add(listener);
-    return () => this.#previousListeners.delete(listener);
   }
 
   #drop(change: ContentChange): void {
@@ -668,7 +669,7 @@ export class ContentCache {
     if (this.#now() - entry.storedAt > this.options.staleMs) return undefined;
     if (!dependencies(entry.depends).every((one) => 'list' in one)) return undefined;
     this.#counts.contentPreviousServed += 1;
-    for (const listener of this.#previousListeners) listener();
+    this.#handedOut += 1;
     return Promise.resolve({ value: entry.value as T, fresh: false });
   }
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { everythingChanged, type ArticleChange } from '../content/changes';
+import { everythingChanged, type ArticleChange, type ContentChange } from '../content/changes';
 import { waitFor } from '../../test/wait';
 import { copyFileOf } from './copy-path';
 import type { ChangeSeen, CopyWritten } from './messages';
@@ -37,12 +37,21 @@ function writerWith(options: { refreshMs?: number; primary?: boolean; budget?: L
     sent.push(message);
     if (message.kiosk === 'last-good:copied') onDiskWhenSent.push(fs.existsSync(copyFileOf(dir, message.path)!));
   };
+  // The content cache's mark, as the cache moves it: with every change before it tells the
+  // writer (seen), and with every list it hands a render as it was (handedOut).
+  let mark = 0;
   const writer = new LastGoodWriter(
     { dir, refreshMs: options.refreshMs ?? 60_000, maxRemembered: 100, budget: options.budget ?? unbounded },
     () => (options.primary === false ? null : send),
+    () => mark,
     options.now,
   );
-  return { writer, sent, onDiskWhenSent };
+  const seen = (change: ContentChange) => {
+    mark += 1;
+    writer.changed(change);
+  };
+  const handedOut = () => (mark += 1);
+  return { writer, sent, onDiskWhenSent, seen, handedOut };
 }
 
 const copied = (sent: (CopyWritten | ChangeSeen)[]) => sent.filter((m): m is CopyWritten => m.kiosk === 'last-good:copied');
@@ -62,32 +71,32 @@ test('a rendered page is written without its nonce where Nginx looks, then index
 });
 
 test('a change seen after the render began: the copy is dropped, and the change is sent as purge items', async () => {
-  const { writer, sent } = writerWith();
+  const { writer, sent, seen } = writerWith();
   const generation = writer.generation;
   writer.afterAnswer(page('/world/102'), generation);
   const change: ArticleChange = { kind: 'article', id: '102', was: { section: 'world', tags: [], status: 'published' }, now: null };
-  writer.changed(change);
+  seen(change);
   await settle();
   assert.equal(fs.existsSync(copyFileOf(dir, '/world/102')!), false);
   assert.deepEqual(copied(sent), []);
   assert.deepEqual(sent, [{ kiosk: 'last-good:changed', items: ['#a:102', '#front', '#l:all', '#s:world'] }]);
-  writer.changed(everythingChanged);
+  seen(everythingChanged);
   assert.deepEqual(sent.at(-1), { kiosk: 'last-good:changed', items: ['/*'] });
   assert.equal(fs.existsSync(path.dirname(copyFileOf(dir, '/world/102')!)), false, 'nothing written at all');
   // A change the page does not show, between the render and the write: dropped, and due again.
   const unrelated: ArticleChange = { kind: 'article', id: '77', was: null, now: { section: 'sport', tags: [], status: 'published' } };
   writer.afterAnswer(page('/world/102'), writer.generation);
-  writer.changed(unrelated);
+  seen(unrelated);
   await settle();
   assert.deepEqual(copied(sent), []);
   writer.afterAnswer(page('/world/102'), writer.generation);
   await waitFor('written on the next render', () => copied(sent).length === 1);
 });
 
-test('a render handed a list from before a change (untrusted): not copied, nothing to purge, due again on its next render', async () => {
-  const { writer, sent } = writerWith();
+test('a render while the content cache handed out a list as it was: not copied, nothing to purge, due again on its next render', async () => {
+  const { writer, sent, handedOut } = writerWith();
   const generation = writer.generation;
-  writer.untrusted();
+  handedOut();
   writer.afterAnswer(page('/world/109'), generation);
   await settle();
   assert.equal(fs.existsSync(copyFileOf(dir, '/world/109')!), false);
@@ -97,7 +106,7 @@ test('a render handed a list from before a change (untrusted): not copied, nothi
 });
 
 test('one write per path per refresh interval, and again once a change has removed its copy', async () => {
-  const { writer, sent } = writerWith();
+  const { writer, sent, seen } = writerWith();
   writer.afterAnswer(page('/world/103'), writer.generation);
   writer.afterAnswer(page('/world/103'), writer.generation);
   await settle();
@@ -105,7 +114,7 @@ test('one write per path per refresh interval, and again once a change has remov
   writer.changed({ kind: 'article', id: '9', was: null, now: { section: 'world', tags: [], status: 'draft' } });
   assert.equal(sent.length, 1, 'a draft that stays a draft touches nothing readers see: nothing to purge');
   const elsewhere: ArticleChange = { kind: 'article', id: '99', was: null, now: { section: 'sport', tags: [], status: 'published' } };
-  writer.changed(elsewhere);
+  seen(elsewhere);
   writer.afterAnswer(page('/world/103'), writer.generation);
   await settle();
   assert.equal(copied(sent).length, 1, 'a change to a story the page does not show leaves its copy, so no write');
@@ -115,10 +124,10 @@ test('one write per path per refresh interval, and again once a change has remov
     was: { section: 'world', tags: [], status: 'published' },
     now: { section: 'world', tags: [], status: 'published' },
   };
-  writer.changed(shown);
+  seen(shown);
   writer.afterAnswer(page('/world/103'), writer.generation);
   await waitFor('written again after a change to a story it shows', () => copied(sent).length === 2);
-  writer.changed(everythingChanged);
+  seen(everythingChanged);
   writer.afterAnswer(page('/world/103'), writer.generation);
   await waitFor('written again after "everything changed"', () => copied(sent).length === 3);
 });

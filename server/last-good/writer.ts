@@ -21,15 +21,14 @@ import { TagStrings } from './tag-strings';
 // touches when a worker reports the change.
 //
 // The ordering that makes "never a story the newsroom took back" hold, which this file must keep:
-// - the worker counts the changes it has seen (its content generation), and a page remembers the
-//   generation it was rendered under;
-// - in one synchronous step, the worker checks that the generation has not moved (else the copy
-//   is dropped: it may show what a change took back), writes and renames the copy into place,
-//   and sends the primary the copy's index message: no change can be delivered in between;
-// - when the feed delivers a change, the worker bumps the generation and sends the primary the
-//   change's purge items; when the content cache hands a render a list as it was before a change
-//   (while reading it again), the worker bumps the generation too: what is rendered meanwhile
-//   may show what the change took back, and is not copied.
+// - the content cache's mark (server/content/cache.ts) moves with every change the worker has
+//   seen and every list it handed a render as it was while reading it again; a page remembers the
+//   mark it was rendered under (its generation);
+// - in one synchronous step, the worker checks that the mark has not moved (else the copy is
+//   dropped: it may show what a change took back), writes and renames the copy into place, and
+//   sends the primary the copy's index message: no change can be delivered in between;
+// - when the feed delivers a change, the cache moves its mark, then the worker sends the primary
+//   the change's purge items.
 // So every copy of old content this worker put in place was indexed before this worker's purge
 // for the change, and one worker's IPC messages arrive in the order sent: the purge finds it.
 // Every worker sends its own purge, so a copy from a worker that saw the change late is removed
@@ -62,7 +61,6 @@ export interface RenderedPage {
 }
 
 export class LastGoodWriter {
-  #generation = 0;
   /** Each path this worker wrote, when, and the tags it carried: the oldest first. */
   readonly #written = new Map<string, { at: number; tags: readonly string[] }>();
   readonly #tagStrings = new TagStrings();
@@ -71,33 +69,25 @@ export class LastGoodWriter {
   constructor(
     private readonly settings: LastGoodSettings,
     private readonly send: () => SendToPrimary,
+    /** The content cache's mark (ContentCache.mark): moves with every change, and every list handed out as it was. */
+    private readonly mark: () => number,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The generation a render starts under: pass it back to `afterAnswer`. */
+  /** The generation a render starts under (the content's mark then): pass it back to `afterAnswer`. */
   get generation(): number {
-    return this.#generation;
+    return this.mark();
   }
 
   /**
-   * The feed delivered a change: later copies are of the new content, and the primary removes the
-   * old. The paths whose copies that removes are due again (only those: rewriting every path after
+   * The feed delivered a change (the content's mark has moved already, so no render begun before
+   * it is copied): later copies are of the new content, and the primary removes the old. The paths whose copies that removes are due again (only those: rewriting every path after
    * every push would cost a write per page read).
    */
   changed(change: ContentChange): void {
-    this.#generation += 1;
     const items = purgeItems(change);
     this.#forget(items);
     if (items.length > 0) this.send()?.({ kiosk: 'last-good:changed', items });
-  }
-
-  /**
-   * A render was handed content from before a change (a list the content cache hands out as it
-   * was while reading it again: server/content/cache.ts): no render under way may be copied, so
-   * the generation moves as for a change, with nothing to purge.
-   */
-  untrusted(): void {
-    this.#generation += 1;
   }
 
   /** After the answer is sent: writes a copy of `page` if it is one to keep and its path is due. */
@@ -147,7 +137,7 @@ export class LastGoodWriter {
   #write(page: RenderedPage, tags: string[], generation: number): void {
     const send = this.send();
     // Checked again here: the writes queued in one tick were all admitted before any was timed.
-    if (generation !== this.#generation || send === null || !this.settings.budget.allows()) {
+    if (generation !== this.mark() || send === null || !this.settings.budget.allows()) {
       // Not written: the path is due again on its next render.
       this.#written.delete(page.path);
       return;
