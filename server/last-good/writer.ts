@@ -81,8 +81,9 @@ export class LastGoodWriter {
 
   /**
    * The feed delivered a change (the content's mark has moved already, so no render begun before
-   * it is copied): later copies are of the new content, and the primary removes the old. The paths whose copies that removes are due again (only those: rewriting every path after
-   * every push would cost a write per page read).
+   * it is copied): later copies are of the new content, and the primary removes the old. The
+   * paths whose copies that removes are due again (only those: rewriting every path after every
+   * push would cost a write per page read).
    */
   changed(change: ContentChange): void {
     const items = purgeItems(change);
