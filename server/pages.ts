@@ -94,9 +94,10 @@ export function createPageHandler(deps: {
       return;
     }
     const noted = cache?.render() ?? null;
-    // Before the render reads anything: a change seen from here on drops its copy (server/last-good/writer.ts).
-    const generation = lastGood?.generation ?? 0;
-    const mark = vouching?.mark() ?? 0;
+    // Before the render reads anything: the content cache's mark (the last good writer's
+    // generation is the same mark). If it has moved by the answer, the page may show what a change
+    // took back: no copy of it (server/last-good/writer.ts), and the short edge lifetime (Vouching).
+    const mark = vouching?.mark() ?? lastGood?.generation ?? 0;
     const started = performance.now();
     const outcome = await renderPage(path, noted === null ? render : { ...render, content: noted.content });
     metrics.renderMs.record(performance.now() - started);
@@ -111,7 +112,7 @@ export function createPageHandler(deps: {
     sendAnswer(req, res, outcome.status, headers, outcome.html);
     if (lastGood && outcome.status === 200 && outcome.nonce) {
       const { html, nonce, cache: kind, canonicalPath } = outcome;
-      lastGood.afterAnswer({ path, cache: kind, canonicalPath, html, nonce, headers }, generation);
+      lastGood.afterAnswer({ path, cache: kind, canonicalPath, html, nonce, headers }, mark);
     }
   }
 
