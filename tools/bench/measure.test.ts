@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pausesBetween } from './measure';
+import { pausesBetween, quantileBetween, serverResponseBetween, type Buckets } from './measure';
 
 // Two readings of the cluster's /metrics, as the bench takes them when a window opens and closes.
 const reading = (gcs: number[], stalls: number[], gcSumMs: number, heapMb: number) => {
@@ -23,4 +23,50 @@ test('between two readings: how many major collections, their time, the longest 
     { majorGcs: 0, majorGcMs: 0, longestMajorGcMs: 0, longestStallMs: 0, heapAfterGcMb: 72 },
     'nothing happened: no pause',
   );
+});
+
+// The worker's response-time histogram: buckets twice the one before, cumulative, and a count that also holds what is past the last.
+const responses = (counts: number[], count = counts.at(-1)!): Buckets => ({ le: counts.map((c, i): [number, number] => [0.8 * 2 ** i, c]), count, sumMs: 0 });
+
+test('the quantiles of the responses between two readings, as the bound of the bucket that holds them', () => {
+  // Buckets of 0.8, 1.6, 3.2, 6.4, 12.8 ms. 100 responses came in: 90 at most 1.6 ms, 9 more at most 6.4 ms, one of 6.4–12.8 ms.
+  const opened = responses([10, 50, 50, 50, 50]);
+  const closed = responses([20, 140, 145, 149, 150]);
+  assert.equal(quantileBetween(opened, closed, 0.5), 1.6);
+  assert.equal(quantileBetween(opened, closed, 0.9), 1.6);
+  assert.equal(quantileBetween(opened, closed, 0.99), 6.4);
+  assert.equal(quantileBetween(opened, closed, 1), 12.8, 'the longest: the bucket that holds them all');
+  assert.ok(Number.isNaN(quantileBetween(closed, closed, 0.99)), 'no response between them: no quantile');
+  // One of the 100 took longer than the last bucket: counted, in no bucket.
+  assert.equal(quantileBetween(opened, responses([20, 140, 145, 149, 149], 150), 1), Number.POSITIVE_INFINITY);
+});
+
+test('a bucket not printed at the opening counts what the buckets under it held then', () => {
+  const opened: Buckets = {
+    le: [
+      [0.8, 10],
+      [3.2, 40],
+    ],
+    count: 40,
+    sumMs: 0,
+  };
+  const closed: Buckets = {
+    le: [
+      [0.8, 10],
+      [1.6, 30],
+      [3.2, 60],
+    ],
+    count: 60,
+    sumMs: 0,
+  };
+  // 20 between them: none at most 0.8 ms, 20 in (0.8, 1.6] by the opening's 10 under 1.6 — so the median is at most 1.6 ms.
+  assert.equal(quantileBetween(opened, closed, 0.5), 1.6);
+});
+
+test("the worker's own p99 and longest response over a window; none where a reading has no histogram", () => {
+  const base = { content: { storeReads: 0, rebuilt: 0 }, majorGc: responses([0]), stall: responses([0]), heapAfterGcBytes: 0 };
+  const opened = { ...base, response: responses([10, 50, 50, 50, 50]) };
+  const closed = { ...base, response: responses([20, 140, 145, 149, 150]) };
+  assert.deepEqual(serverResponseBetween(opened, closed), { p99: 6.4, max: 12.8 });
+  assert.equal(serverResponseBetween(base, closed), null);
 });

@@ -42,6 +42,13 @@ export interface StepRecord extends StepCounts {
    * server/last-good/budget.ts); absent where the server serves no /metrics or counts no such time.
    */
   lastGoodWriteMs?: number | null;
+  /**
+   * The worker's own response times over the window (kiosk_response_seconds: from its handler
+   * taking the request to the response finishing), as upper bounds of the histogram's buckets
+   * (each twice the one before): what the server took, apart from what a request waited before
+   * the worker read it. Absent in results recorded before it was read; null where not read.
+   */
+  serverResponseMs?: { p99: number; max: number } | null;
 }
 
 /** Memory and pauses over a window, as the worker's /metrics says (server/metrics/catalog.ts). */
@@ -58,7 +65,7 @@ export interface Pauses {
 }
 
 /** A histogram's cumulative buckets (upper bound in ms → count), its count and its sum in ms. */
-interface Buckets {
+export interface Buckets {
   le: [number, number][];
   count: number;
   sumMs: number;
@@ -69,6 +76,8 @@ export interface Readings {
   content: ContentWork;
   majorGc: Buckets;
   stall: Buckets;
+  /** Absent in a reading from a build that serves no response-time histogram. */
+  response?: Buckets;
   heapAfterGcBytes: number;
   /** NaN (or absent) where the build counts no such time. */
   lastGoodWriteMs?: number;
@@ -94,6 +103,31 @@ function longestBetween(opened: Buckets, closed: Buckets): number {
   if (!(observed > 0)) return 0;
   for (const [i, [le, count]] of closed.le.entries()) if (count - (opened.le[i]?.[1] ?? 0) >= observed) return le;
   return Number.POSITIVE_INFINITY;
+}
+
+/**
+ * The upper bound of the bucket that holds the `q` quantile (0–1) of the observations between two
+ * readings: NaN with none, Infinity past the last bucket. Buckets are matched by their bound, not
+ * their place: a histogram that prints only the buckets it has filled may print more later.
+ */
+export function quantileBetween(opened: Buckets, closed: Buckets, q: number): number {
+  const observed = closed.count - opened.count;
+  if (!(observed > 0)) return Number.NaN;
+  const before = new Map(opened.le);
+  let below = 0;
+  for (const [le, count] of closed.le) {
+    // A bucket not printed at the opening held what the largest bucket under its bound held.
+    if (before.has(le)) below = before.get(le)!;
+    else for (const [l, c] of opened.le) if (l < le) below = c;
+    if (count - below >= q * observed) return le;
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
+/** The worker's own p99 and longest response between two readings; null where either reading has none. */
+export function serverResponseBetween(opened: Readings, closed: Readings): { p99: number; max: number } | null {
+  if (!opened.response || !closed.response) return null;
+  return { p99: quantileBetween(opened.response, closed.response, 0.99), max: quantileBetween(opened.response, closed.response, 1) };
 }
 
 /** Memory and pauses between two readings. */
@@ -133,6 +167,7 @@ export async function workerReadings(metricsPort: number): Promise<Readings | nu
       content,
       majorGc: bucketsOf(text, workerDistributions.majorGcMs.prometheus),
       stall: bucketsOf(text, workerDistributions.eventLoopDelayMs.prometheus),
+      response: bucketsOf(text, workerDistributions.responseMs.prometheus),
       heapAfterGcBytes: valueOf(text, 'kiosk_heap_after_gc_bytes'),
       lastGoodWriteMs: valueOf(text, workerCounters.lastGoodWriteMs.prometheus) * 1_000,
     };
@@ -227,6 +262,7 @@ export async function measureStep(
             }
           : null;
       record.pauses = opened && closed ? pausesBetween(opened, closed) : null;
+      record.serverResponseMs = opened && closed ? serverResponseBetween(opened, closed) : null;
       const writeMs = opened && closed ? (closed.lastGoodWriteMs ?? Number.NaN) - (opened.lastGoodWriteMs ?? Number.NaN) : Number.NaN;
       record.lastGoodWriteMs = Number.isFinite(writeMs) ? writeMs : null;
     }

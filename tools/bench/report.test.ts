@@ -180,6 +180,7 @@ test('the churn targets: CPU per request with pushes and after them within 1.10x
         peakRssMb: 301.4,
         pauses: { majorGcs: 2, majorGcMs: 61.2, longestMajorGcMs: 36.1, longestStallMs: 48.5, heapAfterGcMb: 71.4 },
         threads: { helperCpuPct: 3.4, mainWaitPct: 5.6 },
+        serverResponseMs: { p99: 25.6, max: Number.POSITIVE_INFINITY },
       } as never,
       pushes: pushes(seen),
       ...(rounds ? { rounds: rounds.map(round) } : {}),
@@ -236,24 +237,26 @@ test('the churn targets: CPU per request with pushes and after them within 1.10x
   // The worker's memory and pauses over a window, where its /metrics was read.
   // And beside them, read from /proc: the V8 helper threads' CPU, the main thread's wait for a core.
   assert.match(roundsMarkdown, /\| SQLite \| after the pushes \| .* \| 99 \/ 2,500 \/ 12 \| 301 \/ 71; 2 \(61, 36\); 49; 3% \/ 6% \| – \|/);
+  // Beside the generator's p99 and max, the worker's own, as its histogram's bucket bounds: one answer past its last bucket.
+  assert.match(roundsMarkdown, /\| SQLite \| after the pushes \| 1,000 \| 1,000 \| 5\.0 \| 30 \| 30 \| 26 \/ over the last bucket \| 0 \|/);
   assert.match(
     roundsMarkdown,
-    /\| SQLite \| round 2 of 3, 90% of capacity: one push a second \| 900 \| 900 \| 5\.0 \| 60 \| 60 \| 0 \| 54% \| 0\.60 \| 1\.20x \| – \| – \/ – \| 1 of 1, 50 \/ 50 \|/,
+    /\| SQLite \| round 2 of 3, 90% of capacity: one push a second \| 900 \| 900 \| 5\.0 \| 60 \| 60 \| – \| 0 \| 54% \| 0\.60 \| 1\.20x \| – \| – \/ – \| 1 of 1, 50 \/ 50 \|/,
   );
   assert.match(
     roundsMarkdown,
-    /\| SQLite \| round 3 of 3, 90% of capacity: no pushes \| 900 \| 900 \| 5\.0 \| 20 \| 20 \| 0 \| 45% \| 0\.50 \| 1\.00x \| – \| – \/ – \| – \|/,
+    /\| SQLite \| round 3 of 3, 90% of capacity: no pushes \| 900 \| 900 \| 5\.0 \| 20 \| 20 \| – \| 0 \| 45% \| 0\.50 \| 1\.00x \| – \| – \/ – \| – \|/,
   );
   const markdown = renderMarkdown(withChurn(66, 62, 80, [40, 900]));
   assert.match(markdown, /## Content churn at the SSR capacity/);
   // Seen after 40 and 900 ms: p50 by nearest rank (scripts/statistics.ts) is 40.
   assert.match(
     markdown,
-    /\| SQLite \| one push a second \| 1,000 \| 1,000 \| 5\.0 \| 80 \| 80 \| 0 \| 66% \| 0\.66 \| 1\.10x \| – \| – \/ – \| 2 of 2, 40 \/ 900 \|/,
+    /\| SQLite \| one push a second \| 1,000 \| 1,000 \| 5\.0 \| 80 \| 80 \| – \| 0 \| 66% \| 0\.66 \| 1\.10x \| – \| – \/ – \| 2 of 2, 40 \/ 900 \|/,
   );
   assert.match(
     markdown,
-    /\| SQLite \| after the pushes \| 1,000 \| 1,000 \| 5\.0 \| 30 \| 30 \| 0 \| 62% \| 0\.62 \| 1\.03x \| 99 \/ 2,500 \/ 12 \| 301 \/ 71; 2 \(61, 36\); 49; 3% \/ 6% \| – \|/,
+    /\| SQLite \| after the pushes \| 1,000 \| 1,000 \| 5\.0 \| 30 \| 30 \| 26 \/ over the last bucket \| 0 \| 62% \| 0\.62 \| 1\.03x \| 99 \/ 2,500 \/ 12 \| 301 \/ 71; 2 \(61, 36\); 49; 3% \/ 6% \| – \|/,
     "the worker's counters beside the CPU",
   );
 });

@@ -684,6 +684,20 @@ function memoryAndPauses(step: StepRecord): string {
   return `${rss} / ${Math.round(p.heapAfterGcMb)}; ${p.majorGcs} (${ms(p.majorGcMs)}, ${ms(p.longestMajorGcMs)}); ${ms(p.longestStallMs)}${threads}`;
 }
 
+export const serverResponseHeading = "the worker's own p99 / max ms, at most";
+
+/**
+ * The worker's own response times over the window, as bounds of its histogram's buckets (each
+ * twice the one before): beside the generator's p99 and max, what of a slow answer the worker
+ * spent handling it and what the request waited before the worker read it. – where not read.
+ */
+export function serverResponse(step: StepRecord): string {
+  const r = step.serverResponseMs;
+  if (!r || !Number.isFinite(r.p99)) return '–';
+  const bound = (x: number) => (Number.isFinite(x) ? ms(x) : 'over the last bucket');
+  return `${bound(r.p99)} / ${bound(r.max)}`;
+}
+
 /** "store reads / read again / lists as they were" over the measured window, as the worker's counters tell; – where not read. */
 function contentWork(step: StepRecord): string {
   if (!step.content) return '–';
@@ -703,11 +717,11 @@ function churnTable(r: BenchResults): string[] {
   if (measured.length === 0) return [];
   const share = `${Math.round(belowCapacityShare * 100)}% of capacity`;
   const row = (store: string, phase: string, step: StepRecord, steady: StepRecord, pushes: string) =>
-    `| ${store} | ${phase} | ${perS(step.offeredPerS)} | ${perS(step.achievedPerS)} | ${ms(step.latencyMs.p50)} | ${ms(step.latencyMs.p99)} | ${ms(step.latencyMs.max)} | ` +
+    `| ${store} | ${phase} | ${perS(step.offeredPerS)} | ${perS(step.achievedPerS)} | ${ms(step.latencyMs.p50)} | ${ms(step.latencyMs.p99)} | ${ms(step.latencyMs.max)} | ${serverResponse(step)} | ` +
     `${step.errors + step.timeouts + step.non2xx} | ${cpu(step.serverCpuPct)} | ${cpuMsPerRequest(step).toFixed(2)} | ${cpuRatio(step, steady).toFixed(2)}x | ${contentWork(step)} | ${memoryAndPauses(step)} | ${pushes} | ${flagText(step)} |`;
   return [
-    `| store | phase | offered | achieved | p50 ms | p99 ms | max ms | failed | server CPU | CPU ms per request | ÷ no pushes | store reads / read again / lists as they were | ${memoryAndPausesHeading} | pushes (taken, seen after p50 / max ms) | notes |`,
-    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |',
+    `| store | phase | offered | achieved | p50 ms | p99 ms | max ms | ${serverResponseHeading} | failed | server CPU | CPU ms per request | ÷ no pushes | store reads / read again / lists as they were | ${memoryAndPausesHeading} | pushes (taken, seen after p50 / max ms) | notes |`,
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |',
     ...measured.flatMap(({ store, churn }) => {
       return [
         row(store, 'no pushes', churn.steady, churn.steady, '–'),

@@ -1,0 +1,153 @@
+// The bench's churn rounds alone (churn.ts), on SQLite or PostgreSQL, at a rate given: windows
+// without and with one CMS push a second, the order alternating round by round, each with the
+// generator's p50/p90/p99/max beside the worker's own response times, busy share, longest stall,
+// major collections and what the content cache read. The whole bench takes 20–25 minutes to
+// reach these rounds, and on this host one run's windows at 90% of capacity cannot tell a push's
+// cost from the host's moods (docs/benchmarks/2026-11-27-churn-windows.md); this runs as many
+// rounds as asked in a few minutes. Not part of `npm run bench`: it answers one question, where a
+// window's slow answers come from.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { readCommandLine, runCommand, seedPostgres, startCluster, UsageError, wholeNumberFlag, type Cluster } from '@kiosk/surface';
+import { articlePaths, seedBenchStore } from './articles';
+import { churnToken, passSeconds, startPushing, type Push } from './churn';
+import { measureStep, settle, type StepRecord, type StepTiming } from './measure';
+import { NativeGenerator, nativeGeneratorBinary } from './native-generator';
+import { generatorCore, killChildren, startKiosk } from './processes';
+import { ms, perS, serverResponse, serverResponseHeading } from './report';
+
+const usage = `Usage: npx tsx tools/bench/churn-windows.ts --rate R [options]
+
+Runs the bench's churn rounds alone: Kiosk's built server (one worker, core 0, the fallback
+off) over the bench's 10,000 seeded articles, the load generator on core 1, a warm-up pass at
+the rate, then rounds of two windows, without pushes and with one CMS push a second (the order
+alternating), each after a pass over every article at the rate. Prints one markdown row per
+window: the generator's p50 / p90 / p99 / max, the worker's own p99 / max (its response-time
+histogram: what it took from reading a request to finishing the answer), the server's busy
+share, the host's steal, the longest event-loop stall, major collections, and the content
+cache's store reads / answers read again / lists handed out as they were. Needs a build (npm run
+build) and the machine to itself.
+
+Options:
+  --rate R            requests a second offered (required: the bench's rounds run at 90% of
+                      the capacity it found, e.g. --rate 830 where it found 920)
+  --store NAME        sqlite or postgres (a throwaway cluster on core 1; default sqlite)
+  --rounds N          rounds of two windows (default 3)
+  --window-seconds N  measured seconds per window (default 8, the bench's)
+  -h, --help          show this help`;
+
+const command = { name: 'churn-windows', usage };
+
+interface Options {
+  rate: number;
+  store: 'sqlite' | 'postgres';
+  rounds: number;
+  windowS: number;
+}
+
+/** The options, or the exit code where the command line was --help (0) or refused (2). */
+export function readOptions(args: string[]): Options | number {
+  const line = readCommandLine({
+    ...command,
+    args,
+    options: { rate: { type: 'string' }, store: { type: 'string' }, rounds: { type: 'string' }, 'window-seconds': { type: 'string' } },
+  });
+  if (!line.ok) return line.exitCode;
+  const rate = wholeNumberFlag('--rate', line.values.rate, 10, 100_000);
+  if (rate === null) throw new UsageError('--rate is required: the rate the windows are offered, in requests a second');
+  const store = line.values.store ?? 'sqlite';
+  if (store !== 'sqlite' && store !== 'postgres') throw new UsageError(`--store must be sqlite or postgres, got "${store}"`);
+  return {
+    rate,
+    store,
+    rounds: wholeNumberFlag('--rounds', line.values.rounds, 1, 50) ?? 3,
+    windowS: wholeNumberFlag('--window-seconds', line.values['window-seconds'], 2, 120) ?? 8,
+  };
+}
+
+const heading =
+  `| round | window | offered | p50 / p90 / p99 / max ms | ${serverResponseHeading} | server busy | steal | longest stall ms | major GCs (longest ms) | store reads / read again / lists as they were | pushes taken, seen after at most ms |\n` +
+  '| ---: | --- | ---: | --- | --- | ---: | ---: | ---: | --- | --- | --- |';
+
+export function windowRow(round: number, pushing: boolean, step: StepRecord, pushes: readonly Push[]): string {
+  const l = step.latencyMs;
+  const p = step.pauses;
+  const c = step.content;
+  const taken = pushes.filter((push) => push.status === 200 || push.status === 201);
+  const seen = taken.map((push) => push.visibleMs ?? Number.POSITIVE_INFINITY);
+  return (
+    `| ${round} | ${pushing ? 'one push a second' : 'no pushes'} | ${perS(step.offeredPerS)} | ${ms(l.p50)} / ${ms(l.p90)} / ${ms(l.p99)} / ${ms(l.max)} | ${serverResponse(step)} | ` +
+    `${Math.round(step.serverCpuPct)}% | ${step.stealPct.toFixed(1)}% | ${p ? ms(p.longestStallMs) : '–'} | ${p ? `${p.majorGcs} (${ms(p.longestMajorGcMs)})` : '–'} | ` +
+    `${c ? `${c.storeReads} / ${c.rebuilt} / ${c.previous ?? '–'}` : '–'} | ${pushing ? `${taken.length} of ${pushes.length}, ${seen.length ? ms(Math.max(...seen)) : '–'}` : '–'} |`
+  );
+}
+
+async function withStore<T>(store: Options['store'], work: (dbPath: string, env: Record<string, string>) => Promise<T>): Promise<T> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-churn-windows-'));
+  let cluster: Cluster | null = null;
+  try {
+    const dbPath = path.join(dir, 'kiosk.sqlite');
+    console.error('churn-windows: seeding the bench’s articles');
+    await seedBenchStore(dbPath);
+    if (store === 'postgres') {
+      cluster = await startCluster({ migrate: true });
+      // Backends fork from the postmaster later and inherit its affinity: all on the generator's core, as in the bench.
+      for (const pid of cluster.processes()) spawnSync('taskset', ['-a', '-p', '-c', String(generatorCore), String(pid)], { stdio: 'ignore' });
+      await seedPostgres(cluster.url, {});
+    }
+    return await work(dbPath, cluster ? { CONTENT_DATABASE_URL: cluster.url } : {});
+  } finally {
+    cluster?.destroy();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<number> {
+  const options = readOptions(process.argv.slice(2));
+  if (typeof options === 'number') return options;
+  const root = path.resolve(import.meta.dirname, '../..');
+  if (!fs.existsSync(path.join(root, 'dist/server/index.cjs'))) throw new UsageError('no build: run `npm run build` first');
+  process.on('SIGINT', () => {
+    killChildren();
+    process.exit(130);
+  });
+  await withStore(options.store, async (dbPath, storeEnv) => {
+    const paths = articlePaths(dbPath);
+    const pathsFile = path.join(path.dirname(dbPath), 'article-paths.json');
+    fs.writeFileSync(pathsFile, JSON.stringify(paths));
+    const env = { SSR_QUEUE_LIMIT: '1000000', SHED_QUEUE_LIMIT: '1000000', CRAWLER_QUEUE_LIMIT: '1000000', INGEST_TOKEN: churnToken, ...storeEnv };
+    const server = await startKiosk(root, `churn windows, ${options.store}`, dbPath, env);
+    try {
+      const generator = new NativeGenerator(nativeGeneratorBinary(root), pathsFile);
+      const pass = passSeconds(paths.length, options.rate);
+      const timing: StepTiming = { warmupS: pass, durationS: options.windowS, timeoutMs: 5_000, maxConnections: 4_000 };
+      console.error(
+        `churn-windows: ${options.store}, ${options.rate} req/s, a pass over ${paths.length} articles (${pass} s) before each ${options.windowS} s window`,
+      );
+      await measureStep(generator, server, 'warm-up', options.rate, { ...timing, durationS: 1 });
+      await settle(server);
+      console.log(heading);
+      for (let round = 1; round <= options.rounds; round++) {
+        for (const pushing of round % 2 === 1 ? [false, true] : [true, false]) {
+          const pushes: Push[] = [];
+          const pusher = pushing ? startPushing(`http://127.0.0.1:${server.port}`, paths, (push) => pushes.push(push)) : null;
+          let step: StepRecord;
+          try {
+            step = await measureStep(generator, server, pushing ? 'pushes' : 'no pushes', options.rate, timing);
+          } finally {
+            await pusher?.stop();
+          }
+          console.log(windowRow(round, pushing, step, pushes));
+          await settle(server);
+        }
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+  return 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) void runCommand(command, main);
