@@ -201,15 +201,31 @@ function prependedSince(list: KeptList, version: number): number {
  * article id's two halves (RankList's numbers); the version of each tag list it was ranked from
  * (KeptList.version), in the article's order of tags; the article's position among each list's
  * rank ids (-1 where not there); then per ranked id, best first, its two halves and its position
- * among each list's rank ids (-1 where not there).
+ * among each list's rank ids (-1 where not there); then zeros up to room for relatedSize ranked
+ * ids. Always that long, so that bringing it up to date writes over it in place: a push brings
+ * ~1,500 rankings up to date, and a new array for each was most of what a push left for the old
+ * generation's collector (about 0.35 KB a ranking; docs/performance.md). Its holder reads it in
+ * the same synchronous step it got it (reader.ts), so no reader sees it change under it.
  */
-export type RelatedRanking = readonly number[];
+export type RelatedRanking = number[];
 
 const header = 4;
 
 /** Where ranked id `r` of a ranking of `k` lists begins. */
 function slot(k: number, r: number): number {
   return header + 2 * k + r * (2 + k);
+}
+
+/** A ranking's length: room for relatedSize ranked ids. */
+function rankingLength(k: number): number {
+  return slot(k, relatedSize);
+}
+
+/** `source`'s first `used` numbers written over `ranking`, the rest of it zeros: `ranking`, brought up to date in place. */
+function writtenOver(ranking: RelatedRanking, source: readonly number[], used: number): RelatedRanking {
+  for (let x = 0; x < used; x += 1) ranking[x] = source[x]!;
+  for (let x = used; x < ranking.length; x += 1) ranking[x] = 0;
+  return ranking;
 }
 
 function positionIn({ high, low }: RankList, idHigh: number, idLow: number): number {
@@ -262,6 +278,7 @@ export function relatedRanking(articleId: string, tagLists: readonly KeptList[])
     ranking.push(high, low);
     for (const { rank } of tagLists) ranking.push(positionIn(rank, high, low));
   }
+  while (ranking.length < rankingLength(tagLists.length)) ranking.push(0);
   return ranking;
 }
 
@@ -291,7 +308,7 @@ const merging: number[] = [];
  */
 export function updatedRanking(previous: RelatedRanking, tagLists: readonly KeptList[]): RelatedRanking | undefined {
   const k = previous[0]!;
-  if (k !== tagLists.length) return undefined;
+  if (k !== tagLists.length || previous.length !== rankingLength(k)) return undefined;
   // The newest id of the earlier reads: every id in front now must be newer, so in none of them.
   let oldHigh = -1;
   let oldLow = -1;
@@ -309,12 +326,14 @@ export function updatedRanking(previous: RelatedRanking, tagLists: readonly Kept
     shifts[i] = d;
     if (d > 0) moved = true;
   }
-  // Worked out in a reused array, copied element by element; what is handed out is made once, at
-  // its size, at the end. (Written in place, never shortened: V8 would let go of its storage.)
+  // Worked out in a reused array, copied element by element, and written over `previous` at the
+  // end only where it can be brought up to date (it is left as it was where not). (The reused
+  // arrays are written in place, never shortened: V8 would let go of their storage.)
   const ranking = working;
   for (let x = 0; x < previous.length; x += 1) ranking[x] = previous[x]!;
   for (let i = 0; i < k; i += 1) ranking[header + i] = tagLists[i]!.version;
-  if (!moved) return ranking.slice(0, previous.length);
+  const used = slot(k, previous[1]!);
+  if (!moved) return writtenOver(previous, ranking, used);
   // The article, and the ranked ids of before, where they are now: none may have left a list that counted it.
   for (let i = 0; i < k; i += 1) ranking[header + k + i] = shifted(previous[header + k + i]!, shifts[i]!, tagLists[i]!);
   const ranked = previous[1]!;
@@ -328,7 +347,9 @@ export function updatedRanking(previous: RelatedRanking, tagLists: readonly Kept
   }
   const fresh = newIds(tagLists, oldHigh, oldLow, previous[2]!, previous[3]!);
   if (fresh === undefined) return undefined;
-  return fresh.length === 0 ? ranking.slice(0, previous.length) : merged(ranking, fresh);
+  if (fresh.length === 0) return writtenOver(previous, ranking, used);
+  const length = merged(ranking, fresh);
+  return writtenOver(previous, merging, length);
 }
 
 /** A new id as a ranking holds a ranked one (its halves, its position in each list), and how many lists count it. */
@@ -365,8 +386,11 @@ function newIds(tagLists: readonly KeptList[], oldHigh: number, oldLow: number, 
   return fresh.sort((x, y) => y.shared - x.shared || y.held[0]! - x.held[0]! || y.held[1]! - x.held[1]!);
 }
 
-/** The best relatedSize of `ranking`'s ranked ids and `fresh`: most lists first, a new id first among its equals (worked out in `merging`). */
-function merged(ranking: number[], fresh: readonly NewId[]): number[] {
+/**
+ * The best relatedSize of `ranking`'s ranked ids and `fresh`: most lists first, a new id first
+ * among its equals, worked out in `merging`; how many of its numbers that is.
+ */
+function merged(ranking: number[], fresh: readonly NewId[]): number {
   const k = ranking[0]!;
   const ranked = ranking[1]!;
   const out = merging;
@@ -384,7 +408,7 @@ function merged(ranking: number[], fresh: readonly NewId[]): number[] {
     }
   }
   out[1] = count;
-  return out.slice(0, o);
+  return o;
 }
 
 /** Whether `ranking` was ranked from exactly these reads of the lists: its positions point into them. */
