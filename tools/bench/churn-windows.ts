@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { readCommandLine, runCommand, seedPostgres, startCluster, UsageError, wholeNumberFlag, type Cluster } from '@kiosk/surface';
+import { postgresBinDir, readCommandLine, runCommand, seedPostgres, startCluster, UsageError, wholeNumberFlag, type Cluster } from '@kiosk/surface';
 import { articlePaths, seedBenchStore } from './articles';
 import { churnToken, passSeconds, startPushing, type Push } from './churn';
 import { measureStep, settle, type StepRecord, type StepTiming } from './measure';
@@ -36,6 +36,10 @@ Options:
   --store NAME        sqlite or postgres (a throwaway cluster on core 1; default sqlite)
   --rounds N          rounds of two windows (default 3)
   --window-seconds N  measured seconds per window (default 8, the bench's)
+  --out DIR           where the rows (windows.md), each window's record (windows.json), the
+                      server's output (kiosk.log) and, with PostgreSQL, the cluster's log
+                      (postgres.log: statements over 250 ms, lock waits, autovacuum runs,
+                      checkpoints) go (default bench-results/churn-windows-<time>)
   -h, --help          show this help`;
 
 const command = { name: 'churn-windows', usage };
@@ -45,6 +49,8 @@ interface Options {
   store: 'sqlite' | 'postgres';
   rounds: number;
   windowS: number;
+  /** null: bench-results/churn-windows-<time> under the repository. */
+  out: string | null;
 }
 
 /** The options, or the exit code where the command line was --help (0) or refused (2). */
@@ -52,7 +58,7 @@ export function readOptions(args: string[]): Options | number {
   const line = readCommandLine({
     ...command,
     args,
-    options: { rate: { type: 'string' }, store: { type: 'string' }, rounds: { type: 'string' }, 'window-seconds': { type: 'string' } },
+    options: { rate: { type: 'string' }, store: { type: 'string' }, rounds: { type: 'string' }, 'window-seconds': { type: 'string' }, out: { type: 'string' } },
   });
   if (!line.ok) return line.exitCode;
   const rate = wholeNumberFlag('--rate', line.values.rate, 10, 100_000);
@@ -64,12 +70,13 @@ export function readOptions(args: string[]): Options | number {
     store,
     rounds: wholeNumberFlag('--rounds', line.values.rounds, 1, 50) ?? 3,
     windowS: wholeNumberFlag('--window-seconds', line.values['window-seconds'], 2, 120) ?? 8,
+    out: line.values.out ?? null,
   };
 }
 
 const heading =
-  `| round | window | offered | p50 / p90 / p99 / max ms | ${serverResponseHeading} | server busy | steal | longest stall ms | major GCs (longest ms) | store reads / read again / lists as they were | pushes taken, seen after at most ms |\n` +
-  '| ---: | --- | ---: | --- | --- | ---: | ---: | ---: | --- | --- | --- |';
+  `| round | window | offered | p50 / p90 / p99 / max ms | ${serverResponseHeading} | failed (errors / timeouts / non-2xx) | server busy | steal | longest stall ms | major GCs (longest ms) | store reads / read again / lists as they were | pushes taken, seen after at most ms |\n` +
+  '| ---: | --- | ---: | --- | --- | --- | ---: | ---: | ---: | --- | --- | --- |';
 
 export function windowRow(round: number, pushing: boolean, step: StepRecord, pushes: readonly Push[]): string {
   const l = step.latencyMs;
@@ -79,12 +86,28 @@ export function windowRow(round: number, pushing: boolean, step: StepRecord, pus
   const seen = taken.map((push) => push.visibleMs ?? Number.POSITIVE_INFINITY);
   return (
     `| ${round} | ${pushing ? 'one push a second' : 'no pushes'} | ${perS(step.offeredPerS)} | ${ms(l.p50)} / ${ms(l.p90)} / ${ms(l.p99)} / ${ms(l.max)} | ${serverResponse(step)} | ` +
+    `${step.errors} / ${step.timeouts} / ${step.non2xx} | ` +
     `${Math.round(step.serverCpuPct)}% | ${step.stealPct.toFixed(1)}% | ${p ? ms(p.longestStallMs) : '–'} | ${p ? `${p.majorGcs} (${ms(p.longestMajorGcMs)})` : '–'} | ` +
     `${c ? `${c.storeReads} / ${c.rebuilt} / ${c.previous ?? '–'}` : '–'} | ${pushing ? `${taken.length} of ${pushes.length}, ${seen.length ? ms(Math.max(...seen)) : '–'}` : '–'} |`
   );
 }
 
-async function withStore<T>(store: Options['store'], work: (dbPath: string, env: Record<string, string>) => Promise<T>): Promise<T> {
+/**
+ * What the throwaway cluster logs besides errors, for a window whose answers waited on the store:
+ * every statement over 250 ms, lock waits, autovacuum runs and checkpoints (copied to postgres.log).
+ */
+const clusterLogging = ['log_min_duration_statement = 250', 'log_lock_waits = on', 'log_autovacuum_min_duration = 0', 'log_checkpoints = on'];
+
+function logMore(cluster: Cluster): void {
+  const psql = path.join(postgresBinDir(), 'psql');
+  for (const setting of clusterLogging) {
+    const [name, value] = setting.split(' = ');
+    spawnSync(psql, [cluster.url, '-v', 'ON_ERROR_STOP=1', '-c', `ALTER SYSTEM SET ${name} = '${value}'`], { stdio: 'ignore' });
+  }
+  spawnSync(psql, [cluster.url, '-c', 'SELECT pg_reload_conf()'], { stdio: 'ignore' });
+}
+
+async function withStore<T>(store: Options['store'], out: string, work: (dbPath: string, env: Record<string, string>) => Promise<T>): Promise<T> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-churn-windows-'));
   let cluster: Cluster | null = null;
   try {
@@ -96,9 +119,11 @@ async function withStore<T>(store: Options['store'], work: (dbPath: string, env:
       // Backends fork from the postmaster later and inherit its affinity: all on the generator's core, as in the bench.
       for (const pid of cluster.processes()) spawnSync('taskset', ['-a', '-p', '-c', String(generatorCore), String(pid)], { stdio: 'ignore' });
       await seedPostgres(cluster.url, {});
+      logMore(cluster);
     }
     return await work(dbPath, cluster ? { CONTENT_DATABASE_URL: cluster.url } : {});
   } finally {
+    if (cluster) fs.copyFileSync(path.join(cluster.dataDir, 'server.log'), path.join(out, 'postgres.log'));
     cluster?.destroy();
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -113,7 +138,16 @@ async function main(): Promise<number> {
     killChildren();
     process.exit(130);
   });
-  await withStore(options.store, async (dbPath, storeEnv) => {
+  const out = options.out ?? path.join(root, 'bench-results', `churn-windows-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  fs.mkdirSync(out, { recursive: true });
+  const rows: string[] = [];
+  const records: { round: number; pushing: boolean; step: StepRecord; pushes: Push[] }[] = [];
+  const write = (line: string) => {
+    console.log(line);
+    rows.push(line);
+    fs.writeFileSync(path.join(out, 'windows.md'), `${rows.join('\n')}\n`);
+  };
+  await withStore(options.store, out, async (dbPath, storeEnv) => {
     const paths = articlePaths(dbPath);
     const pathsFile = path.join(path.dirname(dbPath), 'article-paths.json');
     fs.writeFileSync(pathsFile, JSON.stringify(paths));
@@ -128,7 +162,7 @@ async function main(): Promise<number> {
       );
       await measureStep(generator, server, 'warm-up', options.rate, { ...timing, durationS: 1 });
       await settle(server);
-      console.log(heading);
+      write(heading);
       for (let round = 1; round <= options.rounds; round++) {
         for (const pushing of round % 2 === 1 ? [false, true] : [true, false]) {
           const pushes: Push[] = [];
@@ -139,12 +173,17 @@ async function main(): Promise<number> {
           } finally {
             await pusher?.stop();
           }
-          console.log(windowRow(round, pushing, step, pushes));
+          write(windowRow(round, pushing, step, pushes));
+          records.push({ round, pushing, step, pushes });
+          fs.writeFileSync(path.join(out, 'windows.json'), JSON.stringify({ options, windows: records }, null, 1));
           await settle(server);
         }
       }
     } finally {
       await server.stop();
+      // What the server said: a slow store, a lost LISTEN connection, a warning.
+      fs.writeFileSync(path.join(out, 'kiosk.log'), server.output());
+      console.error(`churn-windows: rows, records and the server's output in ${out}`);
     }
   });
   return 0;
