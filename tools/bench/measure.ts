@@ -44,9 +44,10 @@ export interface StepRecord extends StepCounts {
   lastGoodWriteMs?: number | null;
   /**
    * The worker's own response times over the window (kiosk_response_seconds: from its handler
-   * taking the request to the response finishing), as upper bounds of the histogram's buckets
-   * (each twice the one before): what the server took, apart from what a request waited before
-   * the worker read it. Absent in results recorded before it was read; null where not read.
+   * taking the request, the guard's queue included, to the response finishing), as upper bounds
+   * of the histogram's buckets (each twice the one before): the generator's figure less this is
+   * what a request waited before the worker read it from its socket. Absent in results recorded
+   * before it was read; null where not read.
    */
   serverResponseMs?: { p99: number; max: number } | null;
 }

@@ -688,8 +688,9 @@ export const serverResponseHeading = "the worker's own p99 / max ms, at most";
 
 /**
  * The worker's own response times over the window, as bounds of its histogram's buckets (each
- * twice the one before): beside the generator's p99 and max, what of a slow answer the worker
- * spent handling it and what the request waited before the worker read it. – where not read.
+ * twice the one before): beside the generator's p99 and max, what of a slow answer was spent
+ * from the worker's handler taking it (its queue included) and what the request waited before
+ * the worker read it. – where not read.
  */
 export function serverResponse(step: StepRecord): string {
   const r = step.serverResponseMs;
