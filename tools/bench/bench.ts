@@ -17,6 +17,7 @@ import { allowedCpus } from './proc';
 import { NativeGenerator, nativeGeneratorBinary } from './native-generator';
 import {
   generatorCore,
+  pinToGeneratorCore,
   killChildren,
   runPinned,
   serverCore,
@@ -90,7 +91,7 @@ function figures(sample: PageSample): PageFigures {
 
 /** The orchestrator only waits and samples; keep it off the server's core. */
 function pinSelf(): void {
-  spawnSync('taskset', ['-a', '-p', '-c', String(generatorCore), String(process.pid)], { stdio: 'ignore' });
+  pinToGeneratorCore([process.pid]);
 }
 
 /**
@@ -608,8 +609,7 @@ async function postgresRuns(run: Run, capacity: number): Promise<void> {
   }
   try {
     const pids = cluster.processes();
-    // Backends fork from the postmaster later and inherit its affinity.
-    for (const pid of pids) spawnSync('taskset', ['-a', '-p', '-c', String(generatorCore), String(pid)], { stdio: 'ignore' });
+    pinToGeneratorCore(pids);
     progress(`PostgreSQL on port ${cluster.port}, ${pids.length} processes pinned on core ${generatorCore}; seeding the same articles`);
     const { inserted, ms } = await seedPostgres(cluster.url, {});
     progress(`  ${perS(inserted)} articles in ${perS(ms)} ms`);

@@ -11,7 +11,6 @@
 // server-rendered: how the worker and Nginx share the core when the worker is full, which CPU
 // per page alone does not show. Not part of `npm run bench`: it answers whether one change costs
 // the server-rendered page anything.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -28,7 +27,7 @@ import {
 import { measureStep, settle } from './measure';
 import { NativeGenerator, nativeGeneratorBinary } from './native-generator';
 import { CpuMeter, cpuMs } from './proc';
-import { generatorCore, serverCore, startKioskBehindNginx } from './processes';
+import { pinToGeneratorCore, serverCore, startKioskBehindNginx } from './processes';
 
 const usage = `Usage: npx tsx tools/bench/builds.ts --arm LABEL=DIR[:KEY=VALUE,...] --arm ... [options]
 
@@ -183,7 +182,7 @@ async function main(): Promise<number> {
   const rate = wholeNumberFlag('--rate', line.values.rate, 10, 1_000_000);
   const floodSeconds = wholeNumberFlag('--flood-seconds', line.values['flood-seconds'], 1, 600) ?? 6;
   if ((flood === null) !== (rate === null)) throw new UsageError('--flood and --rate go together');
-  spawnSync('taskset', ['-a', '-p', '-c', String(generatorCore), String(process.pid)], { stdio: 'ignore' });
+  pinToGeneratorCore([process.pid]);
   console.error(`builds: seeding ${articles} articles (${repositoryRoot}'s seed)`);
   const { dir, dbPath } = await seedTempStore(articles, 0);
   let generator: NativeGenerator | null = null;

@@ -15,7 +15,7 @@ import { articlePaths, seedBenchStore } from './articles';
 import { churnToken, passSeconds, startPushing, type Push } from './churn';
 import { measureStep, settle, type StepRecord, type StepTiming } from './measure';
 import { NativeGenerator, nativeGeneratorBinary } from './native-generator';
-import { generatorCore, killChildren, startKiosk } from './processes';
+import { killChildren, pinToGeneratorCore, startKiosk } from './processes';
 import { ms, perS, serverResponse, serverResponseHeading } from './report';
 
 const usage = `Usage: npx tsx tools/bench/churn-windows.ts --rate R [options]
@@ -25,9 +25,9 @@ off) over the bench's 10,000 seeded articles, the load generator on core 1, a wa
 the rate, then rounds of two windows, without pushes and with one CMS push a second (the order
 alternating), each after a pass over every article at the rate. Prints one markdown row per
 window: the generator's p50 / p90 / p99 / max, the worker's own p99 / max (its response-time
-histogram: what it took from reading a request to finishing the answer), the server's busy
-share, the host's steal, the longest event-loop stall, major collections, and the content
-cache's store reads / answers read again / lists handed out as they were. Needs a build (npm run
+histogram: from its handler taking a request, its queue included, to the answer finishing),
+the server's busy share, the host's steal, the longest event-loop stall, major collections,
+and the content cache's store reads / answers read again / lists handed out as they were. Needs a build (npm run
 build) and the machine to itself.
 
 Options:
@@ -116,8 +116,7 @@ async function withStore<T>(store: Options['store'], out: string, work: (dbPath:
     await seedBenchStore(dbPath);
     if (store === 'postgres') {
       cluster = await startCluster({ migrate: true });
-      // Backends fork from the postmaster later and inherit its affinity: all on the generator's core, as in the bench.
-      for (const pid of cluster.processes()) spawnSync('taskset', ['-a', '-p', '-c', String(generatorCore), String(pid)], { stdio: 'ignore' });
+      pinToGeneratorCore(cluster.processes());
       await seedPostgres(cluster.url, {});
       logMore(cluster);
     }
@@ -134,6 +133,8 @@ async function main(): Promise<number> {
   if (typeof options === 'number') return options;
   const root = path.resolve(import.meta.dirname, '../..');
   if (!fs.existsSync(path.join(root, 'dist/server/index.cjs'))) throw new UsageError('no build: run `npm run build` first');
+  // As the bench does: this process pushes and samples, off the server's core.
+  pinToGeneratorCore([process.pid]);
   process.on('SIGINT', () => {
     killChildren();
     process.exit(130);

@@ -1,7 +1,7 @@
 // The processes a bench run starts, each pinned with taskset: Kiosk and the bare node:http
 // server on core 0, the generator on core 1. Every child is tracked so an interrupted run
 // leaves nothing behind.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,6 +33,15 @@ export function killChildren(extraPids: number[] = []): void {
 
 export function pinned(core: number, command: string, args: string[]): [string, string[]] {
   return ['taskset', ['-c', String(core), command, ...args]];
+}
+
+/**
+ * Running processes (every thread) moved to the generator's core, off the server's: the
+ * orchestrator itself (it only waits, pushes and samples), a PostgreSQL cluster's processes
+ * (backends fork from the postmaster later and inherit its affinity).
+ */
+export function pinToGeneratorCore(pids: readonly number[]): void {
+  for (const pid of pids) spawnSync('taskset', ['-a', '-p', '-c', String(generatorCore), String(pid)], { stdio: 'ignore' });
 }
 
 export interface ServerUnderTest {
