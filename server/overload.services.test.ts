@@ -335,6 +335,32 @@ describe('the overload guard', () => {
   });
 });
 
+describe('a worker draining', () => {
+  test('the answer to a request in flight when the drain starts says "Connection: close" to its keep-alive client; one answered before kept the connection open', async () => {
+    const gated = gatedStore();
+    const { worker, base } = await start({}, gated.content);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+    try {
+      // Before the drain: a page the store answers at once (the front page reads no article).
+      const before = await request(`${base}/`, { agent });
+      assert.equal(before.status, 200);
+      assert.equal(before.headers.connection, 'keep-alive');
+      const held = request(base + articlePaths[0]!, { agent });
+      await until(() => gated.waiting() === 1, 'the article read waiting at the gate');
+      const drained = worker.drain();
+      gated.open();
+      const answer = await held;
+      assert.equal(answer.status, 200);
+      assert.equal(answer.mode, 'ssr');
+      assert.equal(answer.headers.connection, 'close');
+      await drained;
+    } finally {
+      agent.destroy();
+      worker.server.closeAllConnections();
+    }
+  });
+});
+
 describe('OverloadGuard.decide', () => {
   const limits = { ssrQueueLimit: 15, crawlerQueueLimit: 30, shedQueueLimit: 100, shedRetryAfterS: 5 };
   const reader = { headers: { 'user-agent': 'Mozilla/5.0 Firefox/140' } } as http.IncomingMessage;

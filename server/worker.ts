@@ -8,6 +8,7 @@ import { startCloudWatch, workerSamples, type CloudWatchPublisher } from './metr
 import { answerClusterScrapes, workerRegistry } from './metrics/prometheus';
 import { MetricsLedger } from './metrics/totals';
 import type { WorkerMetrics } from './metrics/worker-metrics';
+import { ResponsesInFlight } from './responses-in-flight';
 import { createSite } from './site';
 
 /** How long an idle keep-alive socket may linger once draining starts. */
@@ -54,17 +55,13 @@ export async function startWorker(config: Readonly<Config>, deps: { content?: Co
   server.headersTimeout = config.headersTimeoutMs;
 
   // Responses not yet written, so a drain can tell their keep-alive clients the socket closes.
-  const inFlight = new Set<http.ServerResponse>();
+  const inFlight = new ResponsesInFlight();
   let draining = false;
-  function forget(this: http.ServerResponse) {
-    inFlight.delete(this);
-  }
   // Arrival: the one listener. The drain's bookkeeping first (some answers are written
   // synchronously inside the site's listener), then the site's pipeline (server/site.ts).
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (draining) res.setHeader('Connection', 'close');
     inFlight.add(res);
-    res.on('close', forget);
     site.listener(req, res);
   });
 
@@ -95,7 +92,7 @@ export async function startWorker(config: Readonly<Config>, deps: { content?: Co
     const flushBy = Date.now() + config.shutdownGraceMs + flushMarginMs;
     // Every response from now on says "Connection: close", so a keep-alive client learns the
     // connection is ending from the answer itself instead of by sending into a closed socket.
-    for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+    inFlight.forEachUnwritten((res) => res.setHeader('Connection', 'close'));
     // http.Server#close would also drop idle keep-alive sockets at once, racing any client that
     // is sending on one right now; stop listening only, and close idle sockets after a moment.
     const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));

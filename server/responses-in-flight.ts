@@ -1,0 +1,52 @@
+import type http from 'node:http';
+
+const slotOf = Symbol('slot in ResponsesInFlight');
+type Tracked = http.ServerResponse & { [slotOf]?: number };
+
+/**
+ * The responses in flight: a slot each in one array, emptied when the response closes, and the
+ * emptied slots reused. Not a Set: a Set of them, held by the long-lived server, made V8 promote
+ * nearly every response to the old generation. Each time the Set's table was rebuilt, the table
+ * left behind, already old, still pointed at the responses in flight then, and a young object an
+ * old one points at survives every scavenge until the next major collection, whether or not
+ * anything still holds the old one. That was ~4 KB a request, nine tenths of what a busy worker
+ * promoted (docs/performance.md, "Where the stalls come from"). An emptied slot points at nothing.
+ */
+export class ResponsesInFlight {
+  readonly #slots: (Tracked | undefined)[] = [];
+  readonly #free: number[] = [];
+  #size = 0;
+  // One listener for every response (no closure per request); the emitter is the response.
+  readonly #onClose: (this: Tracked) => void;
+
+  constructor() {
+    const slots = this.#slots;
+    const free = this.#free;
+    const emptied = () => (this.#size -= 1);
+    this.#onClose = function (this: Tracked) {
+      const slot = this[slotOf];
+      if (slot === undefined) return;
+      this[slotOf] = undefined;
+      slots[slot] = undefined;
+      free.push(slot);
+      emptied();
+    };
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  add(res: Tracked): void {
+    const slot = this.#free.pop() ?? this.#slots.length;
+    this.#slots[slot] = res;
+    res[slotOf] = slot;
+    this.#size += 1;
+    res.on('close', this.#onClose);
+  }
+
+  /** Each response whose headers have not gone out yet. */
+  forEachUnwritten(each: (res: http.ServerResponse) => void): void {
+    for (const res of this.#slots) if (res !== undefined && !res.headersSent) each(res);
+  }
+}
