@@ -36,6 +36,11 @@ Options:
   --store NAME        sqlite or postgres (a throwaway cluster on core 1; default sqlite)
   --rounds N          rounds of two windows (default 3)
   --window-seconds N  measured seconds per window (default 8, the bench's)
+  --trace-gc          start the server with V8's --trace-gc-nvp and add a column: what the
+                      worker's scavenges promoted to the old generation during the window, in
+                      KB/s (what brings the next major collection; a mark-compact's own figure,
+                      the young generation it moves, is left out). The trace costs the worker a
+                      line of output per collection.
   --out DIR           where the rows (windows.md), each window's record (windows.json), the
                       server's output (kiosk.log) and, with PostgreSQL, the cluster's log
                       (postgres.log: statements over 250 ms, lock waits, autovacuum runs,
@@ -51,6 +56,8 @@ interface Options {
   windowS: number;
   /** null: bench-results/churn-windows-<time> under the repository. */
   out: string | null;
+  /** The worker traced (--trace-gc-nvp) and each window's promotion reported. */
+  traceGc: boolean;
 }
 
 /** The options, or the exit code where the command line was --help (0) or refused (2). */
@@ -58,7 +65,14 @@ export function readOptions(args: string[]): Options | number {
   const line = readCommandLine({
     ...command,
     args,
-    options: { rate: { type: 'string' }, store: { type: 'string' }, rounds: { type: 'string' }, 'window-seconds': { type: 'string' }, out: { type: 'string' } },
+    options: {
+      rate: { type: 'string' },
+      store: { type: 'string' },
+      rounds: { type: 'string' },
+      'window-seconds': { type: 'string' },
+      out: { type: 'string' },
+      'trace-gc': { type: 'boolean' },
+    },
   });
   if (!line.ok) return line.exitCode;
   const rate = wholeNumberFlag('--rate', line.values.rate, 10, 100_000);
@@ -71,14 +85,63 @@ export function readOptions(args: string[]): Options | number {
     rounds: wholeNumberFlag('--rounds', line.values.rounds, 1, 50) ?? 3,
     windowS: wholeNumberFlag('--window-seconds', line.values['window-seconds'], 2, 120) ?? 8,
     out: line.values.out ?? null,
+    traceGc: line.values['trace-gc'] === true,
   };
 }
 
-const heading =
-  `| round | window | offered | p50 / p90 / p99 / max ms | ${serverResponseHeading} | failed (errors / timeouts / non-2xx) | server busy | steal | longest stall ms | major GCs (longest ms) | store reads / read again / lists as they were | pushes taken, seen after at most ms |\n` +
-  '| ---: | --- | ---: | --- | --- | --- | ---: | ---: | ---: | --- | --- | --- |';
+/**
+ * What one process's scavenges promoted, from V8's --trace-gc-nvp lines as they come ("[pid:…]
+ * … gc=s … promoted=N …"): a running total of bytes and scavenges. Lines of other processes (the
+ * primary's), and mark-compacts, whose figure is the young generation they move, are left out.
+ */
+export class ScavengeTrace {
+  bytes = 0;
+  scavenges = 0;
 
-export function windowRow(round: number, pushing: boolean, step: StepRecord, pushes: readonly Push[]): string {
+  constructor(private readonly pid: () => number | undefined) {}
+
+  read(line: string): void {
+    const pid = this.pid();
+    if (pid === undefined || !line.startsWith(`[${pid}:`) || !line.includes(' gc=s ')) return;
+    const promoted = /\bpromoted=(\d+)/.exec(line);
+    if (promoted === null) return;
+    this.bytes += Number(promoted[1]);
+    this.scavenges += 1;
+  }
+}
+
+/** A window's promotion: what the scavenges promoted between its opening and closing, a second. */
+export interface WindowPromotion {
+  kbPerS: number;
+  scavenges: number;
+}
+
+/** Reads `trace` as a window opens and closes (measureStep's window hook); `result()` is null before it closed. */
+export function windowPromotion(trace: ScavengeTrace, now: () => number = () => performance.now()) {
+  let opened: { bytes: number; scavenges: number; at: number } | null = null;
+  let result: WindowPromotion | null = null;
+  return {
+    onWindow(phase: 'measuring' | 'measured'): void {
+      if (phase === 'measuring') opened = { bytes: trace.bytes, scavenges: trace.scavenges, at: now() };
+      else if (opened !== null) {
+        const seconds = (now() - opened.at) / 1000;
+        result = { kbPerS: seconds > 0 ? (trace.bytes - opened.bytes) / 1024 / seconds : Number.NaN, scavenges: trace.scavenges - opened.scavenges };
+      }
+    },
+    result: (): WindowPromotion | null => result,
+  };
+}
+
+/** The rows' heading; with --trace-gc, one more column. */
+export function heading(traceGc: boolean): string {
+  return (
+    `| round | window | offered | p50 / p90 / p99 / max ms | ${serverResponseHeading} | failed (errors / timeouts / non-2xx) | server busy | steal | longest stall ms | major GCs (longest ms) | store reads / read again / lists as they were | pushes taken, seen after at most ms |${traceGc ? ' promoted by scavenges, KB/s (scavenges) |' : ''}\n` +
+    `| ---: | --- | ---: | --- | --- | --- | ---: | ---: | ---: | --- | --- | --- |${traceGc ? ' ---: |' : ''}`
+  );
+}
+
+/** One window's row; `promotion` given (null when the trace said nothing) adds --trace-gc's column. */
+export function windowRow(round: number, pushing: boolean, step: StepRecord, pushes: readonly Push[], promotion?: WindowPromotion | null): string {
   const l = step.latencyMs;
   const p = step.pauses;
   const c = step.content;
@@ -88,7 +151,8 @@ export function windowRow(round: number, pushing: boolean, step: StepRecord, pus
     `| ${round} | ${pushing ? 'one push a second' : 'no pushes'} | ${perS(step.offeredPerS)} | ${ms(l.p50)} / ${ms(l.p90)} / ${ms(l.p99)} / ${ms(l.max)} | ${serverResponse(step)} | ` +
     `${step.errors} / ${step.timeouts} / ${step.non2xx} | ` +
     `${Math.round(step.serverCpuPct)}% | ${step.stealPct.toFixed(1)}% | ${p ? ms(p.longestStallMs) : '–'} | ${p ? `${p.majorGcs} (${ms(p.longestMajorGcMs)})` : '–'} | ` +
-    `${c ? `${c.storeReads} / ${c.rebuilt} / ${c.previous ?? '–'}` : '–'} | ${pushing ? `${taken.length} of ${pushes.length}, ${seen.length ? ms(Math.max(...seen)) : '–'}` : '–'} |`
+    `${c ? `${c.storeReads} / ${c.rebuilt} / ${c.previous ?? '–'}` : '–'} | ${pushing ? `${taken.length} of ${pushes.length}, ${seen.length ? ms(Math.max(...seen)) : '–'}` : '–'} |` +
+    (promotion === undefined ? '' : promotion === null ? ' – |' : ` ${Math.round(promotion.kbPerS).toLocaleString('en-US')} (${promotion.scavenges}) |`)
   );
 }
 
@@ -142,7 +206,7 @@ async function main(): Promise<number> {
   const out = options.out ?? path.join(root, 'bench-results', `churn-windows-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   fs.mkdirSync(out, { recursive: true });
   const rows: string[] = [];
-  const records: { round: number; pushing: boolean; step: StepRecord; pushes: Push[] }[] = [];
+  const records: { round: number; pushing: boolean; step: StepRecord; pushes: Push[]; promotion?: WindowPromotion | null }[] = [];
   const write = (line: string) => {
     console.log(line);
     rows.push(line);
@@ -153,7 +217,16 @@ async function main(): Promise<number> {
     const pathsFile = path.join(path.dirname(dbPath), 'article-paths.json');
     fs.writeFileSync(pathsFile, JSON.stringify(paths));
     const env = { SSR_QUEUE_LIMIT: '1000000', SHED_QUEUE_LIMIT: '1000000', CRAWLER_QUEUE_LIMIT: '1000000', INGEST_TOKEN: churnToken, ...storeEnv };
-    const server = await startKiosk(root, `churn windows, ${options.store}`, dbPath, env);
+    const worker: { pid?: number } = {};
+    const trace = new ScavengeTrace(() => worker.pid);
+    const server = await startKiosk(
+      root,
+      `churn windows, ${options.store}`,
+      dbPath,
+      env,
+      options.traceGc ? { nodeFlags: ['--trace-gc-nvp'], onLine: (line) => trace.read(line) } : {},
+    );
+    worker.pid = server.workerPids()[0];
     try {
       const generator = new NativeGenerator(nativeGeneratorBinary(root), pathsFile);
       const pass = passSeconds(paths.length, options.rate);
@@ -163,19 +236,21 @@ async function main(): Promise<number> {
       );
       await measureStep(generator, server, 'warm-up', options.rate, { ...timing, durationS: 1 });
       await settle(server);
-      write(heading);
+      write(heading(options.traceGc));
       for (let round = 1; round <= options.rounds; round++) {
         for (const pushing of round % 2 === 1 ? [false, true] : [true, false]) {
           const pushes: Push[] = [];
           const pusher = pushing ? startPushing(`http://127.0.0.1:${server.port}`, paths, (push) => pushes.push(push)) : null;
+          const promotion = windowPromotion(trace);
           let step: StepRecord;
           try {
-            step = await measureStep(generator, server, pushing ? 'pushes' : 'no pushes', options.rate, timing);
+            step = await measureStep(generator, server, pushing ? 'pushes' : 'no pushes', options.rate, timing, promotion.onWindow);
           } finally {
             await pusher?.stop();
           }
-          write(windowRow(round, pushing, step, pushes));
-          records.push({ round, pushing, step, pushes });
+          const promoted = options.traceGc ? promotion.result() : undefined;
+          write(windowRow(round, pushing, step, pushes, promoted));
+          records.push({ round, pushing, step, pushes, ...(promoted === undefined ? {} : { promotion: promoted }) });
           fs.writeFileSync(path.join(out, 'windows.json'), JSON.stringify({ options, windows: records }, null, 1));
           await settle(server);
         }

@@ -188,6 +188,8 @@ export async function measureStep(
   label: string,
   ratePerS: number,
   timing: StepTiming,
+  /** Called too as the measured window opens and closes (after the warm-up; at its end). */
+  onWindowToo?: (phase: 'measuring' | 'measured') => void,
 ): Promise<StepRecord> {
   let peakRss = 0;
   const sampleRss = () =>
@@ -210,6 +212,7 @@ export async function measureStep(
   // Read as the window opens and closes (the primary answers; the worker's share is a few fields).
   const counted: Partial<Record<'measuring' | 'measured', Promise<Readings | null>>> = {};
   const onWindow = (phase: 'measuring' | 'measured') => {
+    onWindowToo?.(phase);
     if (server.metricsPort !== undefined) counted[phase] = workerReadings(server.metricsPort);
     if (phase === 'measuring') {
       meters = {

@@ -84,17 +84,23 @@ interface StartOptions {
   listeners?: number;
   /** How long it may take to listen (30 s; the Express reference reads every page first). */
   startupMs?: number;
+  /** Node flags before the command, for every process of it (a worker inherits the primary's). */
+  nodeFlags?: readonly string[];
+  /** Every line the server writes, as it comes (the output kept is only its tail). */
+  onLine?: (line: string) => void;
 }
 
 /** Starts a pinned server and waits for the line that says it listens; `ready` returns its worker pid, if any. */
 async function startServer(options: StartOptions): Promise<ServerUnderTest> {
-  const [command, args] = options.core === null ? [process.execPath, options.command] : pinned(options.core, process.execPath, options.command);
+  const nodeArgs = [...(options.nodeFlags ?? []), ...options.command];
+  const [command, args] = options.core === null ? [process.execPath, nodeArgs] : pinned(options.core, process.execPath, nodeArgs);
   const child = track(spawn(command, args, { cwd: options.root, env: serverEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] }));
   let output = '';
   const workers: number[] = [];
   let listening = false;
   let heard = 0;
   const onLine = (line: string) => {
+    options.onLine?.(line);
     const worker = options.ready(line);
     if (worker === undefined) return;
     // Every worker, not the first: workers that start together may log in any order.
@@ -165,7 +171,7 @@ export async function startKiosk(
   name: string,
   dbPath: string,
   env: Record<string, string>,
-  options: { core?: number | null; port?: number } = {},
+  options: { core?: number | null; port?: number } & Pick<StartOptions, 'nodeFlags' | 'onLine'> = {},
 ): Promise<ServerUnderTest> {
   const port = options.port ?? (await freePort());
   // The primary answers /metrics, off the workers' request path: the bench reads the content cache's counters there.
@@ -189,6 +195,8 @@ export async function startKiosk(
     },
     ready: workerListening,
     listeners: Number(env.WEB_CONCURRENCY ?? '1'),
+    nodeFlags: options.nodeFlags,
+    onLine: options.onLine,
   });
   return { ...server, metricsPort };
 }
