@@ -9,7 +9,7 @@ type Tracked = http.ServerResponse & { [slotOf]?: number };
  * nearly every response to the old generation. Each time the Set's table was rebuilt, the table
  * left behind, already old, still pointed at the responses in flight then, and a young object an
  * old one points at survives every scavenge until the next major collection, whether or not
- * anything still holds the old one. With eight requests at a time that was ~4 KB a page against
+ * anything still holds the old one. With eight requests at a time that was ~3.5 KB a page against
  * 280 bytes since, and most of what a worker promoted whenever answers waited
  * (docs/performance.md, "Where the stalls come from"). An emptied slot points at nothing; the
  * array itself is replaced only when more responses are in flight than ever before.
