@@ -17,33 +17,30 @@ type Tracked = http.ServerResponse & { [slotOf]?: number };
 export class ResponsesInFlight {
   readonly #slots: (Tracked | undefined)[] = [];
   readonly #free: number[] = [];
-  #size = 0;
   // One listener for every response (no closure per request); the emitter is the response.
   readonly #onClose: (this: Tracked) => void;
 
   constructor() {
     const slots = this.#slots;
     const free = this.#free;
-    const emptied = () => (this.#size -= 1);
     this.#onClose = function (this: Tracked) {
       const slot = this[slotOf];
       if (slot === undefined) return;
       this[slotOf] = undefined;
       slots[slot] = undefined;
       free.push(slot);
-      emptied();
     };
   }
 
+  /** Every slot is taken or free, and an emptied one is free until it is taken again. */
   get size(): number {
-    return this.#size;
+    return this.#slots.length - this.#free.length;
   }
 
   add(res: Tracked): void {
     const slot = this.#free.pop() ?? this.#slots.length;
     this.#slots[slot] = res;
     res[slotOf] = slot;
-    this.#size += 1;
     res.on('close', this.#onClose);
   }
 
