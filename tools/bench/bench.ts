@@ -537,7 +537,9 @@ async function warmTier(run: Run, server: ServerUnderTest, capacity: number, dir
  * What keeping the last good copies costs server rendering (tools/bench/last-good.ts): two
  * servers through Nginx on core 0 with the guard out of reach, one keeping copies and one not,
  * both warm over every id; the rate where the server without copies is about 80% busy, from 90%
- * of capacity down (calibratedRate); then rounds at it alternating between them.
+ * of capacity down (calibratedRate); then rounds of the two at once, each at half that rate
+ * from a generator of its own (both on the generator's core), so the two windows of a round
+ * share the host's drift.
  */
 async function copiesOnAndOff(run: Run, capacity: number): Promise<void> {
   const o = run.options;
@@ -545,6 +547,7 @@ async function copiesOnAndOff(run: Run, capacity: number): Promise<void> {
   const dir = copiesDir();
   let rate = Math.max(1, Math.round(capacity * copiesRateShare));
   const started: ServerUnderTest[] = [];
+  const generators = { kept: run.newGenerator(run.pathsFile), none: run.newGenerator(run.pathsFile) };
   const start = async (name: string, env: Record<string, string>) => {
     const serverEnv = { ...guardEnv.off, ...o.serverEnv, ...env };
     progress(`starting Nginx in front of Kiosk (${name}, fallback off), both on core ${serverCore}`);
@@ -557,7 +560,8 @@ async function copiesOnAndOff(run: Run, capacity: number): Promise<void> {
     return server;
   };
   try {
-    const kept = await start('copies kept', copiesEnv(dir));
+    // The control: the arm called "kept" keeps none either (--copies-control).
+    const kept = await start(o.copiesControl ? 'copies kept (control: none kept)' : 'copies kept', copiesEnv(o.copiesControl ? null : dir));
     const none = await start('no copies', copiesEnv(null));
     // Twice at most: a saturated window's CPU understates what the rate needs, so the first
     // scaling can fall short of the busy share; the second starts from below saturation.
@@ -569,24 +573,28 @@ async function copiesOnAndOff(run: Run, capacity: number): Promise<void> {
       if (next === rate) break;
       rate = next;
     }
+    // Each arm's half of the rate, on its own generator.
+    const half = Math.max(1, Math.round(rate / 2));
+    const arm = (server: ServerUnderTest, label: string, timing: StepTiming) =>
+      probe({ ...run, generator: server === kept ? generators.kept : generators.none }, server, label, half, timing);
     // The server keeping copies has sat idle since its warm pass while the other was started and
     // calibrated (about 40 s); the rounds then found its first window's warm-up 20-200 times as
     // slow as any other's. Rounds at the rounds' rate, not recorded, bring both to the same recent
     // history (copiesSettlingRounds says why more than one window).
     const settling = { ...stepTiming(o), durationS: copiesSettlingWindowS(o.stepSeconds) };
-    await measureCopies({ kept, none }, copiesSettlingRounds(o.quick), (server, label) =>
-      probe(run, server, `${label}, settling, not recorded`, rate, settling),
-    );
-    const rounds = await measureCopies({ kept, none }, o.lastGoodRounds, (server, label) => probe(run, server, label, rate, windowTiming(o)));
+    await measureCopies({ kept, none }, copiesSettlingRounds(o.quick), (server, label) => arm(server, `${label}, settling, not recorded`, settling));
+    const rounds = await measureCopies({ kept, none }, o.lastGoodRounds, (server, label) => arm(server, label, windowTiming(o)));
     const use = diskUse(dir);
-    run.results.lastGood = { ratePerS: rate, calibration, rounds, ...use };
+    run.results.lastGood = { ratePerS: rate, calibration, rounds, atOnce: true, ...(o.copiesControl ? { control: true } : {}), ...use };
     const writes = rounds.map((r) => copiesWriteShare(r.kept)).map((share) => (share === null ? '–' : `${(100 * share).toFixed(2)}%`));
     progress(
-      `  copies kept against none at ${perS(rate)} req/s: CPU per request ${rounds.map((r) => `${copiesRatio(r).toFixed(2)}x`).join(', ')}; ` +
+      `  copies kept against none at ${perS(half)} req/s each, at once: CPU per request ${rounds.map((r) => `${copiesRatio(r).toFixed(2)}x`).join(', ')}; ` +
         `median ${medianCopiesRatio(rounds).toFixed(2)}x; writing copies ${writes.join(', ')} of the kept windows' CPU; ${perS(use.files)} copies, ${megabytes(use.bytes)} MB on disk`,
     );
   } finally {
     for (const server of started) await server.stop();
+    generators.kept.stop();
+    generators.none.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

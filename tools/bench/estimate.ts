@@ -108,8 +108,9 @@ export function estimateSeconds(o: BenchOptions, measuredRenderPagePerS?: number
         'copies kept and not, through Nginx',
         2 * (serverStartS + 1 + coldPass) +
           2 * step(1) +
-          copiesSettlingRounds(o.quick) * 2 * (o.warmupSeconds + copiesSettlingWindowS(o.stepSeconds) + overheadS) +
-          o.lastGoodRounds * 2 * window,
+          // The two arms of a round at once: one window a round.
+          copiesSettlingRounds(o.quick) * (o.warmupSeconds + copiesSettlingWindowS(o.stepSeconds) + overheadS) +
+          o.lastGoodRounds * window,
       ]);
     if (!o.skipReference) phases.push(["Nginx's fallback path and bare Nginx", 2 * 4.5 + 2 * nearReference]);
   }

@@ -333,9 +333,29 @@ function stepFlags(step: StepRecord, maxConnections: number): StepFlag[] {
   if (step.pool.connectMs.max >= 1000) flag('slow-connects', `connects up to ${Math.round(step.pool.connectMs.max)} ms (SYN retries)`);
   const w = step.warmup;
   if (w.timeouts + w.errors > 0) flag('warmup-failures', `warm-up: ${w.timeouts} timeouts, ${w.errors} errors`);
-  if (step.serverCoreOtherPct > 10) flag('other-processes', `other processes took ${Math.round(step.serverCoreOtherPct)}% of core ${serverCore}`);
+  const other = otherProcessesFlag(step.serverCoreOtherPct);
+  if (other) flags.push(other);
   if (step.stealPct > 10) flag('steal', `${Math.round(step.stealPct)}% steal`);
   return flags;
+}
+
+/** More than this share of the server's core taken by processes not the server's flags a step. */
+const otherProcessesPct = 10;
+
+function otherProcessesFlag(otherPct: number): StepFlag | null {
+  return otherPct > otherProcessesPct ? { kind: 'other-processes', text: `other processes took ${Math.round(otherPct)}% of core ${serverCore}` } : null;
+}
+
+/**
+ * A step run at once with `partner`, another server on the same core by design: its "other
+ * processes" less the partner's own CPU (the two windows open and close within milliseconds of
+ * each other), and its flag for them again from that.
+ */
+export function sharedCore(step: StepRecord, partner: StepRecord): StepRecord {
+  const serverCoreOtherPct = Math.max(0, step.serverCoreOtherPct - partner.serverCpuPct);
+  const other = otherProcessesFlag(serverCoreOtherPct);
+  const flags = step.flags.filter((f) => f.kind !== 'other-processes');
+  return { ...step, serverCoreOtherPct, flags: other ? [...flags, other] : flags };
 }
 
 /** Waits until the server is idle again, so one step's backlog is not charged to the next. */

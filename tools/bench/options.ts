@@ -46,9 +46,13 @@ Options:
                             (default uniform,zipf: each mix on a server of its own)
   --postgres-path-mix LIST  the same for the steps through Nginx with PostgreSQL (default uniform)
   --last-good-rounds N      copies of pages kept and not, through Nginx below saturation (the
-                            server without copies about 80% busy): rounds of the two servers'
-                            windows alternating, the median ratio of CPU per request judged
+                            server without copies, alone, about 80% busy): rounds of the two
+                            servers at once, each half the rate, the median ratio of CPU per
+                            request judged
                             (default ${defaultLastGoodRounds}; 0 skips them)
+  --copies-control          the copies rounds with neither server keeping copies: what the method
+                            reads where there is no difference (the "kept" arm is the one started
+                            first, as in the real rounds)
   --keepalive-connections N the keep-alive clients' connections, as a load balancer's pool (default 256)
   --skip-nginx              skip the steps and references through Nginx
   --skip-postgres           skip the PostgreSQL runs (SSR capacity and the steps through Nginx
@@ -88,6 +92,8 @@ export interface BenchOptions {
   postgresPathMix: PathMix[];
   /** Rounds of copies kept against not (the last-good tier), through Nginx below saturation. */
   lastGoodRounds: number;
+  /** The copies rounds with both arms keeping none (the method's control). */
+  copiesControl: boolean;
   keepAliveConnections: number;
   skipNginx: boolean;
   /** Skip the runs with content from PostgreSQL (a throwaway cluster on the generator's core). */
@@ -169,6 +175,7 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
       'path-mix': { type: 'string' },
       'postgres-path-mix': { type: 'string' },
       'last-good-rounds': { type: 'string' },
+      'copies-control': { type: 'boolean', default: false },
       'hot-set': { type: 'boolean', default: false },
       balance: { type: 'boolean', default: false },
       connections: { type: 'string' },
@@ -209,6 +216,7 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
     pathMix: mixes('--path-mix', values['path-mix'], ['uniform', 'zipf']),
     postgresPathMix: mixes('--postgres-path-mix', values['postgres-path-mix'], ['uniform']),
     lastGoodRounds: wholeNumberFlag('--last-good-rounds', values['last-good-rounds'], 0, 1_000) ?? defaultLastGoodRounds,
+    copiesControl: values['copies-control'],
     keepAliveConnections: Math.round(positive('--keepalive-connections', values['keepalive-connections'], 256)),
     skipNginx: values['skip-nginx'],
     skipPostgres: values['skip-postgres'],

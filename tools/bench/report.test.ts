@@ -6,6 +6,7 @@ import { evaluateTargets, hostDrift, renderMarkdown } from './report';
 import { renderChart } from './chart';
 import { describeEstimate, estimateSeconds } from './estimate';
 import { floodMultipliers, measureCopies } from './last-good';
+import { sharedCore } from './measure';
 import { chunkRange, chunkSpread, parseSteadiness } from './steadiness';
 import type { BenchResults, SearchOutcome } from './results';
 
@@ -494,7 +495,28 @@ test('copies kept and not: the median round of CPU per request judged against 1/
   // Round 2 ran without copies first.
   assert.match(markdown, /\| 2 of 2 \| none \| 1,000 \| .*\n\| 2 of 2 \| kept \| 1,000 \| 1,000 \| 5\.0 \| 20 \| 0 \| 61% \| 0\.605 \| 1\.034x \|/);
   // The rounds' rate and how it was chosen.
-  assert.match(markdown, /## The last good copies kept and not: through Nginx at 900 req\/s \(90% of capacity\), fallback off, rounds alternating/);
+  assert.match(markdown, /## The last good copies kept and not: through Nginx at 900 req\/s \(90% of capacity\), rounds alternating, fallback off/);
+  assert.match(markdown, /each round's two windows back to back, the server keeping copies first in odd rounds/);
+  // Rounds whose two arms ran at once: each round kept then none, and said so.
+  const atOnce = withCopies([
+    [60, 59],
+    [60.5, 58.5],
+  ]);
+  atOnce.lastGood!.atOnce = true;
+  const atOnceMarkdown = renderMarkdown(atOnce);
+  assert.match(atOnceMarkdown, /\| 2 of 2 \| kept \| 1,000 \| .*\n\| 2 of 2 \| none \| 1,000 \|/);
+  assert.match(atOnceMarkdown, /through Nginx at 900 req\/s \(90% of capacity\), half to each server, both at once, fallback off/);
+  assert.match(atOnceMarkdown, /each round's two windows at once, each server half the rate/);
+  assert.match(copies(atOnce).name, /the two servers at once: the median round's CPU per request ≤ 1\.031x without/);
+  assert.match(copies(atOnce).figures, /^2 rounds at 900 req\/s, half to each: /);
+  // The method's control: judged by nobody, and said so.
+  const control = withCopies([[60, 59]], 0);
+  control.lastGood!.control = true;
+  assert.equal(copies(control).met, null);
+  assert.match(copies(control).figures, /the control, --copies-control: neither server kept copies/);
+  assert.match(renderMarkdown(control), /## The last good copies kept and not \(the control: neither server kept copies\): through Nginx/);
+  assert.match(renderMarkdown(control), /No copy was written: the control keeps none\./);
+  assert.equal(readOptions(['--copies-control'], '/tmp')!.copiesControl, true);
   const calibrated = withCopies([[60, 59]]);
   calibrated.lastGood = {
     ...calibrated.lastGood!,
@@ -505,7 +527,7 @@ test('copies kept and not: the median round of CPU per request judged against 1/
     ],
   };
   const calibratedMarkdown = renderMarkdown(calibrated);
-  assert.match(calibratedMarkdown, /through Nginx at 727 req\/s \(73% of capacity\), fallback off/);
+  assert.match(calibratedMarkdown, /through Nginx at 727 req\/s \(73% of capacity\), rounds alternating, fallback off/);
   assert.match(calibratedMarkdown, /about 80% busy, from 90% of capacity down: 900 req\/s, 99% busy; then 727 req\/s, 79% busy\./);
   assert.match(copies(calibrated).figures, /^1 rounds at 727 req\/s/);
 });
@@ -566,7 +588,7 @@ test('--path-mix: uniform and Zipf through Nginx by default, PostgreSQL uniform;
   assert.deepEqual(readOptions(['--path-mix', 'zipf'], '/tmp')!.pathMix, ['zipf']);
   assert.deepEqual(readOptions(['--postgres-path-mix', 'zipf,uniform'], '/tmp')!.postgresPathMix, ['uniform', 'zipf']);
   assert.throws(() => readOptions(['--path-mix', 'pareto'], '/tmp'), /--path-mix takes uniform, zipf \(comma-separated\), got "pareto"/);
-  assert.equal(defaults.lastGoodRounds, 3);
+  assert.equal(defaults.lastGoodRounds, 5);
   assert.equal(readOptions(['--last-good-rounds', '0'], '/tmp')!.lastGoodRounds, 0);
   // The hot set and the balance only when asked for; the records' --skip-* flags still run.
   assert.deepEqual([defaults.skipHotSet, defaults.skipBalance], [true, true]);
@@ -600,31 +622,56 @@ test("the estimate at this host's renderPage rate: a slower host's passes and st
   assert.match(describeEstimate(estimateSeconds(options, 2_259), 'from here'), /^about \d+ min from here: /);
 });
 
-test('copies kept and not: the kept server first in odd rounds, second in even ones', async () => {
-  const order: string[] = [];
+test("copies kept and not: a round's two windows at once, each told the other's CPU is not another process's", async () => {
+  let running = 0;
+  let most = 0;
   const server = (name: string) => ({ name }) as never;
-  const rounds = await measureCopies({ kept: server('kept'), none: server('none') }, 4, async (s, label) => {
-    order.push(`${s.name}: ${label}`);
-    return quietStep(order.length) as never;
+  // Each arm's window: 40% of the core its own, 45% others' (the other arm's 40 and 5 more).
+  const rounds = await measureCopies({ kept: server('kept'), none: server('none') }, 2, async (s, label) => {
+    running++;
+    most = Math.max(most, running);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    running--;
+    const own = (s as unknown as { name: string }).name === 'kept' ? 41 : 40;
+    return {
+      ...(quietStep(own) as object),
+      label,
+      serverCoreOtherPct: 50,
+      flags: [{ kind: 'other-processes', text: 'other processes took 50% of core 0' }],
+    } as never;
   });
-  assert.deepEqual(order, [
-    'kept: copies kept, round 1 of 4',
-    'none: no copies, round 1 of 4',
-    'none: no copies, round 2 of 4',
-    'kept: copies kept, round 2 of 4',
-    'kept: copies kept, round 3 of 4',
-    'none: no copies, round 3 of 4',
-    'none: no copies, round 4 of 4',
-    'kept: copies kept, round 4 of 4',
-  ]);
-  // Each round pairs its own two windows, whichever ran first.
+  assert.equal(most, 2, 'both arms of a round run at once');
   assert.deepEqual(
-    rounds.map((r) => [(r.kept as unknown as { serverCpuPct: number }).serverCpuPct, (r.none as unknown as { serverCpuPct: number }).serverCpuPct]),
+    rounds.map((r) => [(r.kept as unknown as { label: string }).label, (r.none as unknown as { label: string }).label]),
     [
-      [1, 2],
-      [4, 3],
-      [5, 6],
-      [8, 7],
+      ['copies kept, round 1 of 2', 'no copies, round 1 of 2'],
+      ['copies kept, round 2 of 2', 'no copies, round 2 of 2'],
     ],
   );
+  const kept = rounds[0]!.kept as unknown as { serverCoreOtherPct: number; flags: { kind: string }[] };
+  const none = rounds[0]!.none as unknown as { serverCoreOtherPct: number; flags: { kind: string }[] };
+  // 50% less the other arm's 40% (kept) or 41% (none): under the 10% that flags a window.
+  assert.equal(kept.serverCoreOtherPct, 10);
+  assert.equal(none.serverCoreOtherPct, 9);
+  assert.deepEqual(kept.flags, []);
+  assert.deepEqual(none.flags, []);
+});
+
+test('sharedCore: what is left of the core past the partner is still flagged past 10%', () => {
+  const step = {
+    ...(quietStep(40) as object),
+    serverCoreOtherPct: 65,
+    flags: [
+      { kind: 'other-processes', text: 'x' },
+      { kind: 'steal', text: 'y' },
+    ],
+  } as never;
+  const partner = quietStep(40);
+  const shared = sharedCore(step, partner) as unknown as { serverCoreOtherPct: number; flags: { kind: string; text: string }[] };
+  assert.equal(shared.serverCoreOtherPct, 25);
+  assert.deepEqual(
+    shared.flags.map((f) => f.kind),
+    ['steal', 'other-processes'],
+  );
+  assert.match(shared.flags[1]!.text, /other processes took 25% of core 0/);
 });

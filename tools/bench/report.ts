@@ -233,7 +233,8 @@ function zipfTarget(r: BenchResults, mode: keyof typeof clientKinds, multiplier:
 function copiesRateText(r: BenchResults): string {
   const rate = r.lastGood!.ratePerS;
   const capacity = r.capacity?.ratePerS ?? 0;
-  return capacity > 0 ? `${perS(rate)} req/s (${pct(rate / capacity)} of capacity)` : `${perS(rate)} req/s`;
+  const total = capacity > 0 ? `${perS(rate)} req/s (${pct(rate / capacity)} of capacity)` : `${perS(rate)} req/s`;
+  return r.lastGood!.atOnce ? `${total}, half to each server, both at once` : `${total}, rounds alternating`;
 }
 
 /** How the rounds' rate was chosen: each calibration window's rate and how busy the server without copies was. */
@@ -241,23 +242,25 @@ function calibrationText(copies: CopiesResult): string {
   const windows = copies.calibration ?? [];
   if (windows.length === 0) return '';
   const tried = windows.map((w) => `${perS(w.ratePerS)} req/s, ${cpu(w.serverCpuPct)} busy`).join('; then ');
-  return ` The rate is where the server without copies (worker and Nginx) is about ${copiesBusyPct}% busy, from ${pct(copiesRateShare)} of capacity down: ${tried}.`;
+  return ` The rate is where the server without copies (worker and Nginx), alone, is about ${copiesBusyPct}% busy, from ${pct(copiesRateShare)} of capacity down: ${tried}.`;
 }
 
 /** What keeping the last good copies costs: capacity with them at least 97% of without, as the inverse of CPU per request. */
 function copiesTarget(r: BenchResults): Target {
   const bound = 1 / copiesCapacityShare;
   const name =
-    `SSR capacity with the last good copies kept ≥ ${pct(copiesCapacityShare)} of without (through Nginx below saturation, rounds alternating: ` +
-    `the median round's CPU per request ≤ ${bound.toFixed(3)}x without)`;
+    `SSR capacity with the last good copies kept ≥ ${pct(copiesCapacityShare)} of without (through Nginx below saturation, ` +
+    `${r.lastGood?.atOnce ? 'the two servers at once' : 'rounds alternating'}: the median round's CPU per request ≤ ${bound.toFixed(3)}x without)`;
   const copies = r.lastGood;
   if (!copies || copies.rounds.length === 0) return { name, met: null, figures: 'not measured in this run' };
   const median = medianCopiesRatio(copies.rounds);
   const figures =
-    `${copies.rounds.length} rounds at ${perS(copies.ratePerS)} req/s: ${copies.rounds.map((round) => `${copiesRatio(round).toFixed(2)}x`).join(', ')}; ` +
+    `${copies.rounds.length} rounds at ${perS(copies.ratePerS)} req/s${copies.atOnce ? ', half to each' : ''}: ${copies.rounds.map((round) => `${copiesRatio(round).toFixed(2)}x`).join(', ')}; ` +
     `median ${Number.isFinite(median) ? median.toFixed(3) : '–'}x, capacity with copies about ${pct(1 / median)} of without; ` +
     `${perS(copies.files)} copies, ${(copies.bytes / 1_048_576).toFixed(1)} MB on disk after the rounds` +
     writeShareFigures(copies.rounds.map((round) => round.kept));
+  if (copies.control)
+    return { name, met: null, figures: `${figures} (the control, --copies-control: neither server kept copies, so the ratios are the method's own error)` };
   if (copies.files === 0) return { name, met: null, figures: `${figures} (no copy written: the tier is not in this build, both servers did the same work)` };
   return { name, met: Number.isFinite(median) ? median <= bound : null, figures };
 }
@@ -610,10 +613,10 @@ function copiesTable(r: BenchResults): string[] {
     `| round | copies | offered | achieved | p50 ms | p99 ms | failed | server CPU | CPU ms per request | ÷ no copies | writing copies, share of CPU | ${memoryAndPausesHeading} | notes |`,
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
     ...copies.rounds.flatMap((round, i) => {
-      // The order each round ran in: kept first in odd rounds.
+      // The order each round ran in: kept first in odd rounds, unless both ran at once.
       const kept = row(i + 1, 'kept', round.kept, round.none);
       const none = row(i + 1, 'none', round.none, round.none);
-      return i % 2 === 0 ? [kept, none] : [none, kept];
+      return i % 2 === 0 || copies.atOnce ? [kept, none] : [none, kept];
     }),
   ];
 }
@@ -804,10 +807,14 @@ export function renderMarkdown(r: BenchResults): string {
   for (const start of r.floodStarts ?? []) lines.push('', floodStartLine(start));
   const copiesRows = copiesTable(r);
   if (copiesRows.length > 0) {
-    lines.push('', `## The last good copies kept and not: through Nginx at ${copiesRateText(r)}, fallback off, rounds alternating`, '', ...copiesRows);
+    const control = r.lastGood!.control ? ' (the control: neither server kept copies)' : '';
+    lines.push('', `## The last good copies kept and not${control}: through Nginx at ${copiesRateText(r)}, fallback off`, '', ...copiesRows);
+    const order = r.lastGood!.atOnce
+      ? "each round's two windows at once, each server half the rate from a generator of its own, both servers on the same core (its other processes less the other server's CPU in the notes)"
+      : "each round's two windows back to back, the server keeping copies first in odd rounds";
     lines.push(
       '',
-      `CPU (worker and Nginx) per request answered, each round's two windows back to back, the server keeping copies first in odd rounds. ${r.lastGood!.files > 0 ? `${perS(r.lastGood!.files)} copies, ${(r.lastGood!.bytes / 1_048_576).toFixed(1)} MB, on disk after the rounds.` : 'No copy was written: the tier is not in this build.'}` +
+      `CPU (worker and Nginx) per request answered, ${order}. ${r.lastGood!.files > 0 ? `${perS(r.lastGood!.files)} copies, ${(r.lastGood!.bytes / 1_048_576).toFixed(1)} MB, on disk after the rounds.` : r.lastGood!.control ? 'No copy was written: the control keeps none.' : 'No copy was written: the tier is not in this build.'}` +
         calibrationText(r.lastGood!),
     );
   }
