@@ -53,7 +53,11 @@ Options:
   --copies-control          the copies rounds with neither server keeping copies: what the method
                             reads where there is no difference (the "kept" arm is the one started
                             first, as in the real rounds)
-  --keepalive-connections N the keep-alive clients' connections, as a load balancer's pool (default 256)
+  --keepalive-connections N most connections the keep-alive clients open, each opened only when
+                            none is idle and then reused, as a load balancer opens connections
+                            to its target (default: --connections, 4000; 256 until 2026-11-28,
+                            a pool the 20x steps outran: the generator, not the server, was
+                            their limit)
   --skip-nginx              skip the steps and references through Nginx
   --skip-postgres           skip the PostgreSQL runs (SSR capacity and the steps through Nginx
                             with content from a throwaway PostgreSQL cluster on core 1)
@@ -217,7 +221,7 @@ export function readOptions(args: string[], root: string, now = new Date()): Ben
     postgresPathMix: mixes('--postgres-path-mix', values['postgres-path-mix'], ['uniform']),
     lastGoodRounds: wholeNumberFlag('--last-good-rounds', values['last-good-rounds'], 0, 1_000) ?? defaultLastGoodRounds,
     copiesControl: values['copies-control'],
-    keepAliveConnections: Math.round(positive('--keepalive-connections', values['keepalive-connections'], 256)),
+    keepAliveConnections: Math.round(positive('--keepalive-connections', values['keepalive-connections'], connections)),
     skipNginx: values['skip-nginx'],
     skipPostgres: values['skip-postgres'],
     hotSetMultipliers: values['hot-set-multipliers'] === undefined ? [5] : multipliers(values['hot-set-multipliers'], '--hot-set-multipliers'),

@@ -589,6 +589,10 @@ test('--path-mix: uniform and Zipf through Nginx by default, PostgreSQL uniform;
   assert.deepEqual(readOptions(['--postgres-path-mix', 'zipf,uniform'], '/tmp')!.postgresPathMix, ['uniform', 'zipf']);
   assert.throws(() => readOptions(['--path-mix', 'pareto'], '/tmp'), /--path-mix takes uniform, zipf \(comma-separated\), got "pareto"/);
   assert.equal(defaults.lastGoodRounds, 5);
+  // Keep-alive clients open a connection when none is idle, up to the storm's cap unless told.
+  assert.equal(defaults.keepAliveConnections, 4_000);
+  assert.equal(readOptions(['--connections', '2000'], '/tmp')!.keepAliveConnections, 2_000);
+  assert.equal(readOptions(['--keepalive-connections', '256'], '/tmp')!.keepAliveConnections, 256);
   assert.equal(readOptions(['--last-good-rounds', '0'], '/tmp')!.lastGoodRounds, 0);
   // The hot set and the balance only when asked for; the records' --skip-* flags still run.
   assert.deepEqual([defaults.skipHotSet, defaults.skipBalance], [true, true]);

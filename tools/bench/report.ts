@@ -468,7 +468,7 @@ function header(r: BenchResults): string[] {
     `- **Machine**: ${e.cpuModel}, ${e.cores} cores, Linux ${e.kernel}, load average ${e.loadAverage.join(' ')} at start; Node ${e.nodeVersion}; commit ${e.commit}; build: ${e.build}.`,
     `- **Command**: \`${r.command}\` (${Math.round(r.durationS)} s).`,
     `- **Server**: \`node dist/server/index.cjs\`, NODE_ENV=production, WEB_CONCURRENCY=1, one worker; CPU affinity as read back: ${pins}.`,
-    `- **Generator**: ${r.generator ?? 'Node'}; open loop, fixed rate, on core 1, up to ${perS(o.connections)} connections opened as needed (the "new connections" storm; keep-alive clients: ${perS(o.keepAliveConnections ?? 256)}); ` +
+    `- **Generator**: ${r.generator ?? 'Node'}; open loop, fixed rate, on core 1, up to ${perS(o.connections)} connections opened as needed (the "new connections" storm; keep-alive clients: up to ${perS(o.keepAliveConnections ?? 256)}, each opened when none is idle, then reused); ` +
       `latency from each request's scheduled send time; a request unanswered ${perS(o.timeoutMs)} ms after it was due is a timeout and enters the percentiles at ${perS(o.timeoutMs)} ms. ` +
       `Steps: ${o.warmupSeconds} s warm-up + ${o.stepSeconds} s measured; windows whose CPU per request is compared, and the step confirming capacity, ${o.windowSeconds} s measured; ` +
       `capacity probes ${o.searchWarmupSeconds} s + ${o.searchSeconds} s.`,
