@@ -148,7 +148,9 @@ export class NativeGenerator {
       }
     });
     return new Promise((resolve, reject) => {
-      child.once('exit', (code) => {
+      // 'close', not 'exit': the exit can be reported before the last of stdout is read, and the
+      // result would be cut short (native-generator.test.ts).
+      child.once('close', (code) => {
         this.child = null;
         if (code !== 0) {
           reject(new Error(`loadgen exited with ${code}: ${stderr.trim()}`));

@@ -293,7 +293,8 @@ export function runPinned(root: string, core: number, args: string[], env: Recor
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   return new Promise((resolve, reject) => {
-    child.once('exit', (code) => {
+    // 'close': its output read to the end (an exit can be reported first; native-generator.ts).
+    child.once('close', (code) => {
       const last = out.trim().split('\n').pop() ?? '';
       if (code === 0) resolve(last);
       else reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`));

@@ -67,7 +67,8 @@ export function measureSteadiness(root: string, seconds: number): Promise<Steadi
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', (code) => {
+    // 'close': its output read to the end (an exit can be reported first; native-generator.ts).
+    child.once('close', (code) => {
       if (code !== 0) {
         reject(new Error(`steadiness exited with ${code}: ${err.trim()}`));
         return;
