@@ -20,6 +20,8 @@ import type { ServerUnderTest } from './processes';
 /**
  * Rounds of the pair unless --last-good-rounds says otherwise: five windows, where the rounds
  * one after the other took six for three rounds (the whole run stays within its 20 minutes).
+ * Five resolve the median to about ±2%; fifteen, a targeted run of about 6 minutes, to about ±1%
+ * (docs/benchmarks/2026-11-28-copies-at-once.md), and they judge the 3%.
  */
 export const defaultLastGoodRounds = 5;
 
