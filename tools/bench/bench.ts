@@ -573,10 +573,11 @@ async function copiesOnAndOff(run: Run, capacity: number): Promise<void> {
       if (next === rate) break;
       rate = next;
     }
-    // Each arm's half of the rate, on its own generator.
+    // Each arm's half of the rate, on its own generator. The progress line's "other processes"
+    // includes the other arm (the report's does not: measureCopies takes it out).
     const half = Math.max(1, Math.round(rate / 2));
     const arm = (server: ServerUnderTest, label: string, timing: StepTiming) =>
-      probe({ ...run, generator: server === kept ? generators.kept : generators.none }, server, label, half, timing);
+      probe({ ...run, generator: server === kept ? generators.kept : generators.none }, server, `${label}, at once with the other`, half, timing);
     // The server keeping copies has sat idle since its warm pass while the other was started and
     // calibrated (about 40 s); the rounds then found its first window's warm-up 20-200 times as
     // slow as any other's. Rounds at the rounds' rate, not recorded, bring both to the same recent
