@@ -9,6 +9,7 @@ import { renderPage, type RenderDeps } from './render';
 import type { LastGoodWriter } from './last-good/writer';
 import type { CachedPage, PageCache } from './page-cache';
 import { contentSecurityPolicy, newNonce } from './security-headers';
+import { utf8 } from './utf8';
 
 // Server-rendered pages: the route table's last entry, answered through the one pipeline
 // (server/app.ts) with the one answer function. The render is the work: nothing runs before it
@@ -109,10 +110,12 @@ export function createPageHandler(deps: {
     const headers: Record<string, string> = { ...outcome.headers, 'Content-Type': 'text/html; charset=utf-8' };
     if (vouching !== null && vouching.mark() !== mark) headers['Cache-Control'] = vouching.cacheControl;
     if (cache && noted && outcome.status === 200 && outcome.nonce) cache.set(path, { html: outcome.html, headers, nonce: outcome.nonce }, noted);
-    sendAnswer(req, res, outcome.status, headers, outcome.html);
+    // Encoded once: the answer's bytes are also what a last good copy is written from.
+    const body = utf8(outcome.html);
+    sendAnswer(req, res, outcome.status, headers, body);
     if (lastGood && outcome.status === 200 && outcome.nonce) {
-      const { html, nonce, cache: kind, canonicalPath } = outcome;
-      lastGood.afterAnswer({ path, cache: kind, canonicalPath, html, nonce, headers }, mark);
+      const { nonce, cache: kind, canonicalPath } = outcome;
+      lastGood.afterAnswer({ path, cache: kind, canonicalPath, body, nonce, headers }, mark);
     }
   }
 

@@ -9,13 +9,19 @@ import { eventLoopUtilizationMeter, WriteBudget } from './budget';
 
 const settings = { busyShare: 0.01, idleShare: 0.5, busyUtilization: 0.8 };
 
-/** A budget on a fake clock whose writes each take `writeMs`, with the event loop as busy as `utilization` says. */
-function simulated(utilization: () => number, writeMs: number) {
+/**
+ * A budget on a fake clock whose writes each take `writeMs`, with the event loop as busy as
+ * `utilization` says, and the process on the CPU `onCpu` of the time between writes (all of its
+ * writes' time: a write is the process's own work).
+ */
+function simulated(utilization: () => number, writeMs: number, onCpu = 1) {
   let now = 0;
+  let cpu = 0;
   const reads: number[] = [];
   const spent: number[] = [];
   const budget = new WriteBudget(settings, {
     clock: () => now,
+    cpuClock: () => cpu,
     utilization: () => {
       const u = utilization();
       reads.push(u);
@@ -31,14 +37,18 @@ function simulated(utilization: () => number, writeMs: number) {
       const second = Math.floor(now / 1_000);
       perSecond[second] ??= 0;
       if (budget.allows()) {
-        budget.timed(() => (now += writeMs));
+        budget.timed(() => {
+          now += writeMs;
+          cpu += writeMs;
+        });
         perSecond[second] += 1;
       }
       now += everyMs;
+      cpu += everyMs * onCpu;
     }
     return perSecond.filter((n) => n !== undefined);
   };
-  return { budget, offer, reads, spent, now: () => now };
+  return { budget, offer, reads, spent, now: () => now, cpu: () => cpu };
 }
 
 test('the share of the time: half of it idle, falling linearly to 1% at the busy mark, 1% past it', () => {
@@ -65,6 +75,17 @@ test('a saturated worker spends at most 1% of its time writing: what a write spe
     budget.spentMs,
     'every write reported to the counter',
   );
+});
+
+test('a saturated worker sharing its core (on the CPU 40% of the time) spends at most 1% of its CPU time writing, not 1% of the clock', () => {
+  const { budget, offer, cpu, now } = simulated(() => 0.97, 0.5, 0.4);
+  offer(20, 1);
+  const ofCpu = budget.spentMs / cpu();
+  assert.ok(ofCpu <= 0.011, `writes took ${(100 * ofCpu).toFixed(2)}% of its CPU time`);
+  assert.ok(ofCpu >= 0.008, `${(100 * ofCpu).toFixed(2)}% of its CPU time: the share is used, not starved`);
+  assert.ok(budget.spentMs <= 0.0045 * now(), `${budget.spentMs} ms in ${now()} ms of the clock`);
+  assert.equal(budget.shareAt(0.97, 0.4), 0.004, 'the busy share scales with the time on the CPU');
+  assert.equal(budget.shareAt(0.2, 0.4), 0.375, 'the idle share does not: a worker below capacity has the time');
 });
 
 test('a worker below capacity writes far more than 10 copies a second; the allowance follows the utilization window by window', () => {

@@ -80,6 +80,10 @@ export class CopyIndex {
 
 function union(before: readonly string[] | null | undefined, tags: readonly string[], existed: boolean): readonly string[] | null {
   if (existed && before === null) return null;
+  // The usual cases without a Set: a path indexed for the first time, and one written again with
+  // the same tags (its refresh). Tags are kept once each (TagStrings), so the same tag is the same string.
+  if (before === undefined) return tags.length > maxTagsPerPath ? null : tags;
+  if (before !== null && before.length === tags.length && before.every((tag, i) => tag === tags[i])) return before;
   const all = new Set(before ?? []);
   for (const tag of tags) all.add(tag);
   return all.size > maxTagsPerPath ? null : [...all];

@@ -38,10 +38,20 @@ test('anything not canonical gets no file', () => {
   }
 });
 
-test("the copy is the page without this answer's nonce attributes", () => {
+test("the copy is the answer's bytes without this answer's nonce attributes", () => {
   const nonce = 'ab+c/d==';
-  const html = `<script defer src="/assets/a.js" nonce="${nonce}"></script><script id="s" type="application/json" nonce="${nonce}">{"x":1}</script>`;
-  const copy = withoutNonce(html, nonce);
-  assert.equal(copy, '<script defer src="/assets/a.js"></script><script id="s" type="application/json">{"x":1}</script>');
-  assert.doesNotMatch(copy, /nonce=/);
+  // A two-byte page (a typographic quote) and a character beyond the BMP: the bytes around each
+  // attribute are kept as they were encoded.
+  const html = `<p>\u201cQuoted\u201d \u{1F4F0}</p><script defer src="/assets/a.js" nonce="${nonce}"></script><script id="s" type="application/json" nonce="${nonce}">{"x":1}</script><p>nonce="${nonce}" as text</p>`;
+  const copy = withoutNonce(Buffer.from(html), nonce).toString('utf8');
+  assert.equal(
+    copy,
+    `<p>\u201cQuoted\u201d \u{1F4F0}</p><script defer src="/assets/a.js"></script><script id="s" type="application/json">{"x":1}</script><p>nonce="${nonce}" as text</p>`,
+  );
+  assert.doesNotMatch(copy, / nonce=/);
+});
+
+test('a page without the nonce is written as it is', () => {
+  const body = Buffer.from('<h1>No scripts</h1>');
+  assert.equal(withoutNonce(body, 'abc').toString(), '<h1>No scripts</h1>');
 });

@@ -20,7 +20,7 @@ function page(pagePath: string, overrides: Partial<RenderedPage> = {}): Rendered
     path: pagePath,
     cache: 'article',
     canonicalPath: pagePath,
-    html: `<h1>Headline of ${pagePath}</h1><script defer src="/assets/a.js" nonce="${nonce}"></script>`,
+    body: Buffer.from(`<h1>Headline of ${pagePath}</h1><script defer src="/assets/a.js" nonce="${nonce}"></script>`),
     nonce,
     headers: { 'Cache-Tag': 'a:1,a:2' },
     ...overrides,

@@ -55,7 +55,8 @@ export interface RenderedPage {
   path: string;
   cache: CacheClass;
   canonicalPath: string | null;
-  html: string;
+  /** The answer's body as sent: the page's UTF-8 bytes (written to disk from them, not encoded again). */
+  body: Buffer;
   nonce: string;
   headers: Readonly<Record<string, string>>;
 }
@@ -103,11 +104,12 @@ export class LastGoodWriter {
 
   /** The page's tags when a copy is due, else null. */
   #due(page: RenderedPage): string[] | null {
-    // Asked after every page answered: the cheapest refusals first, the file's path only at the write.
-    if (!copiedKinds.has(page.cache) || page.path !== page.canonicalPath) return null;
+    // Asked after every page answered: the cheapest refusals first (a path written lately is the
+    // usual one), the file's path only at the write.
+    if (!copiedKinds.has(page.cache)) return null;
     const last = this.#written.get(page.path);
     if (last !== undefined && this.now() - last.at < this.settings.refreshMs) return null;
-    if (!isCopyPath(page.path) || this.send() === null || !this.settings.budget.allows()) return null;
+    if (page.path !== page.canonicalPath || !isCopyPath(page.path) || this.send() === null || !this.settings.budget.allows()) return null;
     const tags = this.#tagStrings.of(page.headers[cacheTagHeaderName]);
     // A page with no tags could not be removed by a change: no copy of it.
     return tags.length === 0 ? null : tags;
@@ -145,22 +147,28 @@ export class LastGoodWriter {
     }
     const file = copyFileOf(this.settings.dir, page.path)!;
     const temp = path.join(path.dirname(file), `.index.html.${process.pid}.tmp`);
-    try {
-      // Timed: the budget's figure. mkdirSync is kept for a directory made before: skipping it
-      // measured no cheaper (about 4 µs of an 80–450 µs write on ext4, docs/overload.md).
-      this.settings.budget.timed(() => {
+    // Timed, the index message with the write: the budget's figure is what a copy costs the
+    // worker (the primary's side of the message is its own). mkdirSync is kept for a directory
+    // made before: skipping it measured no cheaper (about 4 µs of an 80–450 µs write on ext4,
+    // docs/overload.md).
+    const failed = this.settings.budget.timed(() => {
+      try {
         fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
-        fs.writeFileSync(temp, withoutNonce(page.html, page.nonce), { mode: 0o644 });
+        fs.writeFileSync(temp, withoutNonce(page.body, page.nonce), { mode: 0o644 });
         fs.renameSync(temp, file);
-      });
-    } catch (error) {
+      } catch (error) {
+        return error;
+      }
+      send({ kiosk: 'last-good:copied', path: page.path, tags, at: this.now() });
+      return null;
+    });
+    if (failed !== null) {
       // A full disk, say: this copy is skipped, the page was answered anyway.
-      log.warn('last good copy not written', { path: page.path, ...describeError(error) });
+      log.warn('last good copy not written', { path: page.path, ...describeError(failed) });
       fs.rmSync(temp, { force: true });
       this.#written.delete(page.path);
       return;
     }
-    send({ kiosk: 'last-good:copied', path: page.path, tags, at: this.now() });
     this.written += 1;
   }
 }

@@ -140,8 +140,12 @@ async function startServer(options: StartOptions): Promise<ServerUnderTest> {
     workerPids: () => [...workers],
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const stopDeadline = Date.now() + 15_000;
       const timer = setTimeout(() => killChildren(workers), 15_000);
       await exited;
+      // A worker drains and exits on its own (and writes what --cpu-prof asked of it then), often
+      // after its primary: waited for until the same 15 s are up.
+      while (Date.now() < stopDeadline && workers.some(isRunning)) await new Promise((resolve) => setTimeout(resolve, 50));
       clearTimeout(timer);
       // A worker that outlived its primary would keep the port and the core busy.
       for (const pid of workers) {
@@ -153,6 +157,15 @@ async function startServer(options: StartOptions): Promise<ServerUnderTest> {
       }
     },
   };
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function workerListening(line: string): number | null | undefined {
