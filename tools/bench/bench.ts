@@ -536,8 +536,8 @@ async function warmTier(run: Run, server: ServerUnderTest, capacity: number, dir
 /**
  * What keeping the last good copies costs server rendering (tools/bench/last-good.ts): two
  * servers through Nginx on core 0 with the guard out of reach, one keeping copies and one not,
- * both warm over every id; the rate where the server without copies is about 80% busy, from 90%
- * of capacity down (calibratedRate); then rounds of the two at once, each at half that rate
+ * both warm over every id; the rate where the two, at once and each at half of it, keep the core
+ * about 80% busy, from 90% of capacity down (calibratedRate); then rounds of the two at once, each at half that rate
  * from a generator of its own (both on the generator's core), so the two windows of a round
  * share the host's drift.
  */
@@ -563,21 +563,25 @@ async function copiesOnAndOff(run: Run, capacity: number): Promise<void> {
     // The control: the arm called "kept" keeps none either (--copies-control).
     const kept = await start(o.copiesControl ? 'copies kept (control: none kept)' : 'copies kept', copiesEnv(o.copiesControl ? null : dir));
     const none = await start('no copies', copiesEnv(null));
+    // Each arm's half of a rate, on its own generator. The progress line's "other processes"
+    // includes the other arm (the report's does not: measureCopies takes it out).
+    const halfOf = (total: number) => Math.max(1, Math.round(total / 2));
+    const armAt = (server: ServerUnderTest, label: string, total: number, timing: StepTiming) =>
+      probe({ ...run, generator: server === kept ? generators.kept : generators.none }, server, `${label}, at once with the other`, halfOf(total), timing);
+    // The rate, with both servers at once as in the rounds (the two together on the core).
     // Twice at most: a saturated window's CPU understates what the rate needs, so the first
     // scaling can fall short of the busy share; the second starts from below saturation.
     const calibration: CopiesCalibration[] = [];
     for (let attempt = 0; attempt < 2; attempt++) {
-      const step = await probe(run, none, "copies: the rounds' rate, no copies", rate, stepTiming(o));
-      calibration.push({ ratePerS: rate, serverCpuPct: step.serverCpuPct });
+      const label = (arm: string) => `copies: the rounds' rate, ${arm}`;
+      const [k, n] = await Promise.all([armAt(kept, label('copies kept'), rate, stepTiming(o)), armAt(none, label('no copies'), rate, stepTiming(o))]);
+      calibration.push({ ratePerS: rate, serverCpuPct: k.serverCpuPct + n.serverCpuPct });
       const next = calibratedRate(calibration.at(-1)!);
       if (next === rate) break;
       rate = next;
     }
-    // Each arm's half of the rate, on its own generator. The progress line's "other processes"
-    // includes the other arm (the report's does not: measureCopies takes it out).
-    const half = Math.max(1, Math.round(rate / 2));
-    const arm = (server: ServerUnderTest, label: string, timing: StepTiming) =>
-      probe({ ...run, generator: server === kept ? generators.kept : generators.none }, server, `${label}, at once with the other`, half, timing);
+    const half = halfOf(rate);
+    const arm = (server: ServerUnderTest, label: string, timing: StepTiming) => armAt(server, label, rate, timing);
     // The server keeping copies has sat idle since its warm pass while the other was started and
     // calibrated (about 40 s); the rounds then found its first window's warm-up 20-200 times as
     // slow as any other's. Rounds at the rounds' rate, not recorded, bring both to the same recent
@@ -586,7 +590,7 @@ async function copiesOnAndOff(run: Run, capacity: number): Promise<void> {
     await measureCopies({ kept, none }, copiesSettlingRounds(o.quick), (server, label) => arm(server, `${label}, settling, not recorded`, settling));
     const rounds = await measureCopies({ kept, none }, o.lastGoodRounds, (server, label) => arm(server, label, windowTiming(o)));
     const use = diskUse(dir);
-    run.results.lastGood = { ratePerS: rate, calibration, rounds, atOnce: true, ...(o.copiesControl ? { control: true } : {}), ...use };
+    run.results.lastGood = { ratePerS: rate, calibration, calibratedAtOnce: true, rounds, atOnce: true, ...(o.copiesControl ? { control: true } : {}), ...use };
     const writes = rounds.map((r) => copiesWriteShare(r.kept)).map((share) => (share === null ? '–' : `${(100 * share).toFixed(2)}%`));
     progress(
       `  copies kept against none at ${perS(half)} req/s each, at once: CPU per request ${rounds.map((r) => `${copiesRatio(r).toFixed(2)}x`).join(', ')}; ` +

@@ -28,15 +28,19 @@ export const defaultLastGoodRounds = 5;
 /**
  * Where the rounds' rate is first tried: 90% of the SSR capacity, as the churn rounds. That
  * capacity is measured straight to Node, and here Nginx shares the core: the rate is then
- * lowered until the server without copies (worker and Nginx) is about copiesBusyPct busy
- * (calibratedRate), or both arms saturate and the ratio says nothing of the copies' cost.
+ * lowered until the two servers together, each at half of it and both at once as in the rounds
+ * (workers and Nginx), keep the core about copiesBusyPct busy (calibratedRate), or both arms
+ * saturate and the ratio says nothing of the copies' cost. Until 2026-11-28 the rate was found
+ * with the server without copies alone: two servers at once then kept the core 89–100% busy
+ * (docs/benchmarks/2026-11-28-copies-cpu-budget.md), at the edge of saturation the method means
+ * to stay below.
  */
 export const copiesRateShare = 0.9;
 
-/** How busy the server without copies is at the rounds' rate: below saturation, with room for the host's drift. */
+/** How busy the rounds keep the core with both servers (or, in records before, the server without copies alone): below saturation, with room for the host's drift. */
 export const copiesBusyPct = 80;
 
-/** A calibration window: the rate tried and how busy the server without copies was. */
+/** A calibration window: the rate tried (both servers' together) and how busy the servers were. */
 export interface CopiesCalibration {
   ratePerS: number;
   serverCpuPct: number;
@@ -130,6 +134,12 @@ export interface CopiesResult {
   atOnce?: boolean;
   /** The method's control (--copies-control): neither server kept copies. */
   control?: boolean;
+  /**
+   * The calibration windows ran both servers at once, each at half the rate, and their
+   * serverCpuPct is the two together; absent in results recorded before, calibrated with the
+   * server without copies alone.
+   */
+  calibratedAtOnce?: boolean;
   /** Files and bytes under the kept arm's LAST_GOOD_DIR after its last window: 0 files, no tier in this build. */
   files: number;
   bytes: number;

@@ -46,7 +46,7 @@ Options:
                             (default uniform,zipf: each mix on a server of its own)
   --postgres-path-mix LIST  the same for the steps through Nginx with PostgreSQL (default uniform)
   --last-good-rounds N      copies of pages kept and not, through Nginx below saturation (the
-                            server without copies, alone, about 80% busy): rounds of the two
+                            two servers at once keep the core about 80% busy): rounds of the two
                             servers at once, each half the rate, the median ratio of CPU per
                             request judged
                             (default ${defaultLastGoodRounds}; 0 skips them)

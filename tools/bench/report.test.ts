@@ -530,6 +530,13 @@ test('copies kept and not: the median round of CPU per request judged against 1/
   assert.match(calibratedMarkdown, /through Nginx at 727 req\/s \(73% of capacity\), rounds alternating, fallback off/);
   assert.match(calibratedMarkdown, /about 80% busy, from 90% of capacity down: 900 req\/s, 99% busy; then 727 req\/s, 79% busy\./);
   assert.match(copies(calibrated).figures, /^1 rounds at 727 req\/s/);
+  // Calibrated as the rounds run: both servers at once, the two together.
+  const together = { ...calibrated, lastGood: { ...calibrated.lastGood!, atOnce: true, calibratedAtOnce: true } };
+  assert.match(
+    renderMarkdown(together),
+    /The rate is where the two servers together \(workers and Nginx\), at once and each at half of it, keep the core about 80% busy, from 90% of capacity down: 900 req\/s, 99% busy; then 727 req\/s, 79% busy\./,
+  );
+  assert.doesNotMatch(renderMarkdown(together), /alone, is about/);
 });
 
 test("copies kept and not: the share of each kept window's CPU the workers spent writing copies (LastGoodWriteTime), beside CPU per request", () => {

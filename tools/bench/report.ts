@@ -237,12 +237,15 @@ function copiesRateText(r: BenchResults): string {
   return r.lastGood!.atOnce ? `${total}, half to each server, both at once` : `${total}, rounds alternating`;
 }
 
-/** How the rounds' rate was chosen: each calibration window's rate and how busy the server without copies was. */
+/** How the rounds' rate was chosen: each calibration window's rate and how busy the servers were. */
 function calibrationText(copies: CopiesResult): string {
   const windows = copies.calibration ?? [];
   if (windows.length === 0) return '';
   const tried = windows.map((w) => `${perS(w.ratePerS)} req/s, ${cpu(w.serverCpuPct)} busy`).join('; then ');
-  return ` The rate is where the server without copies (worker and Nginx), alone, is about ${copiesBusyPct}% busy, from ${pct(copiesRateShare)} of capacity down: ${tried}.`;
+  const where = copies.calibratedAtOnce
+    ? `the two servers together (workers and Nginx), at once and each at half of it, keep the core about ${copiesBusyPct}% busy`
+    : `the server without copies (worker and Nginx), alone, is about ${copiesBusyPct}% busy`;
+  return ` The rate is where ${where}, from ${pct(copiesRateShare)} of capacity down: ${tried}.`;
 }
 
 /** What keeping the last good copies costs: capacity with them at least 97% of without, as the inverse of CPU per request. */
