@@ -15,10 +15,10 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 // rounds, where a budget of the clock's time let writes take 2.2% of a worker's CPU at 1%). The
 // writes are timed by the clock, so a write the scheduler interrupts counts its wait too: the
 // bound errs toward fewer writes. One serving below capacity may spend up to idleShare of its
-// time when idle, less the busier it is, so it copies every page it renders. A write begins only while the window's allowance is
-// not spent; what the write that crosses it spends over is taken from the next window's, so over
-// time a busy worker stays within busyShare. Windows of 100 ms, so a write over is paid back
-// within a few. The last second's utilization tells a worker serving below capacity from an idle
+// time when idle, less the busier it is, so it copies every page it renders. A write begins only
+// while the window's allowance is not spent; what the write that crosses it spends over is taken
+// from the next window's, so over time a busy worker stays within busyShare. Windows of 100 ms,
+// so a write over is paid back within a few. The last second's utilization tells a worker serving below capacity from an idle
 // one; the last window's, where it is higher, tells a flood that follows an idle spell at once:
 // with the last second's alone the allowance fell to busyShare only once that second's average
 // caught up, half a second into the flood, and a worker brought from idle to 72% of its capacity
@@ -26,7 +26,7 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 // 169–3,189 ms over the first 1.5 s in the bench's copies rounds, against 3–115 ms without copies).
 
 export interface WriteBudgetSettings {
-  /** The share of its time a busy worker may spend writing copies. */
+  /** The share of its CPU time a busy worker may spend writing copies. */
   busyShare: number;
   /** The share of its time a worker whose event loop was idle may spend writing copies. */
   idleShare: number;

@@ -14,7 +14,7 @@ import { TagStrings } from './tag-strings';
 // page, without its nonce, to the file Nginx's try_files finds, at most once per path per
 // refresh interval (and again once a change has removed its copy), off the request's path,
 // within the time budget of budget.ts: each write is timed, and a worker spends at most 1% of
-// its time writing while its event loop is busy, up to half of its time while it is idle
+// its CPU time writing while its event loop is busy, up to half of its time while it is idle
 // (the rule and its constants at the top of budget.ts and in site.ts). A page over the budget
 // is written on a later render.
 // Every copy is indexed by the cluster primary (primary.ts), which removes the copies a change
