@@ -537,9 +537,9 @@ async function warmTier(run: Run, server: ServerUnderTest, capacity: number, dir
  * What keeping the last good copies costs server rendering (tools/bench/last-good.ts): two
  * servers through Nginx on core 0 with the guard out of reach, one keeping copies and one not,
  * both warm over every id; the rate where the two, at once and each at half of it, keep the core
- * about 80% busy, from 90% of capacity down (calibratedRate); then rounds of the two at once, each at half that rate
- * from a generator of its own (both on the generator's core), so the two windows of a round
- * share the host's drift.
+ * about 80% busy, from 90% of capacity down (calibratedRate); then rounds of the two at once,
+ * each at half that rate from a generator of its own (both on the generator's core), so the two
+ * windows of a round share the host's drift.
  */
 async function copiesOnAndOff(run: Run, capacity: number): Promise<void> {
   const o = run.options;
@@ -582,8 +582,9 @@ async function copiesOnAndOff(run: Run, capacity: number): Promise<void> {
     }
     const half = halfOf(rate);
     const arm = (server: ServerUnderTest, label: string, timing: StepTiming) => armAt(server, label, rate, timing);
-    // The server keeping copies has sat idle since its warm pass while the other was started and
-    // calibrated (about 40 s); the rounds then found its first window's warm-up 20-200 times as
+    // The server keeping copies has sat idle since its warm pass while the other was started
+    // (until 2026-11-28 also while the rate was calibrated on the other alone; about 40 s then);
+    // the rounds then found its first window's warm-up 20-200 times as
     // slow as any other's. Rounds at the rounds' rate, not recorded, bring both to the same recent
     // history (copiesSettlingRounds says why more than one window).
     const settling = { ...stepTiming(o), durationS: copiesSettlingWindowS(o.stepSeconds) };
