@@ -19,16 +19,23 @@ export const sectionListForArticle = relatedSize + moreFromSectionSize + 2;
 /**
  * A list of ids, newest first, as the ranking walks it: each id (eighteen digits, so order by
  * text is order by number) also as two numbers of nine digits, compared without touching the text.
+ * Int32Array, not Float64Array: nine digits fit, and what is read from it is a small integer (a
+ * Smi) wherever it is written, so a ranking (RelatedRanking) holds Smis whether it was ranked
+ * afresh or brought up to date. Read from a Float64Array, the halves an update wrote turned
+ * the kept ranking's elements into doubles, and every function reading rankings met two kinds
+ * of array (1,200 rankings of four tags brought up to date after each of 190 pushes, the median
+ * push: 0.70–0.72 µs a ranking before, 0.49–0.55 µs with this and the other changes of
+ * 2026-11-28 in updatedRanking: no length set on `shifts`, no closure per new id).
  */
 export interface RankList {
   readonly ids: readonly string[];
-  readonly high: Float64Array;
-  readonly low: Float64Array;
+  readonly high: Int32Array;
+  readonly low: Int32Array;
 }
 
 export function rankList(ids: readonly string[]): RankList {
-  const high = new Float64Array(ids.length);
-  const low = new Float64Array(ids.length);
+  const high = new Int32Array(ids.length);
+  const low = new Int32Array(ids.length);
   ids.forEach((id, i) => {
     high[i] = Number(id.slice(0, 9));
     low[i] = Number(id.slice(9));
@@ -287,7 +294,11 @@ function shifted(at: number, d: number, list: KeptList): number {
   return at < 0 || at + d >= list.rank.ids.length ? -1 : at + d;
 }
 
-/** Per list, how many ids came in front since a ranking's reads: reused, a ranking is updated at a time. */
+/**
+ * Per list, how many ids came in front since a ranking's reads: reused, a ranking is updated at
+ * a time, and only its first k read (never shortened: setting an array's length is a call into
+ * V8's runtime, about 0.1 µs of an update's 0.5–0.7).
+ */
 const shifts: number[] = [];
 
 /** The ranking being brought up to date, and the one new ids are merged into: reused likewise. */
@@ -313,7 +324,6 @@ export function updatedRanking(previous: RelatedRanking, tagLists: readonly Kept
   let oldHigh = -1;
   let oldLow = -1;
   let moved = false;
-  shifts.length = k;
   for (let i = 0; i < k; i += 1) {
     const { rank } = tagLists[i]!;
     const d = prependedSince(tagLists[i]!, previous[header + i]!);
@@ -368,9 +378,10 @@ function newIds(tagLists: readonly KeptList[], oldHigh: number, oldLow: number, 
   for (let i = 0; i < k; i += 1) {
     const { high, low } = tagLists[i]!.rank;
     for (let j = 0; j < shifts[i]!; j += 1) {
-      const [h, l] = [high[j]!, low[j]!];
+      const h = high[j]!;
+      const l = low[j]!;
       if (h < oldHigh || (h === oldHigh && l <= oldLow) || (h === selfHigh && l === selfLow)) return undefined;
-      if (fresh.some(({ held }) => held[0] === h && held[1] === l)) continue;
+      if (seenBefore(fresh, h, l)) continue;
       // In front of each list that holds it (it was in none before, and this is the first list
       // that holds it), counted where among the first candidates (the article, an old id, is behind it).
       const held = [h, l];
@@ -383,7 +394,13 @@ function newIds(tagLists: readonly KeptList[], oldHigh: number, oldLow: number, 
       if (shared > 0) fresh.push({ shared, held });
     }
   }
-  return fresh.sort((x, y) => y.shared - x.shared || y.held[0]! - x.held[0]! || y.held[1]! - x.held[1]!);
+  return fresh.length < 2 ? fresh : fresh.sort((x, y) => y.shared - x.shared || y.held[0]! - x.held[0]! || y.held[1]! - x.held[1]!);
+}
+
+/** Whether `fresh` holds the id of halves h and l already. */
+function seenBefore(fresh: readonly NewId[], h: number, l: number): boolean {
+  for (let f = 0; f < fresh.length; f += 1) if (fresh[f]!.held[0] === h && fresh[f]!.held[1] === l) return true;
+  return false;
 }
 
 /**
