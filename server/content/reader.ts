@@ -36,8 +36,9 @@ import { mostReadFreshMs, rankedIds } from './views-window';
 // page from the article, the heads of its tags (related stories: their ranking kept beside the
 // article, cache.memo) and the head of its section (walked per request). So a CMS push costs the
 // handful of entries it touches, read again once by the next request that needs them, and every
-// other answer stays warm; a page whose tags' lists only gained the new story in front brings its
-// ranking up to date in a few comparisons instead of ranking again (updatedRanking). With
+// other answer stays warm; a list that only gained new stories in front is read as those stories
+// put in front of the head it kept (headsFromFront), and a page whose tags' lists only gained
+// them brings its ranking up to date in a few comparisons instead of ranking again (updatedRanking). With
 // the breaking-news cache on, a page's render reads through noting(), which tells the cache
 // which of these entries the page was put together from.
 
@@ -85,6 +86,86 @@ function keptHead(list: ArticleList, rows: Teaser[], previous: KeptHead | undefi
   return { ...head, headlines: Object.freeze(headlines), headlinesJson };
 }
 
+/** A teaser as the store's list reads give it (the same fields in the same order), from an article read whole. */
+function teaserOf({ id, section, title, lead, image, publishedAt }: Article): Teaser {
+  return { id, section, title, lead, image, publishedAt };
+}
+
+function listed(article: Article, list: ArticleList): boolean {
+  return list === 'all' || ('section' in list ? article.section === list.section : article.tags.includes(list.tag));
+}
+
+/**
+ * The stories `entered` (cache.enteredSince) put in front of a list's head as kept before
+ * (`previous`), newest first, when each is newer than everything it held: then the head now is
+ * them and the head before, to headSize, and only they need reading. Undefined where not.
+ */
+function newInFront(entered: readonly string[] | undefined, previous: KeptHead | undefined): string[] | undefined {
+  if (entered === undefined || previous === undefined) return undefined;
+  const newest = previous.teasers[0]?.id ?? '';
+  const ids = [...new Set(entered)].sort((a, b) => (a < b ? 1 : -1));
+  return ids.every((id) => id > newest) ? ids : undefined;
+}
+
+/** Reads a published article (through the cache: keptArticle), null when there is none. */
+type StoryReader = (id: string) => Promise<Article | null>;
+
+/**
+ * Per list, its head as it is now where only new stories entered it in front since its last read
+ * (each story read once for all the lists, through the cache, where its own page finds it),
+ * else undefined: that list is read whole. A story not found published, or not in the list,
+ * sends its list to the whole read.
+ */
+async function headsFromFront(
+  story: StoryReader,
+  fronts: readonly (string[] | undefined)[],
+  lists: readonly ArticleList[],
+  previous: readonly (KeptHead | undefined)[],
+): Promise<(Teaser[] | undefined)[]> {
+  const ids = [...new Set(fronts.flatMap((front) => front ?? []))];
+  if (ids.length === 0) return fronts.map(() => undefined);
+  const articles = new Map(await Promise.all(ids.map(async (id) => [id, await story(id)] as const)));
+  return fronts.map((front, i) => {
+    if (front === undefined) return undefined;
+    const stories = front.map((id) => articles.get(id) ?? null);
+    if (stories.some((story) => story === null || !listed(story, lists[i]!))) return undefined;
+    return [...stories.map((story) => teaserOf(story!)), ...previous[i]!.teasers].slice(0, headSize);
+  });
+}
+
+/**
+ * Each list's head rows now: put together from its front (headsFromFront) where it can be, the
+ * others read whole in one statement, begun at once as before there were fronts (so a store's
+ * requests go out in the order they always did); a front that could not be used is read whole after.
+ */
+async function headRows(
+  store: ArticleStore,
+  story: StoryReader,
+  lists: readonly ArticleList[],
+  fronts: readonly (string[] | undefined)[],
+  previous: readonly (KeptHead | undefined)[],
+): Promise<Teaser[][]> {
+  const rows: (Teaser[] | undefined)[] = lists.map(() => undefined);
+  const readWhole = async (at: readonly number[]) => {
+    if (at.length === 0) return;
+    const read = await store.newest(
+      at.map((i) => lists[i]!),
+      headSize,
+    );
+    at.forEach((i, n) => (rows[i] = read[n]!));
+  };
+  const unread = () => lists.flatMap((_, i) => (rows[i] === undefined ? [i] : []));
+  const [, fromFront] = await Promise.all([
+    readWhole(lists.flatMap((_, i) => (fronts[i] === undefined ? [i] : []))),
+    headsFromFront(story, fronts, lists, previous),
+  ]);
+  fromFront.forEach((found, i) => {
+    if (found !== undefined) rows[i] = found;
+  });
+  await readWhole(unread());
+  return rows as Teaser[][];
+}
+
 /** A first page of `limit` from a list's head: one more than the page tells whether there is a next. */
 function firstPage(head: readonly Teaser[], limit: number): { items: Teaser[]; nextCursor: string | null } {
   const items = head.slice(0, limit);
@@ -93,6 +174,11 @@ function firstPage(head: readonly Teaser[], limit: number): { items: Teaser[]; n
 
 /** A list's pages from the kept heads (first pages) and kept pages behind a cursor. */
 function listReads(store: ArticleStore, cache: CacheReads) {
+  const story: StoryReader = async (id) => {
+    const json = cache.fresh<string>(`article:${id}`) ?? (await keptArticle(store, cache, id));
+    return json === null ? null : (JSON.parse(json) as Article);
+  };
+
   /**
    * Lists' newest teasers, those not kept read in one statement. A tag no published article
    * carries is not kept: a crawl of made-up tags cannot fill the cache.
@@ -105,8 +191,10 @@ function listReads(store: ArticleStore, cache: CacheReads) {
       unique,
       async (keys) => {
         const wanted = keys.map((key) => byKey.get(key)!);
-        const found = await store.newest(wanted, headSize);
-        return found.map((rows, i) => (rows.length === 0 && isTagList(wanted[i]!) ? null : keptHead(wanted[i]!, rows, cache.previous<KeptHead>(keys[i]!))));
+        const previous = keys.map((key) => cache.previous<KeptHead>(key));
+        const fronts = keys.map((key, i) => newInFront(cache.enteredSince(key), previous[i]));
+        const rows = await headRows(store, story, wanted, fronts, previous);
+        return rows.map((found, i) => (found.length === 0 && isTagList(wanted[i]!) ? null : keptHead(wanted[i]!, found, previous[i])));
       },
       (head, key): Dependency => ({ list: key.slice('head:'.length), from: head.teasers.length === headSize ? head.teasers.at(-1)!.id : null }),
     );
@@ -173,17 +261,24 @@ async function readArticle(store: ArticleStore, id: string): Promise<string | nu
   return article && serializeState(article);
 }
 
+/**
+ * A published article's JSON text through the cache (`article:<id>`), read when not kept: what
+ * its page and a list it entered in front are put together from. (Callers ask cache.fresh first:
+ * a page's request then goes on without waiting a turn.)
+ */
+function keptArticle(store: ArticleStore, cache: CacheReads, id: string): Promise<string | null> {
+  return cache.get(
+    `article:${id}`,
+    () => readArticle(store, id),
+    (): Dependency => ({ article: id }),
+  );
+}
+
 /** An article's page: the article, and its related stories and more from its section, from its tags' and its section's heads. */
 async function articleWithTeasers(store: ArticleStore, cache: CacheReads, heads: Heads, id: string): Promise<ArticleWithTeasers | null> {
   if (!articleIdPattern.test(id)) return null;
   const key = `article:${id}`;
-  const json =
-    cache.fresh<string>(key) ??
-    (await cache.get(
-      key,
-      () => readArticle(store, id),
-      (): Dependency => ({ article: id }),
-    ));
+  const json = cache.fresh<string>(key) ?? (await keptArticle(store, cache, id));
   if (json === null) return null;
   // This request's own copy: the text it was parsed from is what its embedded state writes.
   const article = keepJson(JSON.parse(json) as Article, json);
