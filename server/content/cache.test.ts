@@ -272,6 +272,52 @@ test('a list a change dropped: the first reader waits for its read, a reader who
   assert.equal(c.mark, beforeChange + 3, 'the read itself moves nothing');
 });
 
+test('a list that only had stories put into it says which (enteredSince); any other change, or one that came while it was read, and it says nothing', async () => {
+  const c = cache();
+  const enters = (id: string, tags: string[] = ['x']): ContentChange => ({
+    kind: 'article',
+    id,
+    now: { section: 'news', tags, status: 'published' },
+    was: null,
+  });
+  const head = (value: string) => () => Promise.resolve(value);
+  const onTag = (): Dependency => ({ list: 'tag:x', from: null });
+  await c.read('head:tag:x', head('v1'), onTag);
+  assert.equal(c.enteredSince('head:tag:x'), undefined, 'fresh: nothing to say');
+  c.apply(enters('201'));
+  c.apply(enters('202', ['x', 'y']));
+  assert.deepEqual(c.enteredSince('head:tag:x'), ['201', '202'], 'two stories put into the list');
+  c.apply(enters('203', ['y']));
+  assert.deepEqual(c.enteredSince('head:tag:x'), ['201', '202'], 'a story of another list does not reach it');
+  c.apply({
+    kind: 'article',
+    id: '201',
+    now: { section: 'news', tags: ['x'], status: 'published' },
+    was: { section: 'news', tags: ['x'], status: 'published' },
+  });
+  assert.equal(c.enteredSince('head:tag:x'), undefined, 'an edit of a listed story: read it whole');
+  await c.read('head:tag:x', head('v2'), onTag);
+  c.apply({
+    kind: 'article',
+    id: '202',
+    now: { section: 'news', tags: ['y'], status: 'published' },
+    was: { section: 'news', tags: ['x', 'y'], status: 'published' },
+  });
+  assert.equal(c.enteredSince('head:tag:x'), undefined, 'a story that left it');
+  // A story put in while the list was being read: what the read saw of it is unknown, so a later
+  // story put in cannot make it "the read before with stories in front".
+  const slow = deferred<string>();
+  const reading = c.read('head:tag:x', () => slow.promise, onTag);
+  c.apply(enters('204'));
+  slow.resolve('v3');
+  assert.equal((await reading)?.fresh, false);
+  c.apply(enters('205'));
+  assert.equal(c.enteredSince('head:tag:x'), undefined, 'kept while a change came: read it whole');
+  await c.read('head:tag:x', head('v4'), onTag);
+  c.apply({ kind: 'everything' });
+  assert.equal(c.enteredSince('head:tag:x'), undefined, 'everything changed');
+});
+
 test('an article a change dropped is never handed out as it was: everyone waits for its read', async () => {
   const c = cache();
   await c.read('article:1', () => Promise.resolve('published'), onArticle('1'));

@@ -680,7 +680,9 @@ export class ContentCache {
 
   #keep(key: string, value: unknown, depends: Depends, fresh: boolean, epoch: number, maxAgeMs: number): void {
     // An answer larger than the whole budget is not kept (lru-cache drops any older copy too).
-    this.#entries.set(key, { value, storedAt: this.#now(), epoch, depends, fresh, maxAgeMs, memo: undefined, entered: noneEntered });
+    // Kept not fresh (a change came while it was read): what entered since cannot be told from
+    // what the read saw, so no later change can say the list is it with stories in front.
+    this.#entries.set(key, { value, storedAt: this.#now(), epoch, depends, fresh, maxAgeMs, memo: undefined, entered: fresh ? noneEntered : undefined });
     if (!this.#entries.has(key)) return;
     for (const one of dependencies(depends)) {
       if ('article' in one) add(this.#byArticle, one.article, key);
