@@ -140,9 +140,10 @@ const lastGoodRemembered = 50_000;
  * write measured 80–450 µs of CPU on ext4 (35 KB, a rename over the old copy; docs/overload.md):
  * - busy (serving keeps the event loop half busy or more, the writes' own time left out): 1% of
  *   its CPU time, 10 ms a second on a core of its own, 20–100 copies a second, a third of the 3%
- *   the tier may cost capacity. Half, not 0.8: workers kept full through Nginx on two shared cores read about 0.7
- *   (waiting for requests their neighbours' CPU delays), and with the mark at 0.8 spent 2–3.7%
- *   of their time writing (tools/bench/last-good-budget.services.test.ts); at 0.5, 0.8–1.2%;
+ *   the tier may cost capacity. Half, not 0.8: workers kept full through Nginx on two shared
+ *   cores read about 0.7 (waiting for requests their neighbours' CPU delays), and with the mark
+ *   at 0.8 spent 2–3.7% of their time writing (tools/bench/last-good-budget.services.test.ts);
+ *   at 0.5, 0.8–1.2%;
  * - idle: up to half of its time, falling linearly to 1% at half busy, so a worker serving
  *   well below capacity copies every page it renders (a path once per half age bound) and the
  *   copies a flood needs are on disk before it starts.

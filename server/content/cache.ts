@@ -4,6 +4,7 @@ import { isPublicChange, type ArticleState, type ChangeFeed, type ContentChange 
 import { ContentUnavailable, StoreFailures } from './failure';
 import { deepFreeze } from './freeze';
 import { PublishedIds } from './published-ids';
+import { listKey } from './store';
 
 // The one place a worker keeps content between requests. The rule, written here and only here
 // (other files point to it):
@@ -160,10 +161,10 @@ interface Entry {
 /** What an entry kept since no change reached has entered it: one shared empty list. */
 const noneEntered: readonly string[] = Object.freeze([]);
 
-/** The lists an article in `state` is listed in, as the dependency index names them. */
+/** The lists an article in `state` is listed in, as the dependency index names them (store.ts's listKey). */
 function listsOf(state: ArticleState | null): string[] {
   if (state?.status !== 'published') return [];
-  return ['all', `section:${state.section}`, ...state.tags.map((tag) => `tag:${tag}`)];
+  return [listKey('all'), listKey({ section: state.section }), ...state.tags.map((tag) => listKey({ tag }))];
 }
 
 /** Whether `depends` is one list's newest down to some id (a list's head, or what has its shape): what entering can be told of. */

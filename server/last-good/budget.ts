@@ -18,8 +18,8 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 // time when idle, less the busier it is, so it copies every page it renders. A write begins only
 // while the window's allowance is not spent; what the write that crosses it spends over is taken
 // from the next window's, so over time a busy worker stays within busyShare. Windows of 100 ms,
-// so a write over is paid back within a few. The last second's utilization tells a worker serving below capacity from an idle
-// one; the last window's, where it is higher, tells a flood that follows an idle spell at once:
+// so a write over is paid back within a few. The last second's utilization tells a worker
+// serving below capacity from an idle one; the last window's, where it is higher, tells a flood that follows an idle spell at once:
 // with the last second's alone the allowance fell to busyShare only once that second's average
 // caught up, half a second into the flood, and a worker brought from idle to 72% of its capacity
 // spent up to half of that half second writing copies, its answers queueing behind them (p99 of
