@@ -30,6 +30,7 @@ import {
 } from './processes';
 import { postgresBinDir, refuse, repositoryRoot as root, seedPostgres, startCluster, UsageError, type Cluster } from '@kiosk/surface';
 import { evaluateTargets, flagText, ms, pct, perS, renderMarkdown } from './report';
+import type { PushCost } from './push-cost';
 import type { BenchResults, FallbackMode, PageFigures, PassesRecord, PostgresRun, RenderReference, SearchOutcome } from './results';
 import { searchMaxRate } from './search';
 import { chunkRange, measureSteadiness, steadinessSeconds } from './steadiness';
@@ -260,15 +261,19 @@ async function findRate(run: Run, server: ServerUnderTest, name: string, startPe
 }
 
 async function renderReference(run: Run): Promise<RenderReference> {
-  progress(`raw renderToString, renderPage and a push's cost, in process on core ${serverCore}, ${run.options.renderSeconds} s each`);
+  progress(
+    `raw renderToString and renderPage in process on core ${serverCore}, ${run.options.renderSeconds} s each, then a push's cost in a process of its own`,
+  );
   const script = path.join(root, 'tools/bench/render-reference.tsx');
   const args = ['--import', 'tsx', script, run.dbPath, path.join(root, 'dist'), String(run.options.renderSeconds), run.pathsFile];
   const render = JSON.parse(await runPinned(root, serverCore, args, { NODE_ENV: 'production' })) as RenderReference;
   progress(`  renderToString ${perS(render.rawRenderPerS)}/s, renderPage ${perS(render.renderPagePerS)}/s`);
-  if (render.pushCost) {
-    const { storeReads, rebuilt, extraMs } = render.pushCost;
-    progress(`  a new story pushed: ${storeReads} store reads, ${perS(rebuilt)} kept answers read again, ${Math.round(extraMs)} ms of work (in process)`);
-  }
+  // In a process of its own: in the references' process, what their renders left to collect moved
+  // each push's figure by tens of milliseconds (tools/bench/push-cost-run.ts).
+  const pushArgs = ['--import', 'tsx', path.join(root, 'tools/bench/push-cost-run.ts'), run.dbPath, run.pathsFile];
+  render.pushCost = JSON.parse(await runPinned(root, serverCore, pushArgs, { NODE_ENV: 'production' })) as PushCost;
+  const { storeReads, rebuilt, extraMs } = render.pushCost;
+  progress(`  a new story pushed: ${storeReads} store reads, ${perS(rebuilt)} kept answers read again, ${extraMs.toFixed(1)} ms of work (in process)`);
   return render;
 }
 

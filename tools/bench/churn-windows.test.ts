@@ -42,6 +42,7 @@ test("churn-windows: a window's row says what the generator saw beside what the 
     serverResponseMs: { p99: 51.2, max: 102.4 },
     serverCpuPct: 86.5,
     stealPct: 6.3,
+    net: { backlogDrops: 412, retransSegs: 388 },
     pauses: { majorGcs: 1, majorGcMs: 12, longestMajorGcMs: 12.8, longestStallMs: 30.4, heapAfterGcMb: 69 },
     content: { storeReads: 23, rebuilt: 34, previous: 64 },
   } as unknown as StepRecord;
@@ -51,16 +52,16 @@ test("churn-windows: a window's row says what the generator saw beside what the 
     { kind: 'old' as const, id: 'c', status: 0, visibleMs: null },
   ];
   const row = windowRow(2, true, step, pushes);
-  assert.equal(row.split('|').length - 2, 12, row);
+  assert.equal(row.split('|').length - 2, 13, row);
   assert.match(
     row,
-    /\| 2 \| one push a second \| 830 \| 1\.8 \/ 14 \/ 97 \/ 107 \| 51 \/ 102 \| 0 \/ 3 \/ 1 \| 87% \| 6\.3% \| 30 \| 1 \(13\) \| 23 \/ 34 \/ 64 \| 2 of 3, 22 \|/,
+    /\| 2 \| one push a second \| 830 \| 1\.8 \/ 14 \/ 97 \/ 107 \| 51 \/ 102 \| 0 \/ 3 \/ 1 \| 87% \| 6\.3% \| 412 \/ 388 \| 30 \| 1 \(13\) \| 23 \/ 34 \/ 64 \| 2 of 3, 22 \|/,
   );
   assert.match(windowRow(2, true, step, pushes, { kbPerS: 1234.4, scavenges: 57 }), /\| 2 of 3, 22 \| 1,234 \(57\) \|$/);
   assert.match(windowRow(2, true, step, pushes, null), /\| 2 of 3, 22 \| – \|$/);
   assert.match(
-    windowRow(1, false, { ...step, serverResponseMs: null, pauses: null, content: null } as StepRecord, []),
-    /\| – \| 0 \/ 3 \/ 1 \| 87% \| 6\.3% \| – \| – \| – \| – \|$/,
+    windowRow(1, false, { ...step, serverResponseMs: null, pauses: null, content: null, net: undefined } as StepRecord, []),
+    /\| – \| 0 \/ 3 \/ 1 \| 87% \| 6\.3% \| – \| – \| – \| – \| – \|$/,
   );
 });
 
@@ -88,6 +89,7 @@ test("churn-windows --trace-gc: the worker's scavenges' promoted bytes, a window
   window.onWindow('measured');
   assert.deepEqual(window.result(), { kbPerS: 2, scavenges: 2 });
 
-  assert.equal(heading(true).split('\n')[0]!.split('|').length - 2, 13);
-  assert.equal(heading(false).split('\n')[0]!.split('|').length - 2, 12);
+  assert.equal(heading(true).split('\n')[0]!.split('|').length - 2, 14);
+  assert.equal(heading(false).split('\n')[0]!.split('|').length - 2, 13);
+  assert.equal(heading(false).split('\n')[1]!.split('|').length - 2, 13, 'as many alignments as columns');
 });

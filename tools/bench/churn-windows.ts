@@ -26,7 +26,9 @@ the rate, then rounds of two windows, without pushes and with one CMS push a sec
 alternating), each after a pass over every article at the rate. Prints one markdown row per
 window: the generator's p50 / p90 / p99 / max, the worker's own p99 / max (its response-time
 histogram: from its handler taking a request, its queue included, to the answer finishing),
-the server's busy share, the host's steal, the longest event-loop stall, major collections,
+the server's busy share, the host's steal, the packets the kernel dropped at a full input queue
+and the TCP segments it sent again (each 200 ms or more late), the longest event-loop stall,
+major collections,
 and the content cache's store reads / answers read again / lists handed out as they were. Needs a build (npm run
 build) and the machine to itself.
 
@@ -135,8 +137,8 @@ export function windowPromotion(trace: ScavengeTrace, now: () => number = () => 
 /** The rows' heading; with --trace-gc, one more column. */
 export function heading(traceGc: boolean): string {
   return (
-    `| round | window | offered | p50 / p90 / p99 / max ms | ${serverResponseHeading} | failed (errors / timeouts / non-2xx) | server busy | steal | longest stall ms | major GCs (longest ms) | store reads / read again / lists as they were | pushes taken, seen after at most ms |${traceGc ? ' promoted by scavenges, KB/s (scavenges) |' : ''}\n` +
-    `| ---: | --- | ---: | --- | --- | --- | ---: | ---: | ---: | --- | --- | --- |${traceGc ? ' ---: |' : ''}`
+    `| round | window | offered | p50 / p90 / p99 / max ms | ${serverResponseHeading} | failed (errors / timeouts / non-2xx) | server busy | steal | packets dropped / TCP segments sent again | longest stall ms | major GCs (longest ms) | store reads / read again / lists as they were | pushes taken, seen after at most ms |${traceGc ? ' promoted by scavenges, KB/s (scavenges) |' : ''}\n` +
+    `| ---: | --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- | --- |${traceGc ? ' ---: |' : ''}`
   );
 }
 
@@ -150,7 +152,7 @@ export function windowRow(round: number, pushing: boolean, step: StepRecord, pus
   return (
     `| ${round} | ${pushing ? 'one push a second' : 'no pushes'} | ${perS(step.offeredPerS)} | ${ms(l.p50)} / ${ms(l.p90)} / ${ms(l.p99)} / ${ms(l.max)} | ${serverResponse(step)} | ` +
     `${step.errors} / ${step.timeouts} / ${step.non2xx} | ` +
-    `${Math.round(step.serverCpuPct)}% | ${step.stealPct.toFixed(1)}% | ${p ? ms(p.longestStallMs) : '–'} | ${p ? `${p.majorGcs} (${ms(p.longestMajorGcMs)})` : '–'} | ` +
+    `${Math.round(step.serverCpuPct)}% | ${step.stealPct.toFixed(1)}% | ${step.net ? `${step.net.backlogDrops} / ${step.net.retransSegs}` : '–'} | ${p ? ms(p.longestStallMs) : '–'} | ${p ? `${p.majorGcs} (${ms(p.longestMajorGcMs)})` : '–'} | ` +
     `${c ? `${c.storeReads} / ${c.rebuilt} / ${c.previous ?? '–'}` : '–'} | ${pushing ? `${taken.length} of ${pushes.length}, ${seen.length ? ms(Math.max(...seen)) : '–'}` : '–'} |` +
     (promotion === undefined ? '' : promotion === null ? ' – |' : ` ${Math.round(promotion.kbPerS).toLocaleString('en-US')} (${promotion.scavenges}) |`)
   );

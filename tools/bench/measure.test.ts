@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { pausesBetween, quantileBetween, serverResponseBetween, type Buckets } from './measure';
+import { pausesBetween, quantileBetween, serverResponseBetween, stepFlags, type Buckets, type StepRecord } from './measure';
 
 // Two readings of the cluster's /metrics, as the bench takes them when a window opens and closes.
 const reading = (gcs: number[], stalls: number[], gcSumMs: number, heapMb: number) => {
@@ -69,4 +69,25 @@ test("the worker's own p99 and longest response over a window; none where a read
   const closed = { ...base, response: responses([20, 140, 145, 149, 150]) };
   assert.deepEqual(serverResponseBetween(opened, closed), { p99: 6.4, max: 12.8 });
   assert.equal(serverResponseBetween(base, closed), null);
+});
+
+test('a window in which the kernel dropped packets says so, with what TCP sent again; none, no flag', () => {
+  const step = {
+    offeredPerS: 1000,
+    sentPerS: 1000,
+    generatorCpuPct: 10,
+    serverCoreOtherPct: 0,
+    stealPct: 0,
+    pool: { waitedForConnection: 0, connectMs: { max: 0.3 } },
+    warmup: { timeouts: 0, errors: 0, non2xx: 0, p99Ms: 3 },
+    net: { backlogDrops: 0, retransSegs: 2 },
+  } as unknown as StepRecord;
+  assert.deepEqual(stepFlags(step, 4000), []);
+  const [flag] = stepFlags({ ...step, net: { backlogDrops: 37, retransSegs: 35 } }, 4000);
+  assert.equal(flag?.kind, 'dropped-packets');
+  assert.match(
+    flag!.text,
+    /^the kernel dropped 37 packets at a full input queue( \(netdev_max_backlog \d+\))? and TCP sent 35 segments again, each 200 ms or more late$/,
+  );
+  assert.deepEqual(stepFlags({ ...step, net: undefined }, 4000), [], 'a record from before the counters: no flag');
 });

@@ -1,6 +1,6 @@
 import { workerCounters, workerDistributions } from '@kiosk/surface';
 import type { NativeGenerator, PoolStats, StepCounts } from './native-generator';
-import { coreTimes, corePercents, CpuMeter, rssBytes, ThreadMeter } from './proc';
+import { coreTimes, corePercents, CpuMeter, netCounters, netdevMaxBacklog, rssBytes, ThreadMeter, type NetCounters } from './proc';
 import { serverCore, type ServerUnderTest } from './processes';
 
 export interface StepTiming {
@@ -50,6 +50,12 @@ export interface StepRecord extends StepCounts {
    * before it was read; null where not read.
    */
   serverResponseMs?: { p99: number; max: number } | null;
+  /**
+   * What the kernel dropped and TCP sent again over the window, the whole machine's (proc.ts's
+   * NetCounters): a dropped packet is sent again 200 ms or more later, so a window with drops can
+   * miss a p99 the worker's own response times met. Absent in results recorded before it was read.
+   */
+  net?: NetCounters;
 }
 
 /** Memory and pauses over a window, as the worker's /metrics says (server/metrics/catalog.ts). */
@@ -200,7 +206,8 @@ export async function measureStep(
   sampleRss();
   const rssTimer = setInterval(sampleRss, rssEveryMs);
 
-  let meters: { server: CpuMeter; generator: CpuMeter; threads: ThreadMeter; cores: ReturnType<typeof coreTimes> } | null = null;
+  let meters: { server: CpuMeter; generator: CpuMeter; threads: ThreadMeter; cores: ReturnType<typeof coreTimes>; net: NetCounters } | null = null;
+  let net: NetCounters | undefined;
   let threads: StepRecord['threads'] = null;
   let usage = {
     serverCpuPct: Number.NaN,
@@ -220,9 +227,12 @@ export async function measureStep(
         generator: new CpuMeter(() => [generator.pid]),
         threads: new ThreadMeter(server.workerPids),
         cores: coreTimes(),
+        net: netCounters(),
       };
     } else if (meters) {
       const serverCpuPct = meters.server.percent();
+      const now = netCounters();
+      net = { backlogDrops: now.backlogDrops - meters.net.backlogDrops, retransSegs: now.retransSegs - meters.net.retransSegs };
       threads = meters.threads.percents();
       const cores = corePercents(meters.cores, coreTimes());
       const core = cores[serverCore] ?? { busy: Number.NaN, kernel: Number.NaN, steal: Number.NaN };
@@ -255,6 +265,7 @@ export async function measureStep(
       threads,
       flags: [],
     };
+    if (net) record.net = net;
     if (server.metricsPort !== undefined) {
       const [opened, closed] = await Promise.all([counted.measuring ?? null, counted.measured ?? null]);
       record.content =
@@ -282,7 +293,8 @@ export function passes(step: StepRecord): boolean {
   return step.latencyMs.p99 < 100 && step.errors === 0 && step.timeouts === 0 && step.non2xx === 0 && step.sentPerS >= 0.95 * step.offeredPerS;
 }
 
-export type FlagKind = 'sent-short' | 'generator-saturated' | 'waited-for-connection' | 'slow-connects' | 'warmup-failures' | 'other-processes' | 'steal';
+export type FlagKind =
+  'sent-short' | 'generator-saturated' | 'waited-for-connection' | 'slow-connects' | 'warmup-failures' | 'other-processes' | 'steal' | 'dropped-packets';
 
 export interface StepFlag {
   kind: FlagKind;
@@ -322,7 +334,7 @@ export function doubtfulFailure(step: StepRecord): boolean {
   return !passes(step) && (disturbed(step) || step.serverCpuPct < busyServerCpuPct);
 }
 
-function stepFlags(step: StepRecord, maxConnections: number): StepFlag[] {
+export function stepFlags(step: StepRecord, maxConnections: number): StepFlag[] {
   const flags: StepFlag[] = [];
   const flag = (kind: FlagKind, text: string) => flags.push({ kind, text });
   if (step.sentPerS < step.offeredPerS * sentShortfall) flag('sent-short', `sent ${Math.round((100 * step.sentPerS) / step.offeredPerS)}% of offered`);
@@ -336,6 +348,13 @@ function stepFlags(step: StepRecord, maxConnections: number): StepFlag[] {
   const other = otherProcessesFlag(step.serverCoreOtherPct);
   if (other) flags.push(other);
   if (step.stealPct > 10) flag('steal', `${Math.round(step.stealPct)}% steal`);
+  if ((step.net?.backlogDrops ?? 0) > 0) {
+    const limit = netdevMaxBacklog();
+    flag(
+      'dropped-packets',
+      `the kernel dropped ${step.net!.backlogDrops} packets at a full input queue${limit ? ` (netdev_max_backlog ${limit})` : ''} and TCP sent ${step.net!.retransSegs} segments again, each 200 ms or more late`,
+    );
+  }
   return flags;
 }
 

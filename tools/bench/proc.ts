@@ -97,6 +97,41 @@ export function corePercents(before: CoreTimes[], after: CoreTimes[]): CoreShare
   });
 }
 
+/**
+ * What the kernel's network stack dropped and sent again, counted since boot (all cores, all
+ * sockets). Loopback packets wait in the sending core's input queue (net.core.netdev_max_backlog,
+ * 1000 by default) until its softirq takes them; past the limit the kernel drops them, and TCP
+ * sends them again only after its retransmission timeout (200 ms at least): a request that waited
+ * a second while the worker answered every request it read within 200 ms.
+ */
+export interface NetCounters {
+  /** Packets dropped because a core's input queue was full (/proc/net/softnet_stat, 2nd column). */
+  backlogDrops: number;
+  /** TCP segments sent again (/proc/net/snmp, Tcp RetransSegs). */
+  retransSegs: number;
+}
+
+/** Parses /proc/net/softnet_stat (hex, one line per core) and /proc/net/snmp; NaN where unreadable. */
+export function parseNetCounters(softnet: string | null, snmp: string | null): NetCounters {
+  const lines = softnet?.trim().split('\n').filter(Boolean) ?? [];
+  const backlogDrops = softnet === null ? Number.NaN : lines.reduce((sum, line) => sum + parseInt(line.trim().split(/\s+/)[1] ?? '0', 16), 0);
+  const tcp = (snmp ?? '').split('\n').filter((line) => line.startsWith('Tcp:'));
+  const names = tcp[0]?.split(/\s+/) ?? [];
+  const values = tcp[1]?.split(/\s+/) ?? [];
+  const at = names.indexOf('RetransSegs');
+  return { backlogDrops, retransSegs: at > 0 && values[at] !== undefined ? Number(values[at]) : Number.NaN };
+}
+
+export function netCounters(): NetCounters {
+  return parseNetCounters(read('/proc/net/softnet_stat'), read('/proc/net/snmp'));
+}
+
+/** The input queue's limit on each core, or null where unreadable. */
+export function netdevMaxBacklog(): number | null {
+  const value = Number(read('/proc/sys/net/core/netdev_max_backlog')?.trim());
+  return Number.isFinite(value) && value > 0 ? value : null;
+}
+
 /** Name V8's platform threads carry (Node's pool: concurrent marking and sweeping, compiling). */
 export const v8HelperThreadName = 'V8Worker';
 

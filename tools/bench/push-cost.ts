@@ -68,7 +68,7 @@ function newStory(template: Article, serial: number, now: Date): Article {
 }
 
 /** Pushes counted by default, and pushes before them not counted. */
-export const pushCostDefaults = { pushes: 21, warmupPushes: 3 };
+export const pushCostDefaults = { pushes: 41, warmupPushes: 3 };
 
 export async function measurePushCost(dbPath: string, ids: readonly string[], { pushes, warmupPushes } = pushCostDefaults): Promise<PushCost> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-push-cost-'));

@@ -4,7 +4,6 @@
 //               as the server sends it by default (SSR_LATEST_ITEMS latest headlines);
 //   renderPage: the whole in-process pipeline (store, data, React, document), as configured
 //               by default, and each server-rendering optimisation on and off;
-//   push cost:  what a new story pushed costs the content layer (push-cost.ts).
 // Usage: node --import tsx tools/bench/render-reference.tsx DB DIST SECONDS ARTICLE_PATHS.json
 import fs from 'node:fs';
 import { renderToString } from 'react-dom/server';
@@ -24,7 +23,6 @@ import {
   type RenderDeps,
 } from '@kiosk/surface';
 import { countElements } from './articles';
-import { measurePushCost } from './push-cost';
 import { preloadPages, renderReferencePage } from './reference-page';
 
 // Enough distinct pages that no one article's shape decides the figure.
@@ -102,13 +100,8 @@ for (const variant of variants) {
   variantFigures.push({ name: variant.name, renderPagePerS: perS, elements: countElements(html), bytes: Buffer.byteLength(html) });
 }
 await opened.close();
-const pushCost = await measurePushCost(
-  dbPath,
-  allPaths.map((p) => p.split('/')[2]!),
-);
 console.log(
   JSON.stringify({
-    pushCost,
     rawRenderPerS,
     renderPagePerS,
     renderPageOffPerS,

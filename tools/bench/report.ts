@@ -769,7 +769,7 @@ function pushCostLine(r: BenchResults): string | null {
       ? ` At one push a second that is ${pct(cost.extraMs / 1000)} of a core: beside the ${cpu(steady.serverCpuPct)} SQLite's window without pushes used at capacity, ${(1 + cost.extraMs / (steady.serverCpuPct * 10)).toFixed(2)}x its CPU per request.`
       : ` At one push a second that is ${pct(cost.extraMs / 1000)} of a core.`;
   return (
-    `In process (tools/bench/push-cost.ts, core 0, no HTTP): after each of ${cost.pushes} new stories pushed${notCounted(cost)}, every one of the ${perS(cost.ids)} article pages' content read again took ` +
+    `In a process of its own (tools/bench/push-cost.ts, core 0, no HTTP): after each of ${cost.pushes} new stories pushed${notCounted(cost)}, every one of the ${perS(cost.ids)} article pages' content read again took ` +
     `${cost.storeReads} store reads, ${perS(cost.rebuilt)} kept answers read again${rankings(cost)} (medians), ${ms(cost.extraMs)} ms of CPU more than a pass with nothing changed (${ms(cost.passMs)} ms).${implied}`
   );
 }
