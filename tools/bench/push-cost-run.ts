@@ -1,9 +1,10 @@
 // What a new story pushed costs the content layer (push-cost.ts), in a Node process of its own:
 // run by the orchestrator pinned to core 0 with NODE_ENV=production, after the render references
 // and in a fresh process, so nothing they left in the heap (the 200 pages' stores, the reference
-// renders' garbage, their promoted objects) is collected inside a push's pass. Run in the render
-// references' process, the pushes of one whole bench spread from -41 to +20 ms; alone, about
-// +-1 ms (docs/benchmarks/2026-11-28-whole-list-front.md).
+// renders' garbage) is collected inside a push's pass. That does not make the host steadier: the
+// whole bench of 2026-11-28 09:36 ran it here and its pushes still spread from -56 to +33 ms (in
+// the references' process at 08:17, -41 to +20 ms); the control push-cost.ts measures beside them
+// says how far to trust their median.
 // Usage: node --import tsx tools/bench/push-cost-run.ts DB ARTICLE_PATHS.json
 import fs from 'node:fs';
 import { measurePushCost } from './push-cost';

@@ -17,6 +17,8 @@ test('a push counted in process: the first ones set apart, every page read again
     assert.equal(cost.ids, ids.length);
     assert.equal(cost.extraMsEach?.length, 4, 'one figure per counted push');
     assert.equal(cost.warmupExtraMs?.length, 2, 'the first pushes apart');
+    assert.equal(cost.controlExtraMsEach?.length, 4, 'a push of nothing after each counted push: the control');
+    assert.ok(Number.isFinite(cost.controlExtraMs), `the control's median: ${cost.controlExtraMs}`);
     // A new story enters the lists it belongs to, so each push reads some of them again, and
     // the pages that share a tag with it have their related stories brought up to date.
     assert.ok(cost.storeReads >= 1, `store reads per push: ${cost.storeReads}`);

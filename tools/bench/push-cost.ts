@@ -13,6 +13,12 @@
 // within the noise in five where a full collection ran before every pass. Each push is measured
 // against the passes around it, so what moves the host between pushes cancels; what moves it
 // within a pass (a tenth of its 100–200 ms) does not, hence the median of many pushes.
+//
+// And the method's own control: after each counted push, a "push" of nothing, its passes
+// measured the same way (the pass after it against the passes around it). Its median is what the
+// method reads where there is nothing to read: on 2026-11-28 this host's passes moved between
+// 102 and 184 ms within seconds, and null pushes read -4.0 to +4.5 ms in three runs (medians of
+// 20), as much as the push it sits beside.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,6 +43,13 @@ export interface PushCost {
   extraMsEach?: number[];
   /** extraMs of each of the first pushes, not counted (they pay for the start-up's collections). */
   warmupExtraMs?: number[];
+  /**
+   * The control: the same figure after a push of nothing, one after each counted push, median and
+   * each; what the method reads where there is nothing to read. Absent in results recorded before
+   * it was measured.
+   */
+  controlExtraMs?: number;
+  controlExtraMsEach?: number[];
   /** One pass with nothing changed: the reads of a warm cache, for scale. */
   passMs: number;
   ids: number;
@@ -89,6 +102,7 @@ export async function measurePushCost(dbPath: string, ids: readonly string[], { 
     let before = await pass();
     const templates = [...generateArticles({ published: warmupPushes + pushes, drafts: 0, seed: 4242 })];
     const figures: { storeReads: number; rebuilt: number; rankedAgain: number; rankingsUpdated: number; extraMs: number; passMs: number }[] = [];
+    const control: number[] = [];
     for (let serial = 0; serial < warmupPushes + pushes; serial++) {
       const counted = cache.stats();
       const story = newStory(templates[serial]!, serial, new Date());
@@ -105,6 +119,12 @@ export async function measurePushCost(dbPath: string, ids: readonly string[], { 
         passMs: (before + after) / 2,
       });
       before = after;
+      if (serial < warmupPushes) continue;
+      // Nothing pushed: the pass after it measured as the push's was.
+      const idle = await pass();
+      const next = await pass();
+      control.push(idle - (before + next) / 2);
+      before = next;
     }
     const warmup = figures.splice(0, warmupPushes);
     const rebuilt = median(figures.map((f) => f.rebuilt));
@@ -118,6 +138,8 @@ export async function measurePushCost(dbPath: string, ids: readonly string[], { 
       extraMs,
       extraMsEach: figures.map((f) => f.extraMs),
       warmupExtraMs: warmup.map((f) => f.extraMs),
+      controlExtraMs: median(control),
+      controlExtraMsEach: control,
       passMs: median(figures.map((f) => f.passMs)),
       ids: ids.length,
     };

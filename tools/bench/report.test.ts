@@ -362,6 +362,14 @@ test('the push cost counted in process, and the CPU ratio it implies beside the 
     renderMarkdown(warmed),
     /after each of 15 new stories pushed \(after 3 not counted, their passes paying for the start-up: 41(\.2)?, 12, 6\.5 ms\), every one/,
   );
+  const controlled = { ...withCost(null) };
+  const each = { extraMsEach: [-41, 4.9, 20.4], controlExtraMs: -1.2, controlExtraMsEach: [-30, -1.2, 12] };
+  controlled.reference = { ...controlled.reference, render: { ...render, pushCost: { ...pushCost, pushes: 3, extraMs: 4.9, ...each } } };
+  assert.match(
+    renderMarkdown(controlled),
+    /4\.9 ms of CPU more than a pass with nothing changed \(28 ms; each push −41 to \+20 ms\)\. With nothing pushed, the same passes read −1\.2 ms \(the median of 3 pushes of nothing, one after each counted push, each −30 to \+12 ms\): what the method reads where there is nothing to read\. At one push/,
+  );
+  assert.doesNotMatch(renderMarkdown(warmed), /With nothing pushed/, 'recorded before the control: not mentioned');
 });
 
 /** A step through Nginx as loadgen counts it: 10,000 requests scheduled, `sources` of them answered so. */

@@ -770,7 +770,28 @@ function pushCostLine(r: BenchResults): string | null {
       : ` At one push a second that is ${pct(cost.extraMs / 1000)} of a core.`;
   return (
     `In a process of its own (tools/bench/push-cost.ts, core 0, no HTTP): after each of ${cost.pushes} new stories pushed${notCounted(cost)}, every one of the ${perS(cost.ids)} article pages' content read again took ` +
-    `${cost.storeReads} store reads, ${perS(cost.rebuilt)} kept answers read again${rankings(cost)} (medians), ${ms(cost.extraMs)} ms of CPU more than a pass with nothing changed (${ms(cost.passMs)} ms).${implied}`
+    `${cost.storeReads} store reads, ${perS(cost.rebuilt)} kept answers read again${rankings(cost)} (medians), ${ms(cost.extraMs)} ms of CPU more than a pass with nothing changed (${ms(cost.passMs)} ms${spread(cost.extraMsEach)}).${controlled(cost)}${implied}`
+  );
+}
+
+/** How far apart the figures a median was taken from came out: ", each -a to +b ms". */
+function spread(each: readonly number[] | undefined): string {
+  if (!each || each.length === 0) return '';
+  return `; each push ${signedMs(Math.min(...each))} to ${signedMs(Math.max(...each))} ms`;
+}
+
+/** A difference in ms with its sign: −4.0, +12. */
+function signedMs(x: number): string {
+  return `${x < 0 ? '−' : '+'}${ms(Math.abs(x))}`;
+}
+
+/** The method's control: what the same passes read after a push of nothing. */
+function controlled(cost: PushCost): string {
+  if (cost.controlExtraMs === undefined) return '';
+  const each = cost.controlExtraMsEach ?? [];
+  return (
+    ` With nothing pushed, the same passes read ${signedMs(cost.controlExtraMs)} ms (the median of ${each.length} pushes of nothing, one after each counted push` +
+    `${each.length ? `, each ${signedMs(Math.min(...each))} to ${signedMs(Math.max(...each))} ms` : ''}): what the method reads where there is nothing to read.`
   );
 }
 
