@@ -268,8 +268,8 @@ async function renderReference(run: Run): Promise<RenderReference> {
   const args = ['--import', 'tsx', script, run.dbPath, path.join(root, 'dist'), String(run.options.renderSeconds), run.pathsFile];
   const render = JSON.parse(await runPinned(root, serverCore, args, { NODE_ENV: 'production' })) as RenderReference;
   progress(`  renderToString ${perS(render.rawRenderPerS)}/s, renderPage ${perS(render.renderPagePerS)}/s`);
-  // In a process of its own: in the references' process, what their renders left to collect moved
-  // each push's figure by tens of milliseconds (tools/bench/push-cost-run.ts).
+  // In a process of its own, so nothing the references left is collected inside a push's pass
+  // (tools/bench/push-cost-run.ts).
   const pushArgs = ['--import', 'tsx', path.join(root, 'tools/bench/push-cost-run.ts'), run.dbPath, run.pathsFile];
   render.pushCost = JSON.parse(await runPinned(root, serverCore, pushArgs, { NODE_ENV: 'production' })) as PushCost;
   const { storeReads, rebuilt, extraMs } = render.pushCost;
