@@ -35,3 +35,43 @@ test('the rounds alternate their order: without pushes first in odd rounds, with
   }
   assert.equal(rounds[1]!.pushing.label, 'churn: one CMS push a second, round 2 of 4, 90% of capacity');
 });
+
+test('each round runs at 90% of the capacity found again right before it; a search that found nothing leaves the capacity found before', async () => {
+  const labels: string[] = [];
+  const step = async (label: string, ratePerS: number) => {
+    labels.push(`${label} @${ratePerS}`);
+    return { label } as unknown as StepRecord;
+  };
+  const asked: [number, number][] = [];
+  // The host slowed before round 2, the search before round 3 found nothing.
+  const found = [1100, 800, 0];
+  const capacityNow = async (round: number, last: number) => {
+    asked.push([round, last]);
+    labels.push(`search before round ${round}`);
+    return found[round - 1]!;
+  };
+  const result = await measureChurn({ port: 9 } as ServerUnderTest, ['/news/1'], 1000, step, 3, capacityNow);
+  assert.deepEqual(asked, [
+    [1, 1000],
+    [2, 1100],
+    [3, 800],
+  ]);
+  assert.deepEqual(
+    result.rounds!.map((r) => [r.capacityPerS, r.ratePerS]),
+    [
+      [1100, 990],
+      [800, 720],
+      [800, 720],
+    ],
+  );
+  // The steps at capacity keep the capacity found first; each search comes right before its round's windows.
+  assert.deepEqual(labels.slice(0, 6), [
+    'churn: no pushes @1000',
+    'churn: one CMS push a second @1000',
+    'churn: after the pushes @1000',
+    'search before round 1',
+    'churn: no pushes, round 1 of 3, 90% of capacity @990',
+    'churn: one CMS push a second, round 1 of 3, 90% of capacity @990',
+  ]);
+  assert.equal(labels[6], 'search before round 2');
+});

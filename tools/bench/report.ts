@@ -1,4 +1,4 @@
-import { belowCapacityShare, cpuMsPerRequest, cpuRatio, medianRatio, roundRatio, steadySpread, type ChurnResult, type Push } from './churn';
+import { belowCapacityShare, cpuMsPerRequest, cpuRatio, medianRatio, roundRatio, steadySpread, type ChurnPair, type ChurnResult, type Push } from './churn';
 import {
   copiesBusyPct,
   copiesCapacityShare,
@@ -380,6 +380,7 @@ function churnTargets(r: BenchResults): Target[] {
       `${store}, after the pushes: the other ids stayed warm (the store read for fewer than ${pct(warmReadShare)} of the answers) and CPU per request ≤ ${churnCpuRatio.toFixed(2)}x without pushes`,
       `${store}: every push visible on the worker within 1 s`,
       `${store}, one CMS push a second at ${Math.round(belowCapacityShare * 100)}% of capacity (below saturation), rounds without and with pushes: the median round's CPU per request ≤ ${churnCpuRatio.toFixed(2)}x without pushes; in every round with pushes p99 < 100 ms, no errors or timeouts`,
+      `${store}, every window at ${Math.round(belowCapacityShare * 100)}% of capacity, with and without pushes: p99 < 100 ms, no errors or timeouts, no event-loop stall of ${stallBoundMs} ms or more`,
     ];
     const churn = measured.find((m) => m.store === store)?.churn;
     if (!churn) return names.map((name) => ({ name, met: null, figures: 'not measured in this run' }));
@@ -417,7 +418,7 @@ function churnTargets(r: BenchResults): Target[] {
             name: names[4]!,
             met: Number.isFinite(belowRatio) ? belowRatio <= churnCpuRatio && rounds.every((r) => quiet(r.pushing)) : null,
             figures:
-              `${rounds.length} rounds at ${perS(rounds[0]!.ratePerS)} req/s: ${rounds.map((r) => `${roundRatio(r).toFixed(2)}x`).join(', ')}; median ${belowRatio.toFixed(2)}x ` +
+              `${rounds.length} rounds ${roundRates(rounds, churn.ratePerS)}: ${rounds.map((r) => `${roundRatio(r).toFixed(2)}x`).join(', ')}; median ${belowRatio.toFixed(2)}x ` +
               `(the windows without pushes alone ${Number.isFinite(steadySpread(rounds)) ? `${Math.round(steadySpread(rounds) * 100)}%` : '–'} apart); ` +
               `p99 with pushes ${rounds.map((r) => ms(r.pushing.latencyMs.p99)).join(' / ')} ms (without ${rounds.map((r) => ms(r.steady.latencyMs.p99)).join(' / ')} ms); ` +
               failures({
@@ -427,8 +428,52 @@ function churnTargets(r: BenchResults): Target[] {
               }),
           }
         : { name: names[4]!, met: null, figures: 'not measured in this run' },
+      everyWindowTarget(names[5]!, rounds, churn.ratePerS),
     ];
   });
+}
+
+/** Issue 37's bound on the event loop: no stall this long in a window below saturation. */
+const stallBoundMs = 50;
+
+/** A window below saturation held: quiet, and no stall of stallBoundMs (where the worker's pauses were read). */
+function windowHeld(step: StepRecord): boolean {
+  return quiet(step) && (step.pauses ? step.pauses.longestStallMs < stallBoundMs : true);
+}
+
+/** "at 90% of the capacity found again before each: 990 (of 1,100), …" or, in older records, "at 990 req/s". */
+function roundRates(rounds: readonly ChurnPair[], capacity: number): string {
+  if (rounds.every((r) => r.capacityPerS === undefined)) return `at ${perS(rounds[0]!.ratePerS)} req/s (of the capacity ${perS(capacity)} found before)`;
+  return `at ${pct(belowCapacityShare)} of the capacity found again before each: ${rounds.map((r) => `${perS(r.ratePerS)} (of ${perS(r.capacityPerS ?? capacity)})`).join(', ')} req/s`;
+}
+
+/** Every window of the rounds, with pushes and without, held its p99 and its event loop. */
+function everyWindowTarget(name: string, rounds: readonly ChurnPair[], capacity: number): Target {
+  if (rounds.length === 0) return { name, met: null, figures: 'not measured in this run' };
+  const windows = rounds.flatMap((r, i) => [
+    { round: i + 1, what: 'without pushes', step: r.steady },
+    { round: i + 1, what: 'with pushes', step: r.pushing },
+  ]);
+  const missed = windows.filter((w) => !windowHeld(w.step));
+  const stalls = windows.map((w) => w.step.pauses?.longestStallMs).filter((x): x is number => x !== undefined);
+  const busy = (step: StepRecord) => cpu(step.serverCpuPct);
+  return {
+    name,
+    met: missed.length === 0,
+    figures:
+      `${windows.length - missed.length} of ${windows.length} windows held ${roundRates(rounds, capacity)}; ` +
+      `p99 ${ms(Math.min(...windows.map((w) => w.step.latencyMs.p99)))}–${ms(Math.max(...windows.map((w) => w.step.latencyMs.p99)))} ms; ` +
+      `longest stall ${stalls.length ? `${ms(Math.max(...stalls))} ms` : 'not read'}` +
+      (missed.length
+        ? `; missed: ${missed.map((w) => `round ${w.round} ${w.what} (p99 ${ms(w.step.latencyMs.p99)} ms, ${busy(w.step)} of the core${w.step.pauses ? `, stall ${ms(w.step.pauses.longestStallMs)} ms` : ''}${failed(w.step)})`).join('; ')}`
+        : ''),
+  };
+}
+
+/** ", 3 failed" where a window had errors, timeouts or non-2xx answers; nothing otherwise. */
+function failed(step: StepRecord): string {
+  const n = step.errors + step.timeouts + step.non2xx;
+  return n > 0 ? `, ${n} failed` : '';
 }
 
 export function evaluateTargets(results: BenchResults): Target[] {
@@ -807,6 +852,12 @@ function churnNoise(r: BenchResults): string[] {
         );
       }
       const rounds = churn.rounds ?? [];
+      const again = churn.capacityAgain ?? [];
+      if (again.length > 0) {
+        parts.push(
+          `the capacity found again before each round: ${again.map((s) => `${perS(s.ratePerS)}${s.confirmed === false ? ' (not held for a full window)' : ''}`).join(', ')} req/s, against ${perS(churn.ratePerS)} found before the steps at capacity`,
+        );
+      }
       const spread = steadySpread(rounds);
       if (Number.isFinite(spread)) parts.push(`the rounds' windows without pushes are ${Math.round(spread * 100)}% apart in CPU per request`);
       return parts.length > 0 ? `- ${store}: ${parts.join('; ')}.` : '';
