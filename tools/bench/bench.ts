@@ -6,7 +6,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { articlePaths, fetchPage, hotSetPaths, seedBenchStore, type PageSample } from './articles';
 import { balanceLayouts, measureBalance } from './balance';
-import { belowCapacityShare, capacityAgainFactor, churnToken, measureChurn, medianRatio, roundRatio, steadySpread, type ChurnResult } from './churn';
+import { churnToken, measureChurn, medianRatio, roundRatio, steadySpread, type ChurnResult } from './churn';
 import { IdPasses, passPerS } from './passes';
 import { renderChart } from './chart';
 import { describeEnvironment, ensureBuild } from './environment';
@@ -140,9 +140,6 @@ async function warmEveryId(run: Run, server: ServerUnderTest): Promise<void> {
   await settle(server);
 }
 
-/** The search for the capacity again before each round of churn (churn.ts's capacityAgainFactor), then a full window (confirmCapacity). */
-const capacityAgainSearch: SearchTuning = { factor: capacityAgainFactor };
-
 /** At capacity without CMS pushes, with one a second, and right after: SQLite's or PostgreSQL's. */
 async function churnSteps(run: Run, server: ServerUnderTest, store: string, capacity: number): Promise<ChurnResult | null> {
   if (run.options.skipChurn) return null;
@@ -150,25 +147,18 @@ async function churnSteps(run: Run, server: ServerUnderTest, store: string, capa
   progress(
     `  host steadiness on core ${serverCore} over ${steadiness.seconds} s: the same chunk of memory-bound work took ${chunkRange(steadiness.memory)}, of arithmetic ${chunkRange(steadiness.arithmetic)}`,
   );
-  const capacityAgain: SearchOutcome[] = [];
   const measured = await measureChurn(
     server,
     run.paths,
     capacity,
     (label, rate, warmupS) => probe(run, server, `${store} ${label}`, rate, { ...windowTiming(run.options), warmupS: warmupS ?? run.options.warmupSeconds }),
     run.options.churnRounds,
-    async (round, last) => {
-      const search = await findRate(run, server, `${store} capacity again before round ${round}`, last, capacityAgainSearch);
-      if (search.ratePerS > 0) await confirmCapacity(run, server, search, `${store} capacity again before round ${round}, a full window`);
-      capacityAgain.push(search);
-      return search.ratePerS;
-    },
   );
-  const result: ChurnResult = { ...measured, steadiness, capacityAgain };
+  const result: ChurnResult = { ...measured, steadiness };
   const rounds = result.rounds ?? [];
   if (rounds.length > 0) {
     progress(
-      `  rounds at ${rounds.map((r) => perS(r.ratePerS)).join(', ')} req/s (${pct(belowCapacityShare)} of ${rounds.map((r) => perS(r.capacityPerS ?? capacity)).join(', ')}): CPU per request ${rounds.map((r) => `${roundRatio(r).toFixed(2)}x`).join(', ')}; median ${medianRatio(rounds).toFixed(2)}x; windows without pushes ${Number.isFinite(steadySpread(rounds)) ? `${Math.round(steadySpread(rounds) * 100)}%` : '–'} apart`,
+      `  rounds at ${perS(rounds[0]!.ratePerS)} req/s: CPU per request ${rounds.map((r) => `${roundRatio(r).toFixed(2)}x`).join(', ')}; median ${medianRatio(rounds).toFixed(2)}x; windows without pushes ${Number.isFinite(steadySpread(rounds)) ? `${Math.round(steadySpread(rounds) * 100)}%` : '–'} apart`,
     );
   }
   const all = [...result.pushes, ...rounds.flatMap((r) => r.pushes)];
@@ -726,7 +716,7 @@ async function balance(run: Run, capacity: number): Promise<void> {
 function addNotes(results: BenchResults): void {
   const searches = [results.capacity, results.postgres?.capacity, results.reference.bare, results.reference.shellPath];
   const churns = [results.churn, results.postgres?.churn].flatMap((c) =>
-    c ? [c.steady, c.pushing, c.after, ...(c.rounds ?? []).flatMap((r) => [r.steady, r.pushing]), ...(c.capacityAgain ?? []).flatMap((s) => s.probes)] : [],
+    c ? [c.steady, c.pushing, c.after, ...(c.rounds ?? []).flatMap((r) => [r.steady, r.pushing])] : [],
   );
   const passes = [results.passes, results.postgres?.passes].flatMap((p) => (p ? [p.cold, p.warm] : []));
   const steps = [...results.steps, ...searches.flatMap((s) => s?.probes ?? []), ...churns, ...passes];

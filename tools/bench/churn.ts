@@ -8,20 +8,16 @@
 // again, each round's ratio taken and the median of them judged. One pair of 10 s windows moves
 // by ±10% from run to run on a shared 2-core machine, more than the few percent being judged:
 // memory-bound work on this host costs up to twice as much CPU time from one second to the
-// next (steadiness.ts measures it before the steps). So each round runs at 90% of the capacity
-// found again right before it (half a minute's search and a full window), not of the one found
-// minutes earlier, which a spell of the host's can leave at 75% of the core or past saturation.
-// Alternating rounds in one server run share its state and the machine's mood, the order within
-// a round alternates too (without pushes first in odd rounds, with them first in even ones) so
-// a drift over the rounds favours neither, and the median drops a round a neighbour disturbed.
-// Each window starts one pass over the ids after its phase began (the warm-up), so a window
-// with pushes measures the pages they change being put together again at the rate pushes cause
-// it, and a window without them starts after the last push's pages were read again rather than
-// paying for them.
+// next (steadiness.ts measures it before the steps). Alternating rounds in one server run share
+// its state and the machine's mood, the order within a round alternates too (without pushes
+// first in odd rounds, with them first in even ones) so a drift over the rounds favours
+// neither, and the median drops a round a neighbour disturbed. Each window starts one pass
+// over the ids after its phase began (the warm-up), so a window with pushes measures the pages
+// they change being put together again at the rate pushes cause it, and a window without them
+// starts after the last push's pages were read again rather than paying for them.
 import { randomBytes } from 'node:crypto';
 import { generateArticles, median, pathUnder, type Article } from '@kiosk/surface';
 import type { StepRecord } from './measure';
-import type { SearchOutcome } from './results';
 import type { ServerUnderTest } from './processes';
 import type { Steadiness } from './steadiness';
 
@@ -36,12 +32,6 @@ export interface Push {
 /** The same rate without pushes and with one a second. */
 export interface ChurnPair {
   ratePerS: number;
-  /**
-   * The capacity `ratePerS` is belowCapacityShare of: found again right before the round
-   * (capacityNow); absent in earlier records, whose rounds all ran below the capacity the run
-   * found first.
-   */
-  capacityPerS?: number;
   steady: StepRecord;
   pushing: StepRecord;
   pushes: Push[];
@@ -61,19 +51,10 @@ export interface ChurnResult {
   rounds?: ChurnPair[];
   /** The host's steadiness on the server's core right before these steps; absent: not measured. */
   steadiness?: Steadiness;
-  /** The searches for the capacity again before each round, in order; absent: not searched again. */
-  capacityAgain?: SearchOutcome[];
 }
 
 /** Where the rounds of churn steps run: 90% of capacity, below saturation, where CPU per request is the work a request costs. */
 export const belowCapacityShare = 0.9;
-
-/**
- * How the capacity is searched again before each round: from the capacity found before, up or
- * down by this factor, then halved to the run's precision (three probes where the main search
- * takes eight), then held for a full window.
- */
-export const capacityAgainFactor = 1.1;
 
 /**
  * Rounds below saturation unless --churn-rounds says otherwise: the median of three drops one
@@ -223,22 +204,11 @@ export function passSeconds(ids: number, ratePerS: number): number {
 }
 
 /**
- * The capacity a round's rate is belowCapacityShare of, found again right before the round
- * (`last`: the capacity found before, the run's own for the first round). On a host whose speed
- * moves by a fifth within a minute, 90% of a capacity found minutes earlier is 75% of what the
- * core can do in one round and past saturation in the next, and a window past saturation misses
- * its p99 with pushes or without: the rounds would judge the host, not the content layer.
- */
-export type CapacityNow = (round: number, last: number) => Promise<number>;
-
-/**
  * The three steps at `ratePerS` on a warm server started with INGEST_TOKEN=churnToken, then
- * `rounds` pairs at belowCapacityShare of the capacity (after the third step, so the pages the
- * pushes changed have been put together again and the first round starts as warm as the first
- * step); with `capacityNow`, of the capacity found again right before each round, otherwise of
- * `ratePerS`. `step`'s warm-up is the bench's own unless `warmupS` is given: the rounds'
- * windows, and the one with pushes at capacity, start a pass over the ids after their phase
- * began.
+ * `rounds` pairs at belowCapacityShare of it (after the third step, so the pages the pushes
+ * changed have been put together again and the first round starts as warm as the first step).
+ * `step`'s warm-up is the bench's own unless `warmupS` is given: the rounds' windows, and the
+ * one with pushes at capacity, start a pass over the ids after their phase began.
  */
 export async function measureChurn(
   server: ServerUnderTest,
@@ -246,21 +216,16 @@ export async function measureChurn(
   ratePerS: number,
   step: (label: string, ratePerS: number, warmupS?: number) => Promise<StepRecord>,
   rounds = defaultChurnRounds,
-  capacityNow: CapacityNow = async (_round, last) => last,
 ): Promise<ChurnResult> {
   const steady = await step('churn: no pushes', ratePerS);
   const pushes: Push[] = [];
   const pushing = await withPushes(server, paths, pushes, () => step('churn: one CMS push a second', ratePerS, passSeconds(paths.length, ratePerS)));
   const after = await step('churn: after the pushes', ratePerS);
+  const belowRate = Math.round(ratePerS * belowCapacityShare);
   const share = `${Math.round(belowCapacityShare * 100)}% of capacity`;
+  const pass = passSeconds(paths.length, belowRate);
   const pairs: ChurnPair[] = [];
-  let capacity = ratePerS;
   for (let round = 1; round <= rounds; round++) {
-    const found = await capacityNow(round, capacity);
-    // A search that found nothing (every probe disturbed) leaves the capacity found before.
-    if (found > 0) capacity = found;
-    const belowRate = Math.round(capacity * belowCapacityShare);
-    const pass = passSeconds(paths.length, belowRate);
     const of = `round ${round} of ${rounds}, ${share}`;
     const roundPushes: Push[] = [];
     const withoutPushes = () => step(`churn: no pushes, ${of}`, belowRate, pass);
@@ -275,7 +240,7 @@ export async function measureChurn(
       roundPushing = await withThem();
       roundSteady = await withoutPushes();
     }
-    pairs.push({ ratePerS: belowRate, capacityPerS: capacity, steady: roundSteady, pushing: roundPushing, pushes: roundPushes });
+    pairs.push({ ratePerS: belowRate, steady: roundSteady, pushing: roundPushing, pushes: roundPushes });
   }
   return { ratePerS, steady, pushing, after, pushes, rounds: pairs };
 }

@@ -4,7 +4,7 @@
 // machine the bench is run on: an SSR capacity of about 1,500 req/s and renderPage in process
 // about 3,500/s. Within a minute or two, not to the second: it says where the time goes.
 import type { BenchOptions } from './options';
-import { belowCapacityShare, capacityAgainFactor } from './churn';
+import { belowCapacityShare } from './churn';
 import { copiesSettlingRounds, copiesSettlingWindowS, floodMultipliers, tierWarmShare } from './last-good';
 
 /** What the records of this machine found; only the estimate uses them. */
@@ -70,8 +70,6 @@ export function estimateSeconds(o: BenchOptions, measuredRenderPagePerS?: number
     : (o.quick ? 2 : 8) +
       2 * window +
       (pass(rates.capacityPerS) + o.windowSeconds + overheadS) +
-      // Each round: the capacity searched again and held for a full window, then its two windows after a pass each.
-      o.churnRounds * (probesOf(capacityAgainFactor, o.searchPrecision, 2) * probe + confirm) +
       o.churnRounds * 2 * (pass(rates.capacityPerS * belowCapacityShare) + o.windowSeconds + overheadS);
   // A Zipf flood's server: the pass over every article at an eighth of capacity before its steps, in place of the warm-up, and the floods only.
   const tierPass = rates.ids / (rates.capacityPerS * tierWarmShare) + overheadS - warmUpS;

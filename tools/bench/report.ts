@@ -418,7 +418,7 @@ function churnTargets(r: BenchResults): Target[] {
             name: names[4]!,
             met: Number.isFinite(belowRatio) ? belowRatio <= churnCpuRatio && rounds.every((r) => quiet(r.pushing)) : null,
             figures:
-              `${rounds.length} rounds ${roundRates(rounds, churn.ratePerS)}: ${rounds.map((r) => `${roundRatio(r).toFixed(2)}x`).join(', ')}; median ${belowRatio.toFixed(2)}x ` +
+              `${rounds.length} rounds at ${perS(rounds[0]!.ratePerS)} req/s: ${rounds.map((r) => `${roundRatio(r).toFixed(2)}x`).join(', ')}; median ${belowRatio.toFixed(2)}x ` +
               `(the windows without pushes alone ${Number.isFinite(steadySpread(rounds)) ? `${Math.round(steadySpread(rounds) * 100)}%` : '–'} apart); ` +
               `p99 with pushes ${rounds.map((r) => ms(r.pushing.latencyMs.p99)).join(' / ')} ms (without ${rounds.map((r) => ms(r.steady.latencyMs.p99)).join(' / ')} ms); ` +
               failures({
@@ -428,7 +428,7 @@ function churnTargets(r: BenchResults): Target[] {
               }),
           }
         : { name: names[4]!, met: null, figures: 'not measured in this run' },
-      everyWindowTarget(names[5]!, rounds, churn.ratePerS),
+      everyWindowTarget(names[5]!, rounds),
     ];
   });
 }
@@ -441,14 +441,8 @@ function windowHeld(step: StepRecord): boolean {
   return quiet(step) && (step.pauses ? step.pauses.longestStallMs < stallBoundMs : true);
 }
 
-/** "at 90% of the capacity found again before each: 990 (of 1,100), …" or, in older records, "at 990 req/s". */
-function roundRates(rounds: readonly ChurnPair[], capacity: number): string {
-  if (rounds.every((r) => r.capacityPerS === undefined)) return `at ${perS(rounds[0]!.ratePerS)} req/s (of the capacity ${perS(capacity)} found before)`;
-  return `at ${pct(belowCapacityShare)} of the capacity found again before each: ${rounds.map((r) => `${perS(r.ratePerS)} (of ${perS(r.capacityPerS ?? capacity)})`).join(', ')} req/s`;
-}
-
 /** Every window of the rounds, with pushes and without, held its p99 and its event loop. */
-function everyWindowTarget(name: string, rounds: readonly ChurnPair[], capacity: number): Target {
+function everyWindowTarget(name: string, rounds: readonly ChurnPair[]): Target {
   if (rounds.length === 0) return { name, met: null, figures: 'not measured in this run' };
   const windows = rounds.flatMap((r, i) => [
     { round: i + 1, what: 'without pushes', step: r.steady },
@@ -461,7 +455,7 @@ function everyWindowTarget(name: string, rounds: readonly ChurnPair[], capacity:
     name,
     met: missed.length === 0,
     figures:
-      `${windows.length - missed.length} of ${windows.length} windows held ${roundRates(rounds, capacity)}; ` +
+      `${windows.length - missed.length} of ${windows.length} windows held at ${perS(rounds[0]!.ratePerS)} req/s; ` +
       `p99 ${ms(Math.min(...windows.map((w) => w.step.latencyMs.p99)))}–${ms(Math.max(...windows.map((w) => w.step.latencyMs.p99)))} ms; ` +
       `longest stall ${stalls.length ? `${ms(Math.max(...stalls))} ms` : 'not read'}` +
       (missed.length
@@ -852,12 +846,6 @@ function churnNoise(r: BenchResults): string[] {
         );
       }
       const rounds = churn.rounds ?? [];
-      const again = churn.capacityAgain ?? [];
-      if (again.length > 0) {
-        parts.push(
-          `the capacity found again before each round: ${again.map((s) => `${perS(s.ratePerS)}${s.confirmed === false ? ' (not held for a full window)' : ''}`).join(', ')} req/s, against ${perS(churn.ratePerS)} found before the steps at capacity`,
-        );
-      }
       const spread = steadySpread(rounds);
       if (Number.isFinite(spread)) parts.push(`the rounds' windows without pushes are ${Math.round(spread * 100)}% apart in CPU per request`);
       return parts.length > 0 ? `- ${store}: ${parts.join('; ')}.` : '';
