@@ -304,7 +304,7 @@ test('the churn noise: the host steadiness measured before the steps and how far
   assert.doesNotMatch(renderMarkdown({ ...results(1000, null), churn: { ...churn, rounds: [], steadiness: undefined } }), /How much the same work moved/);
 });
 
-test("issue 37's windows: every window at 90% of capacity, with pushes and without, under 100 ms of p99, nothing failed, no stall of 50 ms", () => {
+test('the windows below saturation: every window at 90% of capacity, with pushes and without, under 100 ms of p99, nothing failed, no stall of 50 ms', () => {
   const window = (p99: number, stallMs: number | null = 20, timeouts = 0) =>
     ({
       ...(quietStep(85) as object),

@@ -433,7 +433,7 @@ function churnTargets(r: BenchResults): Target[] {
   });
 }
 
-/** Issue 37's bound on the event loop: no stall this long in a window below saturation. */
+/** The content layer's bound on the event loop: no stall this long in a window below saturation. */
 const stallBoundMs = 50;
 
 /** A window below saturation held: quiet, and no stall of stallBoundMs (where the worker's pauses were read). */
