@@ -305,12 +305,14 @@ test('the churn noise: the host steadiness measured before the steps and how far
 });
 
 test('the windows below saturation: every window at 90% of capacity, with pushes and without, under 100 ms of p99, nothing failed, no stall of 50 ms', () => {
-  const window = (p99: number, stallMs: number | null = 20, timeouts = 0) =>
+  const window = (p99: number, stallMs: number | null = 20, timeouts = 0, majorGcs = 0) =>
     ({
       ...(quietStep(85) as object),
       latencyMs: { p50: 5, p90: 10, p99, max: p99 },
       timeouts,
-      ...(stallMs === null ? {} : { pauses: { majorGcs: 0, majorGcMs: 0, longestMajorGcMs: 0, longestStallMs: stallMs, heapAfterGcMb: 70 } }),
+      ...(stallMs === null
+        ? {}
+        : { pauses: { majorGcs, majorGcMs: 14 * majorGcs, longestMajorGcMs: majorGcs ? 14 : 0, longestStallMs: stallMs, heapAfterGcMb: 70 } }),
     }) as never;
   const pair = (steady: never, pushing: never) => ({ ratePerS: 900, steady, pushing, pushes: [] });
   const churnOf = (rounds: ReturnType<typeof pair>[]) => ({
@@ -320,13 +322,28 @@ test('the windows below saturation: every window at 90% of capacity, with pushes
   const target = (rounds: ReturnType<typeof pair>[]) => evaluateTargets(churnOf(rounds)).find((t) => t.name.startsWith('SQLite, every window at 90%'))!;
   const held = [pair(window(20), window(40)), pair(window(30), window(99.9, 49.9))];
   assert.equal(target(held).met, true);
-  assert.match(target(held).figures, /^4 of 4 windows held at 900 req\/s; p99 20–100 ms; longest stall 50 ms$/);
+  assert.match(
+    target(held).figures,
+    /^4 of 4 windows held at 900 req\/s; p99 20–100 ms; longest stall 50 ms; a major collection in 0 of 4 windows \(0 of them missed\)$/,
+  );
   // A window without pushes counts as much as one with them.
   const slowWithout = target([held[0]!, pair(window(120), window(40))]);
   assert.equal(slowWithout.met, false);
-  assert.match(slowWithout.figures, /^3 of 4 windows held .*; missed: round 2 without pushes \(p99 120 ms, 85% of the core, stall 20 ms\)$/);
+  assert.match(
+    slowWithout.figures,
+    /^3 of 4 windows held .*; missed: round 2 without pushes \(p99 120 ms, 85% of the core, stall 20 ms, no major collection\)$/,
+  );
+  // Each window's major collections are counted beside what it missed.
+  const collected = target([pair(window(20, 20, 0, 1), window(150, 30, 0, 2)), held[1]!]);
+  assert.match(
+    collected.figures,
+    /; a major collection in 2 of 4 windows \(1 of them missed\); missed: round 1 with pushes \(p99 150 ms, 85% of the core, stall 30 ms, 2 major collections\)$/,
+  );
   assert.equal(target([pair(window(20), window(40, 50))]).met, false, 'a stall of 50 ms');
-  assert.match(target([pair(window(20), window(40, 20, 2))]).figures, /missed: round 1 with pushes \(p99 40 ms, 85% of the core, stall 20 ms, 2 failed\)/);
+  assert.match(
+    target([pair(window(20), window(40, 20, 2))]).figures,
+    /missed: round 1 with pushes \(p99 40 ms, 85% of the core, stall 20 ms, no major collection, 2 failed\)/,
+  );
   assert.equal(target([pair(window(20, null), window(40, null))]).met, true, "the worker's pauses not read: judged on p99 alone");
   assert.match(target([pair(window(20, null), window(40, null))]).figures, /longest stall not read$/);
   assert.equal(target([]).met, null, 'no rounds: not judged');

@@ -458,10 +458,29 @@ function everyWindowTarget(name: string, rounds: readonly ChurnPair[]): Target {
       `${windows.length - missed.length} of ${windows.length} windows held at ${perS(rounds[0]!.ratePerS)} req/s; ` +
       `p99 ${ms(Math.min(...windows.map((w) => w.step.latencyMs.p99)))}–${ms(Math.max(...windows.map((w) => w.step.latencyMs.p99)))} ms; ` +
       `longest stall ${stalls.length ? `${ms(Math.max(...stalls))} ms` : 'not read'}` +
+      majorCollections(windows.map((w) => w.step)) +
       (missed.length
-        ? `; missed: ${missed.map((w) => `round ${w.round} ${w.what} (p99 ${ms(w.step.latencyMs.p99)} ms, ${busy(w.step)} of the core${w.step.pauses ? `, stall ${ms(w.step.pauses.longestStallMs)} ms` : ''}${failed(w.step)})`).join('; ')}`
+        ? `; missed: ${missed.map((w) => `round ${w.round} ${w.what} (p99 ${ms(w.step.latencyMs.p99)} ms, ${busy(w.step)} of the core${w.step.pauses ? `, stall ${ms(w.step.pauses.longestStallMs)} ms, ${majors(w.step.pauses.majorGcs)}` : ''}${failed(w.step)})`).join('; ')}`
         : ''),
   };
+}
+
+/** "1 major collection", "2 major collections", "no major collection". */
+function majors(n: number): string {
+  return n === 0 ? 'no major collection' : `${n} major collection${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * "; a major collection in 2 windows (1 of them missed)": each takes about 110–125 ms of the
+ * worker's core, mostly in V8's helper threads on its pinned core, a queue that at 90% of
+ * capacity drains for over a second (docs/benchmarks/2026-11-28-capacity-again.md). Nothing
+ * where the worker's pauses were not read.
+ */
+function majorCollections(steps: readonly StepRecord[]): string {
+  const read = steps.filter((s) => s.pauses);
+  if (read.length === 0) return '';
+  const collected = read.filter((s) => s.pauses!.majorGcs > 0);
+  return `; a major collection in ${collected.length} of ${read.length} windows (${collected.filter((s) => !windowHeld(s)).length} of them missed)`;
 }
 
 /** ", 3 failed" where a window had errors, timeouts or non-2xx answers; nothing otherwise. */
