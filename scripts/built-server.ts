@@ -45,15 +45,32 @@ export interface BuiltServer {
 
 const distDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 
+/** Where a port the server was given on its own is taken by the time it binds: another is tried. */
+const portAttempts = 3;
+
 /**
  * The production build as operators run it: `node dist/server/index.cjs`, the throng
- * primary with its workers. Needs `npm run build` first (npm test does it).
+ * primary with its workers. Needs `npm run build` first (npm test does it). A caller may choose
+ * the port (`env.PORT`: per-worker mode needs a free range); otherwise it is a free one, and
+ * if another process takes it between the pick and the bind (two test files starting servers
+ * at once can be handed the same port), Kiosk refuses to start and a new one is picked.
+ * `pickPort` is for the test of that.
  */
-export async function startBuiltServer(dbPath: string, env: Record<string, string> = {}): Promise<BuiltServer> {
+export async function startBuiltServer(dbPath: string, env: Record<string, string> = {}, pickPort: () => Promise<number> = freePort): Promise<BuiltServer> {
+  for (let attempt = 1; ; attempt++) {
+    const port = env.PORT ? Number(env.PORT) : await pickPort();
+    try {
+      return await startOnPort(dbPath, env, port);
+    } catch (error) {
+      const taken = error instanceof Error && error.message.includes(`Port ${port} is already taken`);
+      if (env.PORT || !taken || attempt >= portAttempts) throw error;
+    }
+  }
+}
+
+async function startOnPort(dbPath: string, env: Record<string, string>, port: number): Promise<BuiltServer> {
   const bundle = path.join(distDir, 'server', 'index.cjs');
   if (!fs.existsSync(bundle)) throw new Error(`${bundle} is missing: run "npm run build" first`);
-  // A caller may choose the port (per-worker mode needs a free range); otherwise any free one.
-  const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, ['--enable-source-maps', bundle], {
     env: {
       ...process.env,
