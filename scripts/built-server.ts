@@ -45,7 +45,7 @@ export interface BuiltServer {
 
 const distDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 
-/** Where a port the server was given on its own is taken by the time it binds: another is tried. */
+/** How many ports are tried when the one picked for the server is taken by the time Kiosk binds it. */
 const portAttempts = 3;
 
 /**

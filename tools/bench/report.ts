@@ -450,7 +450,6 @@ function everyWindowTarget(name: string, rounds: readonly ChurnPair[]): Target {
   ]);
   const missed = windows.filter((w) => !windowHeld(w.step));
   const stalls = windows.map((w) => w.step.pauses?.longestStallMs).filter((x): x is number => x !== undefined);
-  const busy = (step: StepRecord) => cpu(step.serverCpuPct);
   return {
     name,
     met: missed.length === 0,
@@ -460,7 +459,7 @@ function everyWindowTarget(name: string, rounds: readonly ChurnPair[]): Target {
       `longest stall ${stalls.length ? `${ms(Math.max(...stalls))} ms` : 'not read'}` +
       majorCollections(windows.map((w) => w.step)) +
       (missed.length
-        ? `; missed: ${missed.map((w) => `round ${w.round} ${w.what} (p99 ${ms(w.step.latencyMs.p99)} ms, ${busy(w.step)} of the core${w.step.pauses ? `, stall ${ms(w.step.pauses.longestStallMs)} ms, ${majors(w.step.pauses.majorGcs)}` : ''}${failed(w.step)})`).join('; ')}`
+        ? `; missed: ${missed.map((w) => `round ${w.round} ${w.what} (p99 ${ms(w.step.latencyMs.p99)} ms, ${cpu(w.step.serverCpuPct)} of the core${w.step.pauses ? `, stall ${ms(w.step.pauses.longestStallMs)} ms, ${majors(w.step.pauses.majorGcs)}` : ''}${failed(w.step)})`).join('; ')}`
         : ''),
   };
 }
@@ -471,7 +470,7 @@ function majors(n: number): string {
 }
 
 /**
- * "; a major collection in 2 windows (1 of them missed)": each takes about 110–125 ms of the
+ * "; a major collection in 2 of 6 windows (1 of them missed)": each takes about 110–125 ms of the
  * worker's core, mostly in V8's helper threads on its pinned core, a queue that at 90% of
  * capacity drains for over a second (docs/benchmarks/2026-11-28-capacity-again.md). Nothing
  * where the worker's pauses were not read.
