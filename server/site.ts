@@ -5,7 +5,7 @@ import { edgePurgeActive, type Config } from './config';
 import { pageLifetimes, shellCacheControl } from './cache-policy';
 import type { ContentCache } from './content/cache';
 import type { Content } from './content/open';
-import { EventLoopDelaySampler, GcObserver } from './metrics/event-loop';
+import { EventLoopDelaySampler, MajorCollections } from './metrics/event-loop';
 import { WorkerMetrics } from './metrics/worker-metrics';
 import { OverloadGuard, overloadGuardStage } from './overload';
 import { TurnBudget } from './turns';
@@ -67,7 +67,7 @@ export function createSite({
   const { reader, writer } = content;
   const eventLoop = new EventLoopDelaySampler();
   const metrics = new WorkerMetrics(eventLoop);
-  const gc = new GcObserver(metrics);
+  const gc = new MajorCollections(metrics, eventLoop);
   content.cache.countInto(metrics.count);
   // One clock for the turn of the event loop, shared by the guard's turns and the renders.
   const turns = new TurnBudget();

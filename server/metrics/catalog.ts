@@ -106,7 +106,7 @@ export const workerDistributions = {
   majorGcMs: {
     cloudwatch: metricNames.majorGcPause,
     prometheus: 'kiosk_major_gc_seconds',
-    help: 'Each major garbage collection (mark-compact) of a worker, as V8 reports its duration',
+    help: "Each major garbage collection (mark-compact) of a worker: the event loop's highest delay in the 500 ms window it ended in",
     everyBucket: true,
   },
 } as const satisfies Record<string, Exported>;

@@ -1,4 +1,4 @@
-import { constants, monitorEventLoopDelay, PerformanceObserver, type ELDHistogram, type PerformanceEntry } from 'node:perf_hooks';
+import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { Histogram } from './histogram';
 
@@ -19,6 +19,7 @@ export class EventLoopDelaySampler {
   readonly windowMaxMs = new Histogram();
   private readonly histogram: ELDHistogram;
   private readonly timer: NodeJS.Timeout;
+  private readonly listeners: ((maxDelayMs: number) => void)[] = [];
 
   constructor(
     intervalMs = 500,
@@ -36,6 +37,12 @@ export class EventLoopDelaySampler {
     this.maxDelayMs = Math.max(0, this.histogram.max / 1e6 - this.resolutionMs);
     this.windowMaxMs.record(this.maxDelayMs);
     this.histogram.reset();
+    for (const listener of this.listeners) listener(this.maxDelayMs);
+  }
+
+  /** Calls `listener` with each interval's highest delay, as it ends. */
+  onInterval(listener: (maxDelayMs: number) => void): void {
+    this.listeners.push(listener);
   }
 
   close(): void {
@@ -45,28 +52,45 @@ export class EventLoopDelaySampler {
 }
 
 /**
- * Major garbage collections as V8 reports them (perf_hooks' gc entries, delivered after the
- * collection, off the request path): each one's duration into a histogram, and the heap in use
- * right after it, which is what the worker really keeps. Minor collections are many and short,
- * and left out.
+ * Major garbage collections, seen without watching every collection. perf_hooks' gc entries
+ * came for every scavenge too (dozens a second under load), each a handful of objects built
+ * after the collection and handed over a turn later, and enough of them lived through the next
+ * scavenge to be promoted: with them a busy worker promoted about twice as much to the old
+ * generation, so its major collections, whose marking takes its core for ~100 ms, came about
+ * twice as often (docs/performance.md). Here one unreachable object is registered with a
+ * FinalizationRegistry: a scavenge keeps what such a registry watches, a major collection
+ * frees it, and the registry's callback, run after that collection, counts it and plants the
+ * next. The heap in use then is what the worker really keeps. V8's own duration of the pause is
+ * not available this way: each collection is recorded with the event loop's highest delay in
+ * the sampler's interval it ended in, the stall its pause and whatever ran beside it made.
  */
-export class GcObserver {
-  private readonly observer: PerformanceObserver;
+export class MajorCollections {
+  private readonly registry = new FinalizationRegistry<undefined>(() => this.collected());
+  private ended = 0;
+  private closed = false;
 
-  constructor(into: { majorGcMs: Histogram; heapAfterGcBytes: number }) {
-    this.observer = new PerformanceObserver((list) => {
-      let major = false;
-      for (const entry of list.getEntries()) {
-        if ((entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
-        into.majorGcMs.record(entry.duration);
-        major = true;
-      }
-      if (major) into.heapAfterGcBytes = v8.getHeapStatistics().used_heap_size;
+  constructor(
+    private readonly into: { majorGcMs: Histogram; heapAfterGcBytes: number },
+    sampler: Pick<EventLoopDelaySampler, 'onInterval'>,
+  ) {
+    this.plant();
+    sampler.onInterval((maxDelayMs) => {
+      for (; this.ended > 0; this.ended--) this.into.majorGcMs.record(maxDelayMs);
     });
-    this.observer.observe({ entryTypes: ['gc'] });
+  }
+
+  private plant(): void {
+    this.registry.register({}, undefined);
+  }
+
+  private collected(): void {
+    if (this.closed) return;
+    this.ended++;
+    this.into.heapAfterGcBytes = v8.getHeapStatistics().used_heap_size;
+    this.plant();
   }
 
   close(): void {
-    this.observer.disconnect();
+    this.closed = true;
   }
 }

@@ -27,7 +27,7 @@ export class WorkerMetrics {
   readonly responseMs = new Histogram();
   /** The sampler's per-window maximum delays, filled on the sampler's timer. */
   readonly eventLoopDelayMs: Histogram;
-  /** Each major garbage collection's duration (server/metrics/event-loop.ts's GcObserver). */
+  /** Each major garbage collection, as the stall of the sampler's window it ended in (server/metrics/event-loop.ts's MajorCollections). */
   readonly majorGcMs = new Histogram();
   /** The V8 heap in use right after the latest major collection: what is live, not garbage waiting. */
   heapAfterGcBytes = 0;

@@ -735,7 +735,8 @@ function passesTable(r: BenchResults): string[] {
   ];
 }
 
-const memoryAndPausesHeading = 'peak RSS / heap after GC MB; major GCs (ms, longest); longest stall ms; V8 helper threads / main thread waiting, % of a core';
+const memoryAndPausesHeading =
+  "peak RSS / heap after GC MB; major GCs (the stall of each one's half second: ms, longest); longest stall ms; V8 helper threads / main thread waiting, % of a core";
 
 /** The worker's memory and pauses over the window: – for what was not read. */
 function memoryAndPauses(step: StepRecord): string {
