@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { serializeState } from '../src/page-contract';
-import { frozenWithJson, keepJson } from './content/cache';
+import { produce } from 'immer';
+import { frozenWithJson, jsonOf, parsedWithJson } from './content/cache';
 import { stateJson } from './state-json';
 
 test('the state as embedded is byte for byte serializeState, whatever the content cache kept the text of and whatever it did not', () => {
@@ -37,6 +38,24 @@ test('an object the cache kept the text of is written from that text; one it did
   }, TypeError);
   // A request's own parse of a kept text is written as that text.
   const text = serializeState({ id: '2', title: 'Rates <held>' });
-  const parsed = keepJson(JSON.parse(text) as object, text);
+  const parsed = parsedWithJson<{ id: string; title: string }>(text);
   assert.equal(stateJson({ articles: { 2: parsed } }), `{"articles":{"2":${text}}}`);
+});
+
+test("a request's own parse carries its text, and no copy of it does: a changed copy is written afresh", () => {
+  const text = serializeState({ id: '3', title: 'Bridge <opens>', tags: ['transport'] });
+  const parsed = parsedWithJson<{ id: string; title: string; tags: string[] }>(text);
+  assert.equal(jsonOf(parsed), text);
+  assert.deepEqual(Object.keys(parsed), ['id', 'title', 'tags'], 'the text is not an enumerable field');
+  assert.equal(JSON.stringify(parsed), JSON.stringify(JSON.parse(text)));
+  const spread = { ...parsed, title: 'Bridge <closes>' };
+  assert.equal(jsonOf(spread), undefined);
+  assert.equal(stateJson({ article: spread }), serializeState({ article: spread }));
+  const drafted = produce(parsed, (draft) => {
+    draft.tags.push('city');
+  });
+  assert.notEqual(drafted, parsed);
+  assert.equal(jsonOf(drafted), undefined, "immer's copy does not inherit the text");
+  assert.equal(stateJson({ article: drafted }), serializeState({ article: drafted }));
+  assert.match(stateJson({ article: drafted }), /"city"/);
 });

@@ -220,10 +220,26 @@ const jsonOfObject = new WeakMap<object, string>();
  * cache handed out or parsed for a request: undefined for anything else.
  */
 export function jsonOf(value: object): string | undefined {
-  return jsonOfObject.get(value);
+  return (value as { [parsedFrom]?: string })[parsedFrom] ?? jsonOfObject.get(value);
 }
 
-/** Remembers `text` as the JSON of `value`, which must never change: a frozen object, or a request's own parse of `text`. */
+/**
+ * Where a request's own parse of a kept text carries that text. Not in the WeakMap: an entry
+ * there per request made V8 build the map's table again every few thousand requests, a 128 KB
+ * table each time, promoted to the old generation with the entries it held, and a
+ * property goes with its object. Not enumerable, so a copy (a spread, immer's) does not inherit
+ * it: a copy that changed a field is written afresh.
+ */
+const parsedFrom = Symbol('parsedFrom');
+
+/** A request's own parse of `text` (a kept article's JSON), which carries the text it came from (jsonOf). */
+export function parsedWithJson<T extends object>(text: string): T {
+  const value = JSON.parse(text) as T;
+  Object.defineProperty(value, parsedFrom, { value: text });
+  return value;
+}
+
+/** Remembers `text` as the JSON of `value`, which must never change: a frozen object this cache hands out. */
 export function keepJson<T extends object>(value: T, text: string): T {
   jsonOfObject.set(value, text);
   return value;

@@ -17,7 +17,7 @@ import {
   type KeptList,
   type RelatedRanking,
 } from './article-teasers';
-import { frozenWithJson, keepJson, type CacheReads, type ContentCache, type Dependency, type PageReads } from './cache';
+import { frozenWithJson, keepJson, parsedWithJson, type CacheReads, type ContentCache, type Dependency, type PageReads } from './cache';
 import type { StoreFailures } from './failure';
 import { deepFreeze } from './freeze';
 import type { ContentReader } from './source';
@@ -281,7 +281,7 @@ async function articleWithTeasers(store: ArticleStore, cache: CacheReads, heads:
   const json = cache.fresh<string>(key) ?? (await keptArticle(store, cache, id));
   if (json === null) return null;
   // This request's own copy: the text it was parsed from is what its embedded state writes.
-  const article = keepJson(JSON.parse(json) as Article, json);
+  const article = parsedWithJson<Article>(json);
   // Its tags' lists (for related stories) and its section's: at once where every one is kept,
   // else read together where not.
   const lists = [...article.tags.map((tag): ArticleList => ({ tag })), { section: article.section }];
