@@ -68,7 +68,8 @@ import { listKey } from './store';
 //   JSON text of a kept object is kept beside it (jsonOf), so a page's embedded state writes a
 //   teaser or an article once per change, not once per request (server/state-json.ts). That
 //   memo relies on an object handed out staying the object it was, which freezing guarantees;
-//   it lives here and nowhere else.
+//   it lives here and nowhere else. A request's own parse of a kept article carries its text on
+//   itself (parsedWithJson), not in the memo: it is not kept, and no copy of it inherits the text.
 //
 // Also where a failing store's reads are handled: readers of one key share one read; when the
 // store fails, a kept answer stands in for up to staleMs, else ContentUnavailable (the short
