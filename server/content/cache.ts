@@ -225,11 +225,11 @@ export function jsonOf(value: object): string | undefined {
 }
 
 /**
- * Where a request's own parse of a kept text carries that text. Not in the WeakMap: an entry
- * there per request made V8 build the map's table again every few thousand requests, a 128 KB
- * table each time, promoted to the old generation with the entries it held, and a
- * property goes with its object. Not enumerable, so a copy (a spread, immer's) does not inherit
- * it: a copy that changed a field is written afresh.
+ * Where a request's own parse of a kept text carries that text: a property, which goes with its
+ * object. Not in the WeakMap: an entry there per request made V8 build the map's table again
+ * every few thousand requests, 128 KB each time, straight into the old generation
+ * (docs/benchmarks/2026-11-28-weakmap.md). Not enumerable, so a copy (a spread, immer's) does
+ * not inherit it: a copy that changed a field is written afresh.
  */
 const parsedFrom = Symbol('parsedFrom');
 
