@@ -136,14 +136,21 @@ export interface ContentCounts {
 
 type Settled<T> = { kept: Kept<T> | null } | { error: unknown };
 
+/**
+ * One kept answer. Every field holds a pointer or a small integer, never a fraction or Infinity:
+ * V8 keeps a field that ever held such a number in a box of its own, one more object per entry
+ * for every major collection to mark (two per entry, 20,000 over the 10,000 articles, before
+ * storedAt and maxAgeMs were whole milliseconds; docs/benchmarks/2026-11-28-entry-objects.md).
+ */
 interface Entry {
   readonly value: unknown;
+  /** When it was kept, in whole milliseconds of #now (a small integer for V8 for 24 days of a worker's life). */
   readonly storedAt: number;
   /** The epoch its read began in: a read begun earlier never replaces it. */
   readonly epoch: number;
   /** What drops it, each filed in the dependency index: none for what only time drops. */
   readonly depends: Depends;
-  /** Read again once older than this, whatever the feed says (a ranking the feed cannot speak for). */
+  /** Read again once this many whole milliseconds old, whatever the feed says (a ranking the feed cannot speak for); 0: only a change drops it. */
   readonly maxAgeMs: number;
   fresh: boolean;
   /**
@@ -170,7 +177,9 @@ function listsOf(state: ArticleState | null): string[] {
 
 /** Whether `depends` is one list's newest down to some id (a list's head, or what has its shape): what entering can be told of. */
 function oneList(depends: Depends, list: string): boolean {
-  return depends !== null && !Array.isArray(depends) && 'list' in depends && depends.list === list && depends.below === undefined;
+  return (
+    depends !== null && typeof depends !== 'string' && !Array.isArray(depends) && 'list' in depends && depends.list === list && depends.below === undefined
+  );
 }
 
 interface Pending<T> {
@@ -258,13 +267,26 @@ function covers(depends: Dependency, id: string): boolean {
 }
 
 /**
- * An entry's dependencies as kept: an answer's one (or none) as it is, a page's in an array. Not
- * an array of one per answer: over 10,000 articles those arrays were 20,000 objects to collect.
+ * An entry's dependencies as kept: an article's answer as the article's id alone (the string its
+ * index entry already holds: no object per article), another answer's one (or none) as it is, a
+ * page's in an array. Not an array of one per answer: over 10,000 articles those arrays were
+ * 20,000 objects to collect.
  */
-type Depends = Dependency | readonly Dependency[] | null;
+type Depends = string | Dependency | readonly Dependency[] | null;
+
+/** `depends` as the cache keeps it (see Depends). */
+function kept(depends: Dependency | readonly Dependency[] | null): Depends {
+  return depends !== null && !Array.isArray(depends) && 'article' in depends ? (depends as { article: string }).article : depends;
+}
 
 function dependencies(depends: Depends): readonly Dependency[] {
+  if (typeof depends === 'string') return [{ article: depends }];
   return depends === null ? [] : Array.isArray(depends) ? depends : [depends as Dependency];
+}
+
+/** `ms` (Infinity: no bound) as an entry keeps it: whole milliseconds, 0 for no bound. */
+function maxAgeOf(ms: number): number {
+  return ms === Number.POSITIVE_INFINITY ? 0 : Math.max(1, Math.ceil(ms));
 }
 
 /** Whether a change of article `id` in `list` reaches any of `depends`. */
@@ -631,7 +653,7 @@ export class ContentCache {
   }
 
   #current(entry: Entry): boolean {
-    return entry.fresh && this.#now() - entry.storedAt < entry.maxAgeMs;
+    return entry.fresh && (entry.maxAgeMs === 0 || this.#now() - entry.storedAt < entry.maxAgeMs);
   }
 
   async #load<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null, maxAgeMs: number): Promise<Kept<T> | null> {
@@ -696,11 +718,21 @@ export class ContentCache {
     return { value: frozen, fresh };
   }
 
-  #keep(key: string, value: unknown, depends: Depends, fresh: boolean, epoch: number, maxAgeMs: number): void {
+  #keep(key: string, value: unknown, on: Dependency | readonly Dependency[] | null, fresh: boolean, epoch: number, maxAgeMs: number): void {
     // An answer larger than the whole budget is not kept (lru-cache drops any older copy too).
     // Kept not fresh (a change came while it was read): what entered since cannot be told from
     // what the read saw, so no later change can say the list is it with stories in front.
-    this.#entries.set(key, { value, storedAt: this.#now(), epoch, depends, fresh, maxAgeMs, memo: undefined, entered: fresh ? noneEntered : undefined });
+    const depends = kept(on);
+    this.#entries.set(key, {
+      value,
+      storedAt: Math.floor(this.#now()),
+      epoch,
+      depends,
+      fresh,
+      maxAgeMs: maxAgeOf(maxAgeMs),
+      memo: undefined,
+      entered: fresh ? noneEntered : undefined,
+    });
     if (!this.#entries.has(key)) return;
     for (const one of dependencies(depends)) {
       if ('article' in one) add(this.#byArticle, one.article, key);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ContentCache } from './cache';
 import { ChangeHub, everythingChanged } from './changes';
-import type { PublishedIds } from './published-ids';
+import { IdSet, type PublishedIds } from './published-ids';
 
 const options = { name: 'test store', isOutage: () => false, maxEntries: 10, maxBytes: 1_000_000, staleMs: 0, freshMs: Infinity, backoffMs: 0 };
 
@@ -99,4 +99,41 @@ test('the content cache is the one subscriber to the feed: the published ids hea
   assert.ok(ids.has('a') && ids.has('b'));
   assert.equal(subscribers, 1);
   cache.close();
+});
+
+test('the published ids as numbers answer as a set of strings would, through thousands of additions and deletions', () => {
+  // A seeded generator: the same run every time.
+  let seed = 37;
+  const random = (n: number) => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed % n;
+  };
+  // Ids that share their first nine digits, and ones that differ there only; odd ones beside.
+  const pool = [
+    ...Array.from({ length: 300 }, (_, i) => `2026112${String(random(3)).padStart(2, '0')}${String(i * 7_919).padStart(9, '0')}`),
+    '000000000000000000',
+    '999999999999999999',
+    '000000001000000000',
+    'a',
+    'b',
+    '12345',
+  ];
+  const first = pool.filter((_, i) => i % 3 === 0);
+  const ids = new IdSet([...first, ...first.slice(0, 5)]);
+  const expected = new Set(first);
+  assert.equal(ids.size, expected.size, 'an id read twice is held once');
+  for (let step = 0; step < 5_000; step += 1) {
+    const id = pool[random(pool.length)]!;
+    if (random(2) === 0) {
+      ids.add(id);
+      expected.add(id);
+    } else {
+      ids.delete(id);
+      expected.delete(id);
+    }
+    if (step % 250 === 0) for (const one of pool) assert.equal(ids.has(one), expected.has(one), `${one} after ${step} steps`);
+    assert.equal(ids.size, expected.size);
+  }
+  for (const one of pool) assert.equal(ids.has(one), expected.has(one), one);
+  assert.equal(new IdSet().has('000000000000000000'), false);
 });
