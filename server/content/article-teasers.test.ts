@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import fc from 'fast-check';
@@ -22,7 +24,7 @@ import {
   type KeptList,
   type RelatedRanking,
 } from './article-teasers';
-import { frozenWithJson, jsonOf } from './cache';
+import { frozenWithJson, jsonOf, sharedTeasers } from './cache';
 import { serializeState } from '../../src/page-contract';
 
 /** Most tags in common first, newer (a greater id) first among equals: counted and sorted. */
@@ -441,4 +443,39 @@ test('a list read again keeps each teaser it held unchanged as the same object a
   const [reordered] = rows([30]).map(({ id, section, title, publishedAt, image, lead }) => ({ id, section, title, publishedAt, image, lead }));
   assert.deepEqual(keptTeasers([reordered!], first).from, [-1]);
   assert.deepEqual(keptTeasers(rows([20, 10]), null).from, [-1, -1], 'no read before');
+});
+
+test('a story in several lists is one teaser object in all of them while it is the same, and let go once no list holds it', async () => {
+  const rows = (ns: number[], changed: Record<number, Partial<Teaser>> = {}) =>
+    ns.map((n) => ({ ...teaserOf({ id: idOf(n), tags: ['a'], section: 'news' }), ...changed[n] }));
+  const corrected = { 7_002: { title: 'story 7002 (corrected)' } };
+  /** Everything, the story's section, a page behind a cursor and its tag, each read on its own (rows of its own, as a store's reads give them); only the tag's kept after. */
+  const readLists = () => {
+    const all = keptTeasers(rows([7_003, 7_002, 7_001]));
+    const section = keptTeasers(rows([7_002, 7_001]));
+    const older = frozenWithJson(rows([7_002]));
+    assert.deepEqual(section.from, [-1, -1], 'not in the read before of its own list');
+    assert.equal(section.teasers[0], all.teasers[1], 'the story kept for another list: the same object');
+    assert.equal(section.json[0], all.json[1]);
+    assert.equal(older[0], all.teasers[1], 'a page behind a cursor too');
+    // Corrected: the next list read keeps its own object; a list not read again keeps the old one until it is.
+    const tag = keptTeasers(rows([7_002], corrected));
+    assert.notEqual(tag.teasers[0], all.teasers[1]);
+    assert.equal(tag.teasers[0]!.title, 'story 7002 (corrected)');
+    assert.equal(jsonOf(tag.teasers[0]!), serializeState(tag.teasers[0]));
+    assert.equal(all.teasers[1]!.title, teaserOf({ id: idOf(7_002), tags: ['a'], section: 'news' }).title);
+    return tag;
+  };
+  const tag = readLists();
+  assert.equal(keptTeasers(rows([7_002], corrected)).teasers[0], tag.teasers[0], 'and the corrected one is then the one shared');
+  // No list holds 7003 and 7001 any longer: the collector takes them and their slots go.
+  const kept = sharedTeasers();
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  for (let i = 0; i < 20 && sharedTeasers() > kept - 2; i += 1) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.ok(sharedTeasers() <= kept - 2, `the slots of the stories no list holds are let go (${kept} before, ${sharedTeasers()} after)`);
+  assert.equal(tag.teasers.length, 1);
 });

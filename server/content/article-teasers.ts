@@ -1,8 +1,7 @@
 import type { Article, ArticleWithTeasers, Teaser } from '../../src/content';
 import { moreFromSectionSize, relatedSize } from '../../src/content';
 import { serializeState } from '../../src/page-contract';
-import { jsonOf, keepJson } from './cache';
-import { deepFreeze } from './freeze';
+import { jsonOf, sharedWithJson } from './cache';
 
 // What an article page shows besides the article, chosen the same way whatever the store (the
 // store contract checks SQLite and PostgreSQL agree): related stories by shared tags, then the
@@ -148,7 +147,8 @@ function sameJson(a: unknown, b: unknown): boolean {
  * A list's teasers as read now (`rows`, newest first), as the cache keeps them: frozen, each with
  * its JSON text. A teaser the read before (`previous`) holds unchanged, field by field, is that
  * read's object and text, so a list read again after a push freezes and writes out only what is
- * new or changed, not every teaser it holds; `from` says, per teaser, where the read before held
+ * new or changed, not every teaser it holds; any other is the one object kept for its story in
+ * every list that holds it (cache.ts, sharedWithJson) where that one is the same; `from` says, per teaser, where the read before held
  * it (-1 where it is new or changed).
  */
 export function keptTeasers(
@@ -164,8 +164,10 @@ export function keptTeasers(
     // Both newest first: the read before is walked once beside this one.
     while (p < old.length && old[p]!.id > row.id) p += 1;
     const same = p < old.length && old[p]!.id === row.id && sameJson(old[p], row);
-    teasers.push(same ? old[p]! : keepJson(deepFreeze(row), serializeState(row)));
-    json.push(same ? previous!.json[p]! : jsonOf(row)!);
+    // Not in the read before: the teaser kept for the story in another list where it is the same.
+    const teaser = same ? old[p]! : sharedWithJson(row, serializeState(row));
+    teasers.push(teaser);
+    json.push(same ? previous!.json[p]! : jsonOf(teaser)!);
     from.push(same ? p : -1);
   }
   return { teasers: Object.freeze(teasers), json, from };

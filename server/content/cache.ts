@@ -70,6 +70,10 @@ import { listKey } from './store';
 //   memo relies on an object handed out staying the object it was, which freezing guarantees;
 //   it lives here and nowhere else. A request's own parse of a kept article carries its text on
 //   itself (parsedWithJson), not in the memo: it is not kept, and no copy of it inherits the text.
+//   A story's teaser is one object in every list that holds it while its text is the same
+//   (sharedWithJson): held weakly by id here, kept alive by those lists only, so it goes with the
+//   last of them. The bound counts it in each list that holds it (more than the heap it takes).
+//   Neither the texts' memo nor the teasers by id keeps anything alive by itself.
 //
 // Also where a failing store's reads are handled: readers of one key share one read; when the
 // store fails, a kept answer stands in for up to staleMs, else ContentUnavailable (the short
@@ -255,9 +259,44 @@ export function keepJson<T extends object>(value: T, text: string): T {
   return value;
 }
 
-/** Freezes `items` and remembers each one's JSON text: a list every page that shows it shares. */
+/**
+ * The one frozen object kept for each story's teaser, by id, held weakly: the lists that hold it
+ * keep it alive, and when none does, the garbage collector takes it and then its slot here. A
+ * story is in several lists at once (everything, its section, each of its tags: 5,001 teasers
+ * kept for 1,691 stories over the seeded articles), and each list read made its own copy, about
+ * eleven objects for every major collection to mark (docs/benchmarks/2026-11-28-entry-objects.md).
+ */
+const teaserById = new Map<string, WeakRef<object>>();
+const forgetTeaser = new FinalizationRegistry<string>((id) => {
+  if (teaserById.get(id)?.deref() === undefined) teaserById.delete(id);
+});
+
+/** How many stories have a teaser kept (sharedWithJson), for tests. */
+export function sharedTeasers(): number {
+  return teaserById.size;
+}
+
+/**
+ * `row` frozen with its JSON `text` (jsonOf), as the cache keeps it: the object already kept for
+ * the same story where that one's text is `text` (same fields, same values, same order), else
+ * `row` itself, which is then the one kept.
+ */
+export function sharedWithJson<T extends { readonly id: string }>(row: T, text: string): T {
+  const kept = teaserById.get(row.id)?.deref() as T | undefined;
+  if (kept !== undefined && jsonOf(kept) === text) return kept;
+  const made = keepJson(deepFreeze(row), text);
+  teaserById.set(row.id, new WeakRef(made));
+  forgetTeaser.register(made, row.id);
+  return made;
+}
+
+/** Freezes `items` and remembers each one's JSON text: a list every page that shows it shares (each teaser the one kept for its story: sharedWithJson). */
 export function frozenWithJson<T extends object>(items: T[]): readonly T[] {
-  for (const item of items) keepJson(deepFreeze(item), serializeState(item));
+  items.forEach((item, i) => {
+    const text = serializeState(item);
+    const id = (item as { id?: unknown }).id;
+    items[i] = typeof id === 'string' ? (sharedWithJson(item as T & { id: string }, text) as T) : keepJson(deepFreeze(item), text);
+  });
   return Object.freeze(items);
 }
 
