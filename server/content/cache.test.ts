@@ -365,3 +365,42 @@ test('a page put together from a list handed out as it was before a change is no
   assert.deepEqual(await c.noting(later).get('head:all', () => Promise.reject(new Error('not asked')), onList('all')), ['2', '1']);
   assert.equal(c.keepPage('page:/', { html: 'new list' }, later, 60_000), true, 'a page from the read kept');
 });
+
+test('an answer is current until its age reaches the bound, on a clock that reads fractions; a bound of 0 keeps none current, none keeps it until a change', async () => {
+  let now = 1_000.75;
+  const reads = { timed: 0, never: 0, feed: 0 };
+  const timed = cache({ freshMs: 10, now: () => now });
+  const never = cache({ freshMs: 0, now: () => now });
+  const feed = cache({ now: () => now });
+  const readAll = () =>
+    Promise.all([
+      timed.get(
+        'most-read',
+        () => Promise.resolve(`timed ${(reads.timed += 1)}`),
+        () => null,
+      ),
+      never.get(
+        'most-read',
+        () => Promise.resolve(`never ${(reads.never += 1)}`),
+        () => null,
+      ),
+      feed.get(
+        'article:1',
+        () => Promise.resolve(`feed ${(reads.feed += 1)}`),
+        () => ({ article: '1' }),
+      ),
+    ]);
+  await readAll();
+  now += 9.5;
+  await readAll();
+  assert.deepEqual(reads, { timed: 1, never: 2, feed: 1 }, '9.5 ms later: within 10 ms; a bound of 0 read again');
+  now += 1;
+  await readAll();
+  assert.deepEqual(reads, { timed: 2, never: 3, feed: 1 }, '10.5 ms after it was read: read again');
+  now += 1e9;
+  await readAll();
+  assert.equal(reads.feed, 1, 'no bound: only a change drops it');
+  feed.apply(changeOf('1'));
+  await readAll();
+  assert.equal(reads.feed, 2);
+});

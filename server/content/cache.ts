@@ -148,13 +148,16 @@ type Settled<T> = { kept: Kept<T> | null } | { error: unknown };
  */
 interface Entry {
   readonly value: unknown;
-  /** When it was kept, in whole milliseconds of #now (a small integer for V8 for 24 days of a worker's life). */
+  /**
+   * When it was kept, in whole milliseconds of #now rounded up (a small integer for V8 for 24 days
+   * of a worker's life): an answer is dropped by age no sooner than its bound says, at most 1 ms later.
+   */
   readonly storedAt: number;
   /** The epoch its read began in: a read begun earlier never replaces it. */
   readonly epoch: number;
   /** What drops it, each filed in the dependency index: none for what only time drops. */
   readonly depends: Depends;
-  /** Read again once this many whole milliseconds old, whatever the feed says (a ranking the feed cannot speak for); 0: only a change drops it. */
+  /** Read again once this many whole milliseconds old, whatever the feed says (a ranking the feed cannot speak for); -1: only a change drops it. */
   readonly maxAgeMs: number;
   fresh: boolean;
   /**
@@ -323,9 +326,9 @@ function dependencies(depends: Depends): readonly Dependency[] {
   return depends === null ? [] : Array.isArray(depends) ? depends : [depends as Dependency];
 }
 
-/** `ms` (Infinity: no bound) as an entry keeps it: whole milliseconds, 0 for no bound. */
+/** `ms` (Infinity: no bound) as an entry keeps it: whole milliseconds, -1 for no bound (0 stays 0: never current). */
 function maxAgeOf(ms: number): number {
-  return ms === Number.POSITIVE_INFINITY ? 0 : Math.max(1, Math.ceil(ms));
+  return ms === Number.POSITIVE_INFINITY ? -1 : Math.ceil(ms);
 }
 
 /** Whether a change of article `id` in `list` reaches any of `depends`. */
@@ -692,7 +695,7 @@ export class ContentCache {
   }
 
   #current(entry: Entry): boolean {
-    return entry.fresh && (entry.maxAgeMs === 0 || this.#now() - entry.storedAt < entry.maxAgeMs);
+    return entry.fresh && (entry.maxAgeMs < 0 || this.#now() - entry.storedAt < entry.maxAgeMs);
   }
 
   async #load<T>(key: string, load: () => Promise<T | null>, depends: (value: T) => Dependency | null, maxAgeMs: number): Promise<Kept<T> | null> {
@@ -764,7 +767,7 @@ export class ContentCache {
     const depends = kept(on);
     this.#entries.set(key, {
       value,
-      storedAt: Math.floor(this.#now()),
+      storedAt: Math.ceil(this.#now()),
       epoch,
       depends,
       fresh,
