@@ -317,7 +317,7 @@ function covers(depends: Dependency, id: string): boolean {
 type Depends = string | Dependency | readonly Dependency[] | null;
 
 /** `depends` as the cache keeps it (see Depends). */
-function kept(depends: Dependency | readonly Dependency[] | null): Depends {
+function keptDepends(depends: Dependency | readonly Dependency[] | null): Depends {
   return depends !== null && !Array.isArray(depends) && 'article' in depends ? (depends as { article: string }).article : depends;
 }
 
@@ -764,7 +764,7 @@ export class ContentCache {
     // An answer larger than the whole budget is not kept (lru-cache drops any older copy too).
     // Kept not fresh (a change came while it was read): what entered since cannot be told from
     // what the read saw, so no later change can say the list is it with stories in front.
-    const depends = kept(on);
+    const depends = keptDepends(on);
     this.#entries.set(key, {
       value,
       storedAt: Math.ceil(this.#now()),
