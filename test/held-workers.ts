@@ -14,21 +14,103 @@ export function signalWorkers(primaryPid: number, signal: NodeJS.Signals): void 
   }
 }
 
-/**
- * Requests that reached a stopped worker and wait there unread, as the kernel sees them
- * (/proc/net/tcp): connections to a worker's port, accepted or still in its queue, holding bytes
- * nobody has read. Nginx sends one request per upstream connection, so one each.
- */
-export function requestsWaitingAt(workerPorts: readonly number[]): number {
-  const ports = new Set(workerPorts.map((port) => port.toString(16).toUpperCase().padStart(4, '0')));
-  let waiting = 0;
-  for (const line of fs.readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
-    // sl local_address rem_address st tx_queue:rx_queue ...; st 01 is ESTABLISHED.
-    const [, local, , state, queues] = line.trim().split(/\s+/);
-    if (state !== '01' || !ports.has(local?.split(':')[1] ?? '')) continue;
-    if (parseInt(queues?.split(':')[1] ?? '0', 16) > 0) waiting += 1;
+/** One IPv4 socket as the kernel lists it (/proc/net/tcp). */
+interface KernelSocket {
+  readonly port: number;
+  readonly peerPort: number;
+  readonly state: string;
+  readonly unread: number;
+  readonly inode: string;
+}
+
+function kernelSockets(): KernelSocket[] {
+  return fs
+    .readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .slice(1)
+    .flatMap((line) => {
+      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode …
+      const [, local, remote, state, queues, , , , , inode] = line.trim().split(/\s+/);
+      if (state === undefined || inode === undefined) return [];
+      const port = (address: string | undefined) => parseInt(address?.split(':')[1] ?? '0', 16);
+      return [{ port: port(local), peerPort: port(remote), state, unread: parseInt(queues?.split(':')[1] ?? '0', 16), inode }];
+    });
+}
+
+/** The inodes of the sockets `pid` and its children hold open. */
+function socketInodesOf(pid: number): Set<string> {
+  const inodes = new Set<string>();
+  for (const each of [pid, ...childPids(pid)]) {
+    let fds: string[];
+    try {
+      fds = fs.readdirSync(`/proc/${each}/fd`);
+    } catch {
+      continue; // gone
+    }
+    for (const fd of fds) {
+      try {
+        const inode = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${each}/fd/${fd}`))?.[1];
+        if (inode !== undefined) inodes.add(inode);
+      } catch {
+        // closed meanwhile
+      }
+    }
   }
-  return waiting;
+  return inodes;
+}
+
+/** A connection to a worker's port: its peer's port, whether `from` opened it, its kernel state and unread bytes. */
+export interface WorkerConnection {
+  readonly port: number;
+  readonly peerPort: number;
+  readonly ours: boolean;
+  readonly state: string;
+  readonly unread: number;
+}
+
+/**
+ * Every IPv4 connection whose local end is one of `workerPorts` (listening sockets left out),
+ * each marked `ours` where its other end is a socket of process `from` or its children (the
+ * test's Nginx): another test's client on this machine can reach a port these workers took over.
+ */
+export function connectionsAt(workerPorts: readonly number[], from: number): WorkerConnection[] {
+  const ports = new Set(workerPorts);
+  const sockets = kernelSockets();
+  const inodes = socketInodesOf(from);
+  const ourPorts = new Set(sockets.filter(({ inode, peerPort }) => inodes.has(inode) && ports.has(peerPort)).map(({ port }) => port));
+  // st 0A is LISTEN.
+  return sockets
+    .filter(({ port, state }) => ports.has(port) && state !== '0A')
+    .map(({ port, peerPort, state, unread }) => ({ port, peerPort, ours: ourPorts.has(peerPort), state, unread }));
+}
+
+/**
+ * Requests that process `from` (the test's Nginx) sent a stopped worker and that wait there
+ * unread, as the kernel sees them (/proc/net/tcp): connections to a worker's port, accepted or
+ * still in its queue, holding bytes nobody has read. Nginx sends one request per upstream
+ * connection, so one each.
+ */
+export function requestsWaitingAt(workerPorts: readonly number[], from: number): number {
+  // st 01 is ESTABLISHED.
+  return connectionsAt(workerPorts, from).filter(({ ours, state, unread }) => ours && state === '01' && unread > 0).length;
+}
+
+/** The connections to the workers' ports, one per line, for a failure message. */
+export function describeConnectionsAt(workerPorts: readonly number[], from: number): string {
+  const kernelState: Record<string, string> = {
+    '01': 'established',
+    '06': 'time-wait',
+    '08': 'close-wait',
+    '04': 'fin-wait-1',
+    '05': 'fin-wait-2',
+    '09': 'last-ack',
+  };
+  return connectionsAt(workerPorts, from)
+    .map(
+      ({ port, peerPort, ours, state, unread }) =>
+        `  :${port} from :${peerPort} (${ours ? "the test's Nginx" : 'another process'}), ${kernelState[state] ?? `state ${state}`}, ${unread} bytes unread`,
+    )
+    .join('\n');
 }
 
 /** Settles within `ms`, or is still pending: a fallback answer comes in milliseconds, a held request never. */

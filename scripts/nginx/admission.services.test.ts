@@ -4,13 +4,14 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../server/config';
 import { previewPath } from '../../server/preview';
 import { nginxStaticEtag, shellFilePath } from '../../server/shell-file';
-import { requestsWaitingAt, settlesWithin, signalWorkers as signalAll } from '../../test/held-workers';
+import { connectionsAt, describeConnectionsAt, requestsWaitingAt, settlesWithin, signalWorkers as signalAll } from '../../test/held-workers';
 import { childPids, freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../../test/server';
 import { waitFor, waitForValue } from '../../test/wait';
 import { startLocalNginx, type LocalNginx } from './local';
@@ -96,11 +97,15 @@ function signalWorkers(signal: NodeJS.Signals): void {
 async function untilWaitingAtWorkers(count: number, what: string): Promise<void> {
   const seen = await waitForValue(
     what,
-    async () => requestsWaitingAt(workerPorts),
+    async () => requestsWaitingAt(workerPorts, nginx.process.pid!),
     (n) => n >= count,
     { everyMs: 20 },
   );
-  assert.equal(seen, count, `${what}: ${seen} requests reached the workers, not ${count}`);
+  assert.equal(
+    seen,
+    count,
+    `${what}: ${seen} requests reached the workers, not ${count}; the connections to them now:\n${describeConnectionsAt(workerPorts, nginx.process.pid!)}`,
+  );
 }
 
 /**
@@ -124,6 +129,18 @@ test('every worker at its limit: pages get the shell from Nginx, the API a JSON 
 
   try {
     const { heldPages, heldApi } = await fillEveryWorker(1);
+    // What is counted is Nginx's: a request another process sends a stopped worker's port (a
+    // client of another test on this machine) waits there too, and is not one of them.
+    const stray = net.connect(workerPorts[0]!, '127.0.0.1', () => stray.write('GET /healthz HTTP/1.1\r\nHost: stray\r\n\r\n'));
+    stray.on('error', () => {});
+    try {
+      await waitFor('the stray request at the stopped worker', () =>
+        connectionsAt(workerPorts, nginx.process.pid!).some(({ ours, unread }) => !ours && unread > 0),
+      );
+      assert.equal(requestsWaitingAt(workerPorts, nginx.process.pid!), 3 * workers, describeConnectionsAt(workerPorts, nginx.process.pid!));
+    } finally {
+      stray.destroy();
+    }
 
     const shell = await get(articles[6]!.path);
     assert.equal(shell.status, 200);

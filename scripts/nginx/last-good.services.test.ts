@@ -126,7 +126,7 @@ test('every worker full: a page rendered before is its last good copy, whole and
     held.push(...Array.from({ length: 2 * workers }, (_, i) => get(open, articles[6 + i]!.path)));
     const seen = await waitForValue(
       'every page slot taken at the stopped workers',
-      async () => requestsWaitingAt(site.workerPorts),
+      async () => requestsWaitingAt(site.workerPorts, site.nginx[0]!.process.pid!),
       (n) => n >= 2 * workers,
       {
         everyMs: 20,
