@@ -36,7 +36,7 @@ async function everyPage(content: Content, all: readonly string[]): Promise<{ co
   const before = content.cache.stats();
   for (const id of all) {
     const page = (await content.reader.articleWithTeasers(id))!;
-    const kept = JSON.parse(content.cache.fresh<string>(`article:${id}`)!) as Article;
+    const kept = JSON.parse(content.cache.fresh<string>(id)!) as Article;
     const tagLists = kept.tags.map((tag) => content.cache.fresh<KeptList | null>(`head:tag:${tag}`)).filter((list) => list != null);
     const section = content.cache.fresh<KeptList>(`head:section:${kept.section}`) ?? null;
     const scratch = articlePage({ id } as Article, tagLists, section);
