@@ -1,5 +1,5 @@
 // What `npm test` runs before the tests: the build, the three type checks, Prettier's check and
-// ESLint, two at a time rather than one after another. They share nothing but the files they
+// ESLint, as many at a time as the machine has cores (two here) rather than one after another. They share nothing but the files they
 // read (the build writes dist/, which none of the others reads), and one after another they took
 // about 135 s of a CI run, ESLint's type-aware rules 70 s of it: with ESLint on one core and the
 // rest on the other, about the time ESLint takes alone. Each one's output is printed whole when it

@@ -280,8 +280,7 @@ function keptArticle(store: ArticleStore, cache: CacheReads, id: string): Promis
 /** An article's page: the article, and its related stories and more from its section, from its tags' and its section's heads. */
 async function articleWithTeasers(store: ArticleStore, cache: CacheReads, heads: Heads, id: string): Promise<ArticleWithTeasers | null> {
   if (!articleIdPattern.test(id)) return null;
-  const key = id;
-  const json = cache.fresh<string>(key) ?? (await keptArticle(store, cache, id));
+  const json = cache.fresh<string>(id) ?? (await keptArticle(store, cache, id));
   if (json === null) return null;
   // This request's own copy: the text it was parsed from is what its embedded state writes.
   const article = parsedWithJson<Article>(json);
@@ -298,7 +297,7 @@ async function articleWithTeasers(store: ArticleStore, cache: CacheReads, heads:
   // The section's part is put together per request (pageTeasers): a section's new story costs
   // its pages nothing kept.
   const ranking = cache.memo(
-    key,
+    id,
     (kept: RelatedRanking) => rankedFrom(kept, tagLists),
     () => relatedRanking(id, tagLists),
     (previous) => updatedRanking(previous, tagLists),
