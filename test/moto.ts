@@ -1,6 +1,7 @@
 // Test harness: moto's server, a real implementation of the CloudWatch and SNS APIs (and the
 // other AWS services it mocks, all on one port), on a free port.
-// scripts/setup-system.sh installs it into .venv-moto/; the tests fail, not skip, without it.
+// scripts/setup-system.sh installs it and links it into the checkout as .venv-moto; the tests
+// fail, not skip, without it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -41,7 +42,9 @@ export interface Moto {
 
 export async function startMoto(): Promise<Moto> {
   if (!fs.existsSync(motoServerPath)) {
-    throw new Error(`moto is not installed (${motoServerPath} is missing): run "bash scripts/setup-system.sh", which creates .venv-moto/ with moto[server]`);
+    throw new Error(
+      `moto is not installed (${motoServerPath} is missing): run "bash scripts/setup-system.sh", which installs moto[server] and links it as .venv-moto`,
+    );
   }
   const port = await freePort();
   const child = spawn(motoServerPath, ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });

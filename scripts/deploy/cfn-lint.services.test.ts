@@ -1,5 +1,5 @@
-// The CloudFormation Resources in .ebextensions through cfn-lint (PyPI, pinned, installed in
-// .venv-cfn-lint/ by scripts/setup-system.sh), in a template like the one Elastic Beanstalk adds
+// The CloudFormation Resources in .ebextensions through cfn-lint (PyPI, pinned, linked as
+// .venv-cfn-lint by scripts/setup-system.sh), in a template like the one Elastic Beanstalk adds
 // them to.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
-// The content database's CloudFormation template through cfn-lint (PyPI, pinned, in
-// .venv-cfn-lint/ from scripts/setup-system.sh), as it is deployed: a stack of its own.
+// The content database's CloudFormation template through cfn-lint (PyPI, pinned, linked as
+// .venv-cfn-lint by scripts/setup-system.sh), as it is deployed: a stack of its own.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';

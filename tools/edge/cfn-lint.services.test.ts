@@ -1,5 +1,5 @@
-// The DDoS kit's template (cloudformation/edge-protection.yaml) through cfn-lint (PyPI, pinned,
-// in .venv-cfn-lint/ from scripts/setup-system.sh) as it is deployed, and in each state
+// The DDoS kit's template (cloudformation/edge-protection.yaml) through cfn-lint (PyPI, pinned, linked
+// as .venv-cfn-lint by scripts/setup-system.sh) as it is deployed, and in each state
 // `npm run edge` switches it to: its parameter defaults set to what the command sends, so
 // the conditions and Fn::If branches cfn-lint resolves are the ones CloudFormation would take.
 import assert from 'node:assert/strict';
