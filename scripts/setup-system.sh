@@ -123,7 +123,7 @@ fi
 # A pinned Python tool in a virtualenv of its own, one per version under $venv_home, linked
 # into the checkout as LINK: skipped when that version is already there and linked.
 #   ensure_venv LINK NAME PIP_SPEC VERSION_MODULE VERSION   (VERSION_MODULE.__version__ is compared)
-venv_home="${KIOSK_VENV_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/kiosk}"
+venv_home="${KIOSK_VENV_HOME:-${XDG_CACHE_HOME:-${HOME:?is not set: set KIOSK_VENV_HOME to a directory for the virtualenvs}/.cache}/kiosk}"
 ensure_venv() {
   local link="$root/$1" venv="$venv_home/$2-$5" spec="$3" module="$4" version="$5"
   if [ -x "$venv/bin/python" ] && [ "$("$venv/bin/python" -c "from $module import __version__; print(__version__)" 2>/dev/null)" = "$version" ]; then
