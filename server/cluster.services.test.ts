@@ -60,24 +60,35 @@ function commandLine(pid: number): string[] {
   return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 }
 
-test("each worker's young generation is bounded by WORKER_SEMI_SPACE_MB (8 MB unless set; 0 leaves V8's own) and runs without pretenuring (WORKER_PRETENURING=on gives it back), replacements too", async () => {
+test("each worker's young generation is bounded by WORKER_SEMI_SPACE_MB (8 MB unless set; 0 leaves V8's own) and runs without pretenuring (WORKER_PRETENURING=on gives it back) and with a memory reducer that does not compact every page (WORKER_MEMORY_REDUCER_FAVORS_MEMORY=on gives that back), replacements too", async () => {
   const bounded = await startBuiltServer(`${dir}/kiosk.sqlite`);
   try {
     const [pid] = bounded.workerPids();
     assert.ok(commandLine(pid!).includes('--max-semi-space-size=8'), commandLine(pid!).join(' '));
     assert.ok(commandLine(pid!).includes('--no-allocation-site-pretenuring'), 'pretenuring off unless WORKER_PRETENURING=on');
+    assert.ok(
+      commandLine(pid!).includes('--no-memory-reducer-favors-memory'),
+      'the memory reducer collects as the others unless WORKER_MEMORY_REDUCER_FAVORS_MEMORY=on',
+    );
+    assert.ok(!commandLine(bounded.process.pid!).includes('--no-memory-reducer-favors-memory'), 'the primary keeps V8’s own memory reducer');
     assert.ok(!commandLine(bounded.process.pid!).some((flag) => flag.startsWith('--max-semi-space-size')), 'the primary keeps its own');
     assert.ok(!commandLine(bounded.process.pid!).includes('--no-allocation-site-pretenuring'), 'the primary keeps V8’s own pretenuring');
     process.kill(pid!, 'SIGKILL');
     await waitFor('a replacement worker', () => bounded.workerPids().length === 2);
     assert.ok(commandLine(bounded.workerPids()[1]!).includes('--max-semi-space-size=8'));
+    assert.ok(commandLine(bounded.workerPids()[1]!).includes('--no-memory-reducer-favors-memory'));
   } finally {
     assert.equal(await bounded.stop(), 0);
   }
-  const unbounded = await startBuiltServer(`${dir}/kiosk.sqlite`, { WORKER_SEMI_SPACE_MB: '0', WORKER_PRETENURING: 'on' });
+  const unbounded = await startBuiltServer(`${dir}/kiosk.sqlite`, {
+    WORKER_SEMI_SPACE_MB: '0',
+    WORKER_PRETENURING: 'on',
+    WORKER_MEMORY_REDUCER_FAVORS_MEMORY: 'on',
+  });
   try {
     assert.ok(!commandLine(unbounded.workerPids()[0]!).some((flag) => flag.startsWith('--max-semi-space-size')));
     assert.ok(!commandLine(unbounded.workerPids()[0]!).some((flag) => flag.includes('pretenuring')), 'WORKER_PRETENURING=on: V8’s own');
+    assert.ok(!commandLine(unbounded.workerPids()[0]!).some((flag) => flag.includes('memory-reducer')), 'WORKER_MEMORY_REDUCER_FAVORS_MEMORY=on: V8’s own');
   } finally {
     assert.equal(await unbounded.stop(), 0);
   }

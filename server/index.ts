@@ -127,19 +127,34 @@ async function primary() {
  * (docs/performance.md, "Memory"; docs/operations.md). Pretenuring, once a slow spell has made a
  * request's allocation sites look long-lived, sends every later request's objects to the old
  * generation: six times the growth, a major collection every few seconds (docs/performance.md,
- * "Where the stalls come from").
+ * "Where the stalls come from"). V8's memory reducer, which collects a worker that has gone 100 s
+ * without a major collection, collects as the others do instead of compacting every page in its
+ * final pause (61-87 ms against 9-23; docs/benchmarks/2026-11-29-memory-reducer.md).
  */
 function workerExecArgv(
   primary: readonly string[],
-  { workerSemiSpaceMb, workerHeapGrowingPercent, workerPretenuring }: Pick<Config, 'workerSemiSpaceMb' | 'workerHeapGrowingPercent' | 'workerPretenuring'>,
+  {
+    workerSemiSpaceMb,
+    workerHeapGrowingPercent,
+    workerPretenuring,
+    workerMemoryReducerFavorsMemory,
+  }: Pick<Config, 'workerSemiSpaceMb' | 'workerHeapGrowingPercent' | 'workerPretenuring' | 'workerMemoryReducerFavorsMemory'>,
 ): string[] {
-  const ours = ['--max-semi-space-size', '--heap-growing-percent', '--allocation-site-pretenuring', '--no-allocation-site-pretenuring'];
+  const ours = [
+    '--max-semi-space-size',
+    '--heap-growing-percent',
+    '--allocation-site-pretenuring',
+    '--no-allocation-site-pretenuring',
+    '--memory-reducer-favors-memory',
+    '--no-memory-reducer-favors-memory',
+  ];
   const kept = primary.filter((flag) => !ours.some((name) => flag === name || flag.startsWith(`${name}=`)));
   return [
     ...kept,
     ...(workerSemiSpaceMb > 0 ? [`--max-semi-space-size=${workerSemiSpaceMb}`] : []),
     ...(workerHeapGrowingPercent > 0 ? [`--heap-growing-percent=${workerHeapGrowingPercent}`] : []),
     ...(workerPretenuring ? [] : ['--no-allocation-site-pretenuring']),
+    ...(workerMemoryReducerFavorsMemory ? [] : ['--no-memory-reducer-favors-memory']),
   ];
 }
 
