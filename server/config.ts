@@ -76,7 +76,7 @@ export interface Config {
    * as any major collection does. V8's memory reducer starts a collection when a worker has had
    * none for 100 s, busy or not, and by default makes it one that favors memory: every page
    * compacted in the final pause. A worker whose major collections are rare (a calm one, its V8
-   * helpers free to use another core) then stalled 61-87 ms every 100 s or so, against 9-23 ms
+   * helpers free to use another core) then paused 61-75 ms every 100 s or so, against 7-27 ms
    * for its other collections. `on` gives V8 its own default.
    */
   workerMemoryReducerFavorsMemory: boolean;

@@ -129,7 +129,7 @@ async function primary() {
  * generation: six times the growth, a major collection every few seconds (docs/performance.md,
  * "Where the stalls come from"). V8's memory reducer, which collects a worker that has gone 100 s
  * without a major collection, collects as the others do instead of compacting every page in its
- * final pause (61-87 ms against 9-23; docs/benchmarks/2026-11-29-memory-reducer.md).
+ * final pause (61-75 ms against 7-27; docs/benchmarks/2026-11-29-memory-reducer.md).
  */
 function workerExecArgv(
   primary: readonly string[],
