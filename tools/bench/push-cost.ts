@@ -2,23 +2,30 @@
 // content is read once (warm), then for each new story pushed, every page's content is read again.
 // The worker's own counters say how many reads went to the store, how many kept answers were
 // read again because the push made them stale, and how many article pages' related rankings were
-// worked out again or brought up to date from the one before; the CPU time of that pass over a
-// pass with nothing changed (the mean of the ones before and after) is the push's extra work. A
-// store of its own (a copy of the run's), so the pushes leave the run's articles as they were. This is the figure the churn windows
-// cannot resolve on a host whose speed moves more than the few percent a push costs.
+// worked out again or brought up to date from the one before. A store of its own (a copy of the
+// run's), so the pushes leave the run's articles as they were. This is the figure the churn
+// windows cannot resolve on a host whose speed moves more than the few percent a push costs.
 //
-// The first pushes are not counted: their passes pay for the start-up (the major collections of
+// How the CPU is counted (since 2026-11-29, `method: 'paired'`): after a push, the pages are read
+// in chunks of pushCostDefaults.chunk, each chunk twice back to back, and the push's extra work is
+// the sum over the chunks of the first read's CPU less the second's. What the push made the
+// cache do again (a list read from the store, a ranking brought up to date) happens in a page's
+// first read; the second finds it done. Each pair is a few milliseconds apart, so a host whose
+// speed moves by a third within seconds moves both reads of a pair alike. The method before
+// compared a whole pass after a push with the passes around it, 0.2 s apart: on 2026-11-29 its
+// pushes read anywhere from -37 to +98 ms on a pass of 205 ms, and its median of 41 read 17,
+// 5.5 and -0.8 ms in three runs within the hour; the paired reads of the same runs' host spread
+// about 3 to 12 ms a push. The second read of a chunk finds its pages in the processor's caches,
+// so a first read costs a little more even when nothing changed.
+//
+// And the method's own control: after each counted push, the same paired reads with nothing
+// pushed. Its median is what the method reads where there is nothing to read (the caches' part,
+// and whatever of the push's work was left for later, such as collecting its garbage, which
+// neither read of a pair pays for alone). The push's figure is not corrected by it.
+//
+// The first pushes are not counted: their reads pay for the start-up (the major collections of
 // what filling the cache promoted, code no warm pass ran), which a worker that has served a
-// newsroom for an hour paid long ago: the first push's pass took 16–66 ms more in six runs, and
-// within the noise in five where a full collection ran before every pass. Each push is measured
-// against the passes around it, so what moves the host between pushes cancels; what moves it
-// within a pass (a tenth of its 100–200 ms) does not, hence the median of many pushes.
-//
-// And the method's own control: after each counted push, a "push" of nothing, its passes
-// measured the same way (the pass after it against the passes around it). Its median is what the
-// method reads where there is nothing to read: on 2026-11-28, with this host's passes moving
-// between 102 and 184 ms within seconds, each push of nothing read anywhere from -39 to +48 ms,
-// and their medians of 41 read -0.6 to +0.45 ms in four runs, beside 2.7 to 3.1 ms for a push.
+// newsroom for an hour paid long ago.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,7 +44,11 @@ export interface PushCost {
    */
   rankedAgain?: number;
   rankingsUpdated?: number;
-  /** The pass after a push took this much more of the thread's CPU than one with nothing changed. */
+  /**
+   * The push's extra CPU on this thread: with `method` 'paired', the pages' first reads after it
+   * less their second (the top of this file); without, the pass after it less a pass with nothing
+   * changed (results recorded before 2026-11-29).
+   */
   extraMs: number;
   /** extraMs of each push, in order: how far apart they are says how far to trust the median. */
   extraMsEach?: number[];
@@ -53,6 +64,10 @@ export interface PushCost {
   /** One pass with nothing changed: the reads of a warm cache, for scale. */
   passMs: number;
   ids: number;
+  /** How extraMs was counted: 'paired' reads of each chunk, absent where a pass was compared with the passes around it. */
+  method?: 'paired';
+  /** Pages per chunk of the paired reads. */
+  chunk?: number;
 }
 
 /** What threadCpuMs() sleeps on: nothing ever wakes it, so each wait is its whole millisecond. */
@@ -80,10 +95,21 @@ function newStory(template: Article, serial: number, now: Date): Article {
   return { ...template, id: newId(now, serial), title: `${template.title} (${serial})`, publishedAt: stamp, updatedAt: stamp };
 }
 
-/** Pushes counted by default, and pushes before them not counted. */
-export const pushCostDefaults = { pushes: 41, warmupPushes: 3 };
+/** Pushes counted by default, pushes before them not counted, and pages per chunk of the paired reads. */
+export const pushCostDefaults = { pushes: 41, warmupPushes: 3, chunk: 250 };
 
-export async function measurePushCost(dbPath: string, ids: readonly string[], { pushes, warmupPushes } = pushCostDefaults): Promise<PushCost> {
+/** The CPU of one paired pass: each chunk read twice back to back; the first reads' CPU less the second's, and the second's. */
+interface PairedPass {
+  extraMs: number;
+  warmMs: number;
+}
+
+export async function measurePushCost(
+  dbPath: string,
+  ids: readonly string[],
+  { pushes, warmupPushes, chunk }: { pushes: number; warmupPushes: number; chunk?: number } = pushCostDefaults,
+): Promise<PushCost> {
+  const size = chunk ?? pushCostDefaults.chunk;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-push-cost-'));
   const copy = path.join(dir, 'store.sqlite');
   fs.copyFileSync(dbPath, copy);
@@ -91,15 +117,28 @@ export async function measurePushCost(dbPath: string, ids: readonly string[], { 
   const opened = openContent({ store: 'sqlite', path: copy }, loadConfig({ NODE_ENV: 'production' }));
   try {
     const { reader, writer, cache } = opened;
-    const pass = async () => {
-      // The change feed looks at the store once per turn of the event loop, as between requests.
-      await new Promise((resolve) => setImmediate(resolve));
+    const chunks: (readonly string[])[] = [];
+    for (let at = 0; at < ids.length; at += size) chunks.push(ids.slice(at, at + size));
+    const read = async (pages: readonly string[]) => {
       const start = threadCpuMs();
-      for (const id of ids) await reader.articleWithTeasers(id);
+      for (const id of pages) await reader.articleWithTeasers(id);
       return threadCpuMs() - start;
     };
-    await pass();
-    let before = await pass();
+    const paired = async (): Promise<PairedPass> => {
+      // The change feed looks at the store once per turn of the event loop, as between requests.
+      await new Promise((resolve) => setImmediate(resolve));
+      let extraMs = 0;
+      let warmMs = 0;
+      for (const pages of chunks) {
+        const first = await read(pages);
+        const second = await read(pages);
+        extraMs += first - second;
+        warmMs += second;
+      }
+      return { extraMs, warmMs };
+    };
+    await paired();
+    await paired();
     const templates = [...generateArticles({ published: warmupPushes + pushes, drafts: 0, seed: 4242 })];
     const figures: { storeReads: number; rebuilt: number; rankedAgain: number; rankingsUpdated: number; extraMs: number; passMs: number }[] = [];
     const control: number[] = [];
@@ -107,41 +146,37 @@ export async function measurePushCost(dbPath: string, ids: readonly string[], { 
       const counted = cache.stats();
       const story = newStory(templates[serial]!, serial, new Date());
       await writer!.upsert(story, { modifiedAt: story.updatedAt });
-      const pushed = await pass();
+      const pushed = await paired();
       const { loads, rebuilt, memoComputed, memoUpdated } = cache.stats();
-      const after = await pass();
       figures.push({
         storeReads: loads - counted.loads,
         rebuilt: rebuilt - counted.rebuilt,
         rankedAgain: memoComputed - counted.memoComputed,
         rankingsUpdated: memoUpdated - counted.memoUpdated,
-        extraMs: pushed - (before + after) / 2,
-        passMs: (before + after) / 2,
+        extraMs: pushed.extraMs,
+        passMs: pushed.warmMs,
       });
-      before = after;
       if (serial < warmupPushes) continue;
-      // Nothing pushed: the pass after it measured as the push's was.
-      const idle = await pass();
-      const next = await pass();
-      control.push(idle - (before + next) / 2);
-      before = next;
+      // Nothing pushed: the same paired reads.
+      const idle = await paired();
+      control.push(idle.extraMs);
     }
     const warmup = figures.splice(0, warmupPushes);
-    const rebuilt = median(figures.map((f) => f.rebuilt));
-    const extraMs = median(figures.map((f) => f.extraMs));
     return {
       pushes,
       storeReads: median(figures.map((f) => f.storeReads)),
-      rebuilt,
+      rebuilt: median(figures.map((f) => f.rebuilt)),
       rankedAgain: median(figures.map((f) => f.rankedAgain)),
       rankingsUpdated: median(figures.map((f) => f.rankingsUpdated)),
-      extraMs,
+      extraMs: median(figures.map((f) => f.extraMs)),
       extraMsEach: figures.map((f) => f.extraMs),
       warmupExtraMs: warmup.map((f) => f.extraMs),
       controlExtraMs: median(control),
       controlExtraMsEach: control,
       passMs: median(figures.map((f) => f.passMs)),
       ids: ids.length,
+      method: 'paired',
+      chunk: size,
     };
   } finally {
     await opened.close();

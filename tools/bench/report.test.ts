@@ -415,6 +415,13 @@ test('the push cost counted in process, and the CPU ratio it implies beside the 
     /4\.9 ms of CPU more than a pass with nothing changed \(28 ms; each push −41 to \+20 ms\)\. With nothing pushed, the same passes read −1\.2 ms \(the median of 3 pushes of nothing, one after each counted push, each −30 to \+12 ms\): what the method reads where there is nothing to read\. At one push/,
   );
   assert.doesNotMatch(renderMarkdown(warmed), /With nothing pushed/, 'recorded before the control: not mentioned');
+  const paired = { ...withCost(null) };
+  const pairedCost = { ...pushCost, pushes: 3, extraMs: 6.9, passMs: 199, warmupExtraMs: [30, 9.1, 4], ...each, method: 'paired' as const, chunk: 250 };
+  paired.reference = { ...paired.reference, render: { ...render, pushCost: pairedCost } };
+  assert.match(
+    renderMarkdown(paired),
+    /after each of 3 new stories pushed \(after 3 not counted, their reads paying for the start-up: 30, 9\.1, 4\.0 ms\), every one of the 10,000 article pages' content read again, in chunks of 250 pages each read twice back to back, took 3 store reads, 1,591 kept answers read again \(medians\), and 6\.9 ms of CPU more in the pages' first reads than in their second \(a warm pass 199 ms; each push −41 to \+20 ms\)\. With nothing pushed, the same paired reads read −1\.2 ms/,
+  );
 });
 
 /** A step through Nginx as loadgen counts it: 10,000 requests scheduled, `sources` of them answered so. */

@@ -815,7 +815,7 @@ function rankings(cost: PushCost): string {
 function notCounted(cost: PushCost): string {
   const first = cost.warmupExtraMs ?? [];
   if (first.length === 0) return '';
-  return ` (after ${first.length} not counted, their passes paying for the start-up: ${first.map((x) => ms(x)).join(', ')} ms)`;
+  return ` (after ${first.length} not counted, their ${cost.method === 'paired' ? 'reads' : 'passes'} paying for the start-up: ${first.map((x) => ms(x)).join(', ')} ms)`;
 }
 
 function pushCostLine(r: BenchResults): string | null {
@@ -826,9 +826,16 @@ function pushCostLine(r: BenchResults): string | null {
     steady && steady.serverCpuPct > 0
       ? ` At one push a second that is ${pct(cost.extraMs / 1000)} of a core: beside the ${cpu(steady.serverCpuPct)} SQLite's window without pushes used at capacity, ${(1 + cost.extraMs / (steady.serverCpuPct * 10)).toFixed(2)}x its CPU per request.`
       : ` At one push a second that is ${pct(cost.extraMs / 1000)} of a core.`;
+  const took = `${cost.storeReads} store reads, ${perS(cost.rebuilt)} kept answers read again${rankings(cost)} (medians)`;
+  if (cost.method === 'paired')
+    return (
+      `In a process of its own (tools/bench/push-cost.ts, core 0, no HTTP): after each of ${cost.pushes} new stories pushed${notCounted(cost)}, every one of the ${perS(cost.ids)} article pages' content read again, ` +
+      `in chunks of ${perS(cost.chunk ?? 0)} pages each read twice back to back, took ${took}, and ${ms(cost.extraMs)} ms of CPU more in the pages' first reads than in their second ` +
+      `(a warm pass ${ms(cost.passMs)} ms${spread(cost.extraMsEach)}).${controlled(cost)}${implied}`
+    );
   return (
     `In a process of its own (tools/bench/push-cost.ts, core 0, no HTTP): after each of ${cost.pushes} new stories pushed${notCounted(cost)}, every one of the ${perS(cost.ids)} article pages' content read again took ` +
-    `${cost.storeReads} store reads, ${perS(cost.rebuilt)} kept answers read again${rankings(cost)} (medians), ${ms(cost.extraMs)} ms of CPU more than a pass with nothing changed (${ms(cost.passMs)} ms${spread(cost.extraMsEach)}).${controlled(cost)}${implied}`
+    `${took}, ${ms(cost.extraMs)} ms of CPU more than a pass with nothing changed (${ms(cost.passMs)} ms${spread(cost.extraMsEach)}).${controlled(cost)}${implied}`
   );
 }
 
@@ -848,7 +855,7 @@ function controlled(cost: PushCost): string {
   if (cost.controlExtraMs === undefined) return '';
   const each = cost.controlExtraMsEach ?? [];
   return (
-    ` With nothing pushed, the same passes read ${signedMs(cost.controlExtraMs)} ms (the median of ${each.length} pushes of nothing, one after each counted push` +
+    ` With nothing pushed, the same ${cost.method === 'paired' ? 'paired reads' : 'passes'} read ${signedMs(cost.controlExtraMs)} ms (the median of ${each.length} pushes of nothing, one after each counted push` +
     `${each.length ? `, each ${signedMs(Math.min(...each))} to ${signedMs(Math.max(...each))} ms` : ''}): what the method reads where there is nothing to read.`
   );
 }
