@@ -14,9 +14,11 @@
 // speed moves by a third within seconds moves both reads of a pair alike. The method before
 // compared a whole pass after a push with the passes around it, 0.2 s apart: on 2026-11-29 its
 // pushes read anywhere from -37 to +98 ms on a pass of 205 ms, and its median of 41 read 17,
-// 5.5 and -0.8 ms in three runs within the hour; the paired reads of the same runs' host spread
-// about 3 to 12 ms a push. The second read of a chunk finds its pages in the processor's caches,
-// so a first read costs a little more even when nothing changed.
+// 5.5 and -0.8 ms in three runs within the hour; the paired reads of that hour read 7.5 to 9.6 ms
+// (medians of 41, each push -8 to +30 ms; docs/benchmarks/2026-11-29-paired.md). The second read
+// of a chunk finds its pages in the processor's caches, so a first read costs a little more even
+// when nothing changed. Chunks much smaller cost the second reads that: the clock sleeps 1 ms before
+// each reading (threadCpuMs), and at 50 pages a chunk the control read +5 ms.
 //
 // And the method's own control: after each counted push, the same paired reads with nothing
 // pushed. Its median is what the method reads where there is nothing to read (the caches' part,
