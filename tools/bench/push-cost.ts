@@ -109,9 +109,8 @@ interface PairedPass {
 export async function measurePushCost(
   dbPath: string,
   ids: readonly string[],
-  { pushes, warmupPushes, chunk }: { pushes: number; warmupPushes: number; chunk?: number } = pushCostDefaults,
+  { pushes, warmupPushes, chunk = pushCostDefaults.chunk }: { pushes: number; warmupPushes: number; chunk?: number } = pushCostDefaults,
 ): Promise<PushCost> {
-  const size = chunk ?? pushCostDefaults.chunk;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kiosk-push-cost-'));
   const copy = path.join(dir, 'store.sqlite');
   fs.copyFileSync(dbPath, copy);
@@ -120,7 +119,7 @@ export async function measurePushCost(
   try {
     const { reader, writer, cache } = opened;
     const chunks: (readonly string[])[] = [];
-    for (let at = 0; at < ids.length; at += size) chunks.push(ids.slice(at, at + size));
+    for (let at = 0; at < ids.length; at += chunk) chunks.push(ids.slice(at, at + chunk));
     const read = async (pages: readonly string[]) => {
       const start = threadCpuMs();
       for (const id of pages) await reader.articleWithTeasers(id);
@@ -178,7 +177,7 @@ export async function measurePushCost(
       passMs: median(figures.map((f) => f.passMs)),
       ids: ids.length,
       method: 'paired',
-      chunk: size,
+      chunk,
     };
   } finally {
     await opened.close();

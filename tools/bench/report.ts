@@ -826,17 +826,15 @@ function pushCostLine(r: BenchResults): string | null {
     steady && steady.serverCpuPct > 0
       ? ` At one push a second that is ${pct(cost.extraMs / 1000)} of a core: beside the ${cpu(steady.serverCpuPct)} SQLite's window without pushes used at capacity, ${(1 + cost.extraMs / (steady.serverCpuPct * 10)).toFixed(2)}x its CPU per request.`
       : ` At one push a second that is ${pct(cost.extraMs / 1000)} of a core.`;
+  const read = `In a process of its own (tools/bench/push-cost.ts, core 0, no HTTP): after each of ${cost.pushes} new stories pushed${notCounted(cost)}, every one of the ${perS(cost.ids)} article pages' content read again`;
   const took = `${cost.storeReads} store reads, ${perS(cost.rebuilt)} kept answers read again${rankings(cost)} (medians)`;
+  const after = `${spread(cost.extraMsEach)}).${controlled(cost)}${implied}`;
   if (cost.method === 'paired')
     return (
-      `In a process of its own (tools/bench/push-cost.ts, core 0, no HTTP): after each of ${cost.pushes} new stories pushed${notCounted(cost)}, every one of the ${perS(cost.ids)} article pages' content read again, ` +
-      `in chunks of ${perS(cost.chunk ?? 0)} pages each read twice back to back, took ${took}, and ${ms(cost.extraMs)} ms of CPU more in the pages' first reads than in their second ` +
-      `(a warm pass ${ms(cost.passMs)} ms${spread(cost.extraMsEach)}).${controlled(cost)}${implied}`
+      `${read}, in chunks of ${perS(cost.chunk ?? 0)} pages each read twice back to back, took ${took}, ` +
+      `and ${ms(cost.extraMs)} ms of CPU more in the pages' first reads than in their second (a warm pass ${ms(cost.passMs)} ms${after}`
     );
-  return (
-    `In a process of its own (tools/bench/push-cost.ts, core 0, no HTTP): after each of ${cost.pushes} new stories pushed${notCounted(cost)}, every one of the ${perS(cost.ids)} article pages' content read again took ` +
-    `${took}, ${ms(cost.extraMs)} ms of CPU more than a pass with nothing changed (${ms(cost.passMs)} ms${spread(cost.extraMsEach)}).${controlled(cost)}${implied}`
-  );
+  return `${read} took ${took}, ${ms(cost.extraMs)} ms of CPU more than a pass with nothing changed (${ms(cost.passMs)} ms${after}`;
 }
 
 /** How far apart the figures a median was taken from came out: ", each -a to +b ms". */
