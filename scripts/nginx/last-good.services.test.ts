@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../server/config';
 import { copyFileOf } from '../../server/last-good/copy-path';
-import { requestsWaitingAt, settlesWithin, signalWorkers } from '../../test/held-workers';
+import { describeConnectionsAt, requestsWaitingAt, settlesWithin, signalWorkers } from '../../test/held-workers';
 import { send, type Answer } from '../../test/http';
 import { freePort, freePortRange, metricsValue, seedTempStore, startBuiltServer, teasersIn, type BuiltServer } from '../../test/server';
 import { sleep, waitFor, waitForValue } from '../../test/wait';
@@ -132,7 +132,11 @@ test('every worker full: a page rendered before is its last good copy, whole and
         everyMs: 20,
       },
     );
-    assert.equal(seen, 2 * workers);
+    assert.equal(
+      seen,
+      2 * workers,
+      `${seen} requests reached the stopped workers, not ${2 * workers}; the connections to them now:\n${describeConnectionsAt(site.workerPorts, site.nginx[0]!.process.pid!)}`,
+    );
     for (const request of held) assert.equal(await settlesWithin(request, 0), false, 'a request within the limits waits for its worker');
 
     const copy = await get(open, page.path);
@@ -164,6 +168,9 @@ test('every worker full: a page rendered before is its last good copy, whole and
     assert.equal(never.headers['x-render-mode'], 'shell', 'no copy: the shell');
   } finally {
     signalWorkers(site.cluster.process.pid!, 'SIGCONT');
+    // Answered before this test ends, whatever failed above: held, they would take the workers'
+    // page slots from the next test's renders.
+    await Promise.allSettled(held);
   }
   for (const request of held) assert.equal((await request).headers['x-render-mode'], 'ssr');
 
