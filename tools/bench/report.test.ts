@@ -146,7 +146,7 @@ test('the DOM budget targets: capacity ratio ≥ 1.5x, ≥ 550 elements shown an
   assert.match(targets(withExpress(700, 1000))[2]!.figures, /700 against 1,000 req\/s = 70%/);
 });
 
-test('the churn targets: CPU per request with pushes and after them within 1.10x of without, the store read for under 1% of the answers after them, p99 < 100 ms, every push seen within 1 s; below saturation, the median round within 1.10x and p99 < 100 ms in every round', () => {
+test('the churn targets: CPU per request with pushes and after them within 1.10x of without, the store read for under 1% of the answers after them, p99 < 100 ms, every push seen within 1 s; below saturation, the median round within 1.05x and p99 < 100 ms in every round', () => {
   const step = (cpuPct: number, achievedPerS: number, p99: number, timeouts = 0) =>
     ({
       achievedPerS,
@@ -195,11 +195,12 @@ test('the churn targets: CPU per request with pushes and after them within 1.10x
     'the rounds below saturation not measured: not judged',
   );
   assert.equal(sqlite(withChurn(66, 62, 80, [40, 900], []))[4]!.met, null, 'no rounds (--churn-rounds 0): not judged');
-  // Below saturation: 49.5% of the core is 0.55 ms each, 1.10x.
+  // Below saturation: 47.25% of the core is 0.525 ms each, 1.05x (issue 37's bound, not 1.10x).
   assert.deepEqual(
-    sqlite(withChurn(67, 70, 120, [40, null], [{ pushing: 49.5, p99: 60 }])).map((t) => t.met),
+    sqlite(withChurn(67, 70, 120, [40, null], [{ pushing: 47.25, p99: 60 }])).map((t) => t.met),
     [false, false, false, false, true, true],
   );
+  assert.equal(sqlite(withChurn(67, 70, 120, [40, null], [{ pushing: 49.5, p99: 60 }]))[4]!.met, false, 'a round at 1.10x: over 1.05x');
   // After the pushes: the store read for fewer than 1% of the answers, or the cache was emptied.
   const after = (reads: number | null) => sqlite(withChurn(66, 62, 80, [40], undefined, reads))[2]!;
   assert.equal(after(99).met, true);
@@ -210,11 +211,11 @@ test('the churn targets: CPU per request with pushes and after them within 1.10x
   // The median decides: one round over the line of three is met, two are not.
   const below = (rounds: Round[]) => sqlite(withChurn(66, 62, 80, [40], rounds))[4]!;
   const three = (a: number, b: number, c: number) => [a, b, c].map((pushing) => ({ pushing, p99: 60 }));
-  assert.equal(below(three(45, 54, 49.5)).met, true, 'median 1.10x');
-  assert.equal(below(three(45, 54, 50)).met, false, 'median 1.11x');
+  assert.equal(below(three(45, 54, 47.25)).met, true, 'median 1.05x');
+  assert.equal(below(three(45, 54, 47.5)).met, false, 'median 1.06x');
   assert.match(
-    below(three(45, 54, 49.5)).figures,
-    /^3 rounds at 900 req\/s: 1\.00x, 1\.20x, 1\.10x; median 1\.10x \(the windows without pushes alone 0% apart\); p99 with pushes 60 \/ 60 \/ 60 ms \(without 20 \/ 20 \/ 20 ms\); errors 0, timeouts 0, non-2xx 0$/,
+    below(three(45, 54, 47.25)).figures,
+    /^3 rounds at 900 req\/s: 1\.00x, 1\.20x, 1\.05x; median 1\.05x \(the windows without pushes alone 0% apart\); p99 with pushes 60 \/ 60 \/ 60 ms \(without 20 \/ 20 \/ 20 ms\); errors 0, timeouts 0, non-2xx 0$/,
   );
   // An even count: the mean of the middle two.
   assert.match(below([...three(45, 49.5, 50), { pushing: 54, p99: 60 }]).figures, /median 1\.11x/);

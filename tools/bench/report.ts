@@ -343,7 +343,16 @@ function nginxFallbackTarget(r: BenchResults): Target {
   };
 }
 
+/** CPU per request with one push a second at capacity and right after the pushes, against without (issue 25's bound). */
 const churnCpuRatio = 1.1;
+
+/**
+ * The rounds below saturation: the median round's CPU per request with one push a second against
+ * without. Issue 37's bound, tighter than issue 25's at capacity: a push costs a worker a few ms
+ * of CPU (docs/performance.md), well under 5% of a core at one a second, and the rounds at 90%
+ * are where CPU per request is the work a request costs, not a queue's.
+ */
+const roundsCpuRatio = 1.05;
 
 /** The churn steps of each store measured: SQLite's, then PostgreSQL's. */
 function churns(r: BenchResults): { store: string; churn: ChurnResult }[] {
@@ -379,7 +388,7 @@ function churnTargets(r: BenchResults): Target[] {
       `${store}, one CMS push a second at capacity: p99 < 100 ms, no errors or timeouts`,
       `${store}, after the pushes: the other ids stayed warm (the store read for fewer than ${pct(warmReadShare)} of the answers) and CPU per request ≤ ${churnCpuRatio.toFixed(2)}x without pushes`,
       `${store}: every push visible on the worker within 1 s`,
-      `${store}, one CMS push a second at ${Math.round(belowCapacityShare * 100)}% of capacity (below saturation), rounds without and with pushes: the median round's CPU per request ≤ ${churnCpuRatio.toFixed(2)}x without pushes; in every round with pushes p99 < 100 ms, no errors or timeouts`,
+      `${store}, one CMS push a second at ${Math.round(belowCapacityShare * 100)}% of capacity (below saturation), rounds without and with pushes: the median round's CPU per request ≤ ${roundsCpuRatio.toFixed(2)}x without pushes; in every round with pushes p99 < 100 ms, no errors or timeouts`,
       `${store}, every window at ${Math.round(belowCapacityShare * 100)}% of capacity, with and without pushes: p99 < 100 ms, no errors or timeouts, no event-loop stall of ${stallBoundMs} ms or more`,
     ];
     const churn = measured.find((m) => m.store === store)?.churn;
@@ -416,7 +425,7 @@ function churnTargets(r: BenchResults): Target[] {
       rounds.length > 0
         ? {
             name: names[4]!,
-            met: Number.isFinite(belowRatio) ? belowRatio <= churnCpuRatio && rounds.every((r) => quiet(r.pushing)) : null,
+            met: Number.isFinite(belowRatio) ? belowRatio <= roundsCpuRatio && rounds.every((r) => quiet(r.pushing)) : null,
             figures:
               `${rounds.length} rounds at ${perS(rounds[0]!.ratePerS)} req/s: ${rounds.map((r) => `${roundRatio(r).toFixed(2)}x`).join(', ')}; median ${belowRatio.toFixed(2)}x ` +
               `(the windows without pushes alone ${Number.isFinite(steadySpread(rounds)) ? `${Math.round(steadySpread(rounds) * 100)}%` : '–'} apart); ` +
