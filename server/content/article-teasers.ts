@@ -1,7 +1,7 @@
 import type { Article, ArticleWithTeasers, Teaser } from '../../src/content';
 import { moreFromSectionSize, relatedSize } from '../../src/content';
 import { serializeState } from '../../src/page-contract';
-import { jsonOf, sharedWithJson } from './cache';
+import { jsonOf, ownNumbers, sharedWithJson, type NumberRoom } from './cache';
 
 // What an article page shows besides the article, chosen the same way whatever the store (the
 // store contract checks SQLite and PostgreSQL agree): related stories by shared tags, then the
@@ -192,7 +192,9 @@ export function keptList(teasers: readonly Teaser[], json: readonly string[], pr
     since.push(previous!.version, d);
     for (let i = 0; i + 1 < previous!.since.length && since.length < 2 * sinceDepth; i += 2) since.push(previous!.since[i]!, previous!.since[i + 1]! + d);
   }
-  return { teasers, json, rank, version: (lastVersion += 1), since };
+  // A whole number of 32 bits, as a ranking (an Int32Array) holds it.
+  lastVersion = (lastVersion + 1) | 0;
+  return { teasers, json, rank, version: lastVersion, since };
 }
 
 /** How many ids came in front of `list` since its read `version` and nothing else changed its rank ids; -1 where unknown. */
@@ -205,8 +207,10 @@ function prependedSince(list: KeptList, version: number): number {
 /**
  * An article page's related stories by tags, as rankLists ranks them from its tags' lists, with
  * what lets the ranking be brought up to date when a list only gained new stories in front
- * (updatedRanking). Numbers only, in one array (the cache keeps one per article page, so
- * every array and object counts): a header of the number of lists k, of ranked ids, and the
+ * (updatedRanking). Numbers only, in one Int32Array (the cache keeps one per article page, a
+ * view of the few it keeps for memos: one object whose numbers the garbage collector does not
+ * visit, where an array of them was two objects and ~40 slots to mark; cache.ts, MemoNumbers):
+ * a header of the number of lists k, of ranked ids, and the
  * article id's two halves (RankList's numbers); the version of each tag list it was ranked from
  * (KeptList.version), in the article's order of tags; the article's position among each list's
  * rank ids (-1 where not there); then per ranked id, best first, its two halves and its position
@@ -216,7 +220,7 @@ function prependedSince(list: KeptList, version: number): number {
  * generation's collector (about 0.35 KB a ranking; docs/performance.md). Its holder reads it in
  * the same synchronous step it got it (reader.ts), so no reader sees it change under it.
  */
-export type RelatedRanking = number[];
+export type RelatedRanking = Int32Array;
 
 const header = 4;
 
@@ -233,7 +237,7 @@ function rankingLength(k: number): number {
 /** `source`'s first `used` numbers written over `ranking`, the rest of it zeros: `ranking`, brought up to date in place. */
 function writtenOver(ranking: RelatedRanking, source: readonly number[], used: number): RelatedRanking {
   for (let x = 0; x < used; x += 1) ranking[x] = source[x]!;
-  for (let x = used; x < ranking.length; x += 1) ranking[x] = 0;
+  ranking.fill(0, used);
   return ranking;
 }
 
@@ -254,7 +258,7 @@ function counted(at: number, self: number): boolean {
 }
 
 /** How many lists count ranked id `r` of `ranking` among their candidates. */
-function sharedBy(ranking: readonly number[], r: number): number {
+function sharedBy(ranking: RelatedRanking, r: number): number {
   const k = ranking[0]!;
   const at = slot(k, r) + 2;
   let shared = 0;
@@ -269,25 +273,31 @@ function halves(id: string): [number, number] {
 /**
  * The related stories of the page of `articleId` ranked from scratch: `tagLists` holds, per tag
  * of the article, that tag's newest published teasers (at least relatedCandidatesPerTag + 1 of
- * them where the tag has that many).
+ * them where the tag has that many). Its numbers from `room` (the content cache's, where it keeps
+ * the ranking).
  */
-export function relatedRanking(articleId: string, tagLists: readonly KeptList[]): RelatedRanking {
+export function relatedRanking(articleId: string, tagLists: readonly KeptList[], room: NumberRoom = ownNumbers): RelatedRanking {
   const ids = rankLists(
     tagLists.map(({ rank }) => rank),
     relatedSize,
     articleId,
     relatedCandidatesPerTag,
   );
+  const k = tagLists.length;
   const [selfHigh, selfLow] = halves(articleId);
-  const ranking = [tagLists.length, ids.length, selfHigh, selfLow];
-  for (const list of tagLists) ranking.push(list.version);
-  for (const { rank } of tagLists) ranking.push(positionIn(rank, selfHigh, selfLow));
-  for (const id of ids) {
+  const ranking = room(rankingLength(k));
+  ranking.set([k, ids.length, selfHigh, selfLow]);
+  tagLists.forEach(({ version, rank }, i) => {
+    ranking[header + i] = version;
+    ranking[header + k + i] = positionIn(rank, selfHigh, selfLow);
+  });
+  ids.forEach((id, r) => {
+    const at = slot(k, r);
     const [high, low] = halves(id);
-    ranking.push(high, low);
-    for (const { rank } of tagLists) ranking.push(positionIn(rank, high, low));
-  }
-  while (ranking.length < rankingLength(tagLists.length)) ranking.push(0);
+    ranking[at] = high;
+    ranking[at + 1] = low;
+    tagLists.forEach(({ rank }, i) => (ranking[at + 2 + i] = positionIn(rank, high, low)));
+  });
   return ranking;
 }
 
@@ -465,7 +475,7 @@ function seenBefore(n: number, stride: number, h: number, l: number): boolean {
  * The best relatedSize of `ranking`'s ranked ids and the first `n` of freshIds: most lists
  * first, a new id first among its equals, worked out in `merging`; how many of its numbers that is.
  */
-function merged(ranking: number[], n: number): number {
+function merged(ranking: RelatedRanking, n: number): number {
   const k = ranking[0]!;
   const ranked = ranking[1]!;
   const stride = 3 + k;

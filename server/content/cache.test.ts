@@ -202,6 +202,50 @@ test('a memo is handed out while it says it was worked out from the reads kept n
   assert.equal(handed.length, 2, 'update not asked without a memo');
 });
 
+test("a memo's numbers kept on an entry come from the cache's room and go back to it when the entry goes or the memo is worked out again; one not kept has its own", async () => {
+  const c = cache();
+  const chunks = new Set<ArrayBufferLike>();
+  const numbers = (key: string, length: number, current = false) =>
+    c.memo<Int32Array>(
+      key,
+      () => current,
+      (room) => {
+        const made = room(length);
+        made[0] = length;
+        return made;
+      },
+    );
+  await c.get('article:1', async () => 'one', onArticle('1'));
+  await c.get('article:2', async () => 'two', onArticle('2'));
+  const first = numbers('article:1', 40);
+  const second = numbers('article:2', 40);
+  chunks.add(first.buffer).add(second.buffer);
+  assert.equal(chunks.size, 1, 'views of one chunk, not an array each');
+  assert.deepEqual(c.memoNumbers(), { made: 2, inUse: 2 });
+
+  const loose = numbers('article:9', 40);
+  assert.notEqual(loose.buffer, first.buffer, "no entry keeps it: its own numbers, never the room's");
+  assert.deepEqual(c.memoNumbers(), { made: 2, inUse: 2 });
+
+  // A change drops article 1's entry: its memo's view goes back and is the next one handed out, zeroed.
+  c.apply(changeOf('1'));
+  await c.get('article:1', async () => 'one, corrected', onArticle('1'));
+  assert.deepEqual(c.memoNumbers(), { made: 2, inUse: 1 });
+  const again = numbers('article:1', 40);
+  assert.equal(again.buffer, first.buffer);
+  assert.equal(again.byteOffset, first.byteOffset, 'the view given back, handed out again');
+  assert.equal(again[0], 40, 'written afresh by compute');
+  assert.deepEqual(c.memoNumbers(), { made: 2, inUse: 2 });
+
+  // Worked out again over the memo before (not current, no update): the one before goes back first.
+  numbers('article:2', 40);
+  assert.deepEqual(c.memoNumbers(), { made: 2, inUse: 2 }, 'the view before reused, none made');
+  numbers('article:2', 44);
+  assert.deepEqual(c.memoNumbers(), { made: 3, inUse: 2 }, 'another length: a view made, the one of 40 given back');
+  c.clear();
+  assert.deepEqual(c.memoNumbers(), { made: 3, inUse: 0 }, 'every entry gone: every view back');
+});
+
 test('what follows the changes (the last good copies) hears each public one from the cache, after its entries are dropped; a draft saved tells it nothing', async () => {
   const feed = new ChangeHub();
   const c = cache({ changes: feed });

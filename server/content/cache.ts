@@ -27,7 +27,8 @@ import { listKey } from './store';
 //     up to date from the memo before where its maker can show the result is what working it out
 //     again gives (a list that only gained new stories in front: each list read says which
 //     earlier reads it extends, KeptList.since), else worked out again; one slot of the entry,
-//     dropped with it; not frozen (the one thing kept here that is not): it is numbers
+//     dropped with it, its numbers a view of a few Int32Arrays kept here (MemoNumbers), taken
+//     back when the entry goes; not frozen (the one thing kept here that is not): it is numbers
 //     read by the function that made it (pageTeasers), never handed to a request, and V8 reads a
 //     frozen array's elements on a slower path (bringing a ranking up to date took 2.0 µs
 //     frozen, 1.0 µs not; a push brings ~1,400 of them up to date);
@@ -374,6 +375,63 @@ function keysIn(index: Index, name: string): Iterable<string> {
   return keys === undefined ? [] : typeof keys === 'string' ? [keys] : [...keys];
 }
 
+/** Where a memo's numbers come from (memo()): `length` zeros as an Int32Array. */
+export type NumberRoom = (length: number) => Int32Array;
+
+/** Numbers of a memo nothing keeps: an Int32Array of its own. */
+export const ownNumbers: NumberRoom = (length) => new Int32Array(length);
+
+/**
+ * Where the numbers of the memos kept on entries live (an article page's related ranking,
+ * article-teasers.ts): views of a few Int32Arrays of chunkInts numbers each, every view handed
+ * out by take() and given back (give()) when its entry goes or its memo is worked out again, then
+ * handed out again for the next memo of the same length. One object per memo whose numbers the
+ * garbage collector does not visit: 10,000 rankings as arrays were 20,000 objects and 3.4 MB of
+ * slots that every major collection marked (docs/performance.md, "Memory"). Never shrinks: it
+ * holds as many views as memos were kept at once, bounded by the entries.
+ */
+class MemoNumbers {
+  static readonly chunkInts = 64 * 1024;
+  #chunk = new Int32Array(0);
+  #top = 0;
+  /** The buffers of the chunks: a view of one of them is this room's. */
+  readonly #chunks = new Set<ArrayBufferLike>();
+  /** Views given back, by length. */
+  readonly #free = new Map<number, Int32Array[]>();
+
+  /** `length` zeros: a view given back before, or a new one. */
+  readonly take: NumberRoom = (length) => {
+    const reused = this.#free.get(length)?.pop();
+    if (reused !== undefined) return reused.fill(0);
+    if (length > MemoNumbers.chunkInts) return ownNumbers(length);
+    if (this.#top + length > this.#chunk.length) {
+      this.#chunk = new Int32Array(MemoNumbers.chunkInts);
+      this.#chunks.add(this.#chunk.buffer);
+      this.#top = 0;
+    }
+    this.#top += length;
+    this.#made += 1;
+    return this.#chunk.subarray(this.#top - length, this.#top);
+  };
+
+  /** Takes back a memo that was this room's (anything else is left to the garbage collector). */
+  give(memo: unknown): void {
+    if (!(memo instanceof Int32Array) || !this.#chunks.has(memo.buffer)) return;
+    const free = this.#free.get(memo.length);
+    if (free === undefined) this.#free.set(memo.length, [memo]);
+    else free.push(memo);
+  }
+
+  /** Views made from the chunks, and of them those handed out and not given back. */
+  counts(): { made: number; inUse: number } {
+    let free = 0;
+    for (const views of this.#free.values()) free += views.length;
+    return { made: this.#made, inUse: this.#made - free };
+  }
+
+  #made = 0;
+}
+
 export class ContentCache {
   readonly #entries: LRUCache<string, Entry>;
   /** Article id or list key → the keys of entries that depend on it. */
@@ -392,6 +450,8 @@ export class ContentCache {
   #counts: ContentCounts = { contentStoreReads: 0, contentRebuilt: 0, contentPreviousServed: 0 };
   /** Memos worked out from scratch and brought up to date (memo()): both only rise. */
   readonly #memos = { computed: 0, updated: 0 };
+  /** Where the numbers of the memos kept on entries live. */
+  readonly #numbers = new MemoNumbers();
   /** Which ids are published articles (the view beacons' check), where the options say how to read them. */
   readonly published: PublishedIds | null;
 
@@ -402,7 +462,10 @@ export class ContentCache {
       max: options.maxEntries,
       maxSize: options.maxBytes,
       sizeCalculation: (entry) => entryBytes(entry.value),
-      dispose: (entry, key) => this.#unindex(key, entry),
+      dispose: (entry, key) => {
+        this.#unindex(key, entry);
+        this.#numbers.give(entry.memo);
+      },
     });
     this.published = options.publishedIds ? new PublishedIds(options.publishedIds, () => this.#catchUp()) : null;
     this.#unsubscribe = options.changes?.subscribe((change) => this.apply(change)) ?? (() => undefined);
@@ -500,20 +563,35 @@ export class ContentCache {
    * cannot: then `compute`). It must hold no object of another entry (numbers, not teasers): an
    * entry evicted or read again is then let go, whatever memos named it. One slot of the entry,
    * going with it, not counted in the bound. Kept as `compute` and `update` made it, not frozen
-   * (the rule at the top of this file): the caller reads it and hands out nothing of it.
+   * (the rule at the top of this file): the caller reads it and hands out nothing of it, and reads
+   * it before anything else can reach this cache (no await between). `compute` is handed where
+   * numbers come from: this cache's room (MemoNumbers) where the result is kept on an entry,
+   * given back when the entry goes or the memo is worked out again; its own array where no entry
+   * keeps it.
    */
-  memo<T>(key: string, current: (kept: T) => boolean, compute: () => T, update?: (previous: T) => T | undefined): T {
+  memo<T>(key: string, current: (kept: T) => boolean, compute: (room: NumberRoom) => T, update?: (previous: T) => T | undefined): T {
     const entry = this.#entries.peek(key);
     const kept = entry?.memo as T | undefined;
     // Every page asks on every request and nearly always gets the memo: compared in place, nothing made.
     if (kept !== undefined && current(kept)) return kept;
     let value = kept !== undefined && update !== undefined ? update(kept) : undefined;
+    // The memo before, where it is not the one kept now, goes back to the room first (a memo
+    // worked out again then takes its place).
+    if (entry !== undefined && kept !== undefined && value !== kept) {
+      entry.memo = undefined;
+      this.#numbers.give(kept);
+    }
     if (value === undefined) {
       this.#memos.computed += 1;
-      value = compute();
+      value = compute(entry !== undefined ? this.#numbers.take : ownNumbers);
     } else this.#memos.updated += 1;
     if (entry !== undefined) entry.memo = value;
     return value;
+  }
+
+  /** The room for memos' numbers: views made, and views held by memos now (for tests). */
+  memoNumbers(): { made: number; inUse: number } {
+    return this.#numbers.counts();
   }
 
   /**

@@ -299,7 +299,7 @@ async function articleWithTeasers(store: ArticleStore, cache: CacheReads, heads:
   const ranking = cache.memo(
     id,
     (kept: RelatedRanking) => rankedFrom(kept, tagLists),
-    () => relatedRanking(id, tagLists),
+    (room) => relatedRanking(id, tagLists, room),
     (previous) => updatedRanking(previous, tagLists),
   );
   return { article, ...pageTeasers(ranking, tagLists, section) };
