@@ -340,20 +340,22 @@ test('a ranking brought up to date (updatedRanking) is the ranking from scratch 
   assert.ok(counts.updated > counts.computed, `most changes were brought up to date (${counts.updated} updated, ${counts.computed} ranked again)`);
 });
 
+/** A list of stories of tag 'a' (ids by number, newest first), read after `previous`. */
+function tagList(ids: number[], previous?: KeptList): KeptList {
+  const teasers = frozenWithJson(ids.map((n) => teaserOf({ id: idOf(n), tags: ['a'], section: 'news' })));
+  return keptList(
+    teasers,
+    teasers.map((t) => jsonOf(t)!),
+    previous,
+  );
+}
+
 test('a ranking brought up to date after a push is written over in place: no new array for each of the ~1,500 a push touches', () => {
-  const list = (ids: number[], previous?: KeptList) => {
-    const teasers = frozenWithJson(ids.map((n) => teaserOf({ id: idOf(n), tags: ['a'], section: 'news' })));
-    return keptList(
-      teasers,
-      teasers.map((t) => jsonOf(t)!),
-      previous,
-    );
-  };
-  const before = [list([90, 70, 50, 30, 10]), list([80, 70, 40, 30])];
+  const before = [tagList([90, 70, 50, 30, 10]), tagList([80, 70, 40, 30])];
   const ranking = relatedRanking(idOf(30), before);
   const length = ranking.length;
   // Two new stories: one in the first tag's list, one in both (it ranks first, sharing two tags).
-  const after = [list([110, 100, 90, 70, 50, 30, 10], before[0]), list([110, 80, 70, 40, 30], before[1])];
+  const after = [tagList([110, 100, 90, 70, 50, 30, 10], before[0]), tagList([110, 80, 70, 40, 30], before[1])];
   const updated = updatedRanking(ranking, after);
   assert.equal(updated, ranking, 'the same array, written over');
   assert.equal(updated!.length, length, 'as long as before: room for every related story was made when it was ranked');
@@ -364,31 +366,23 @@ test('a ranking brought up to date after a push is written over in place: no new
   );
   // Where it cannot be brought up to date (a story left a list), it is left as it was and ranked afresh.
   const kept = ranking.slice();
-  assert.equal(updatedRanking(ranking, [list([110, 100, 70, 50, 30, 10], after[0]!), after[1]!]), undefined);
+  assert.equal(updatedRanking(ranking, [tagList([110, 100, 70, 50, 30, 10], after[0]!), after[1]!]), undefined);
   assert.deepEqual(ranking, kept);
 });
 
 test("a ranking takes its numbers from the room it is handed (the content cache's, where it keeps it), and one brought up to date stays in them", () => {
-  const list = (ids: number[], previous?: KeptList) => {
-    const teasers = frozenWithJson(ids.map((n) => teaserOf({ id: idOf(n), tags: ['a'], section: 'news' })));
-    return keptList(
-      teasers,
-      teasers.map((t) => jsonOf(t)!),
-      previous,
-    );
-  };
   const slab = new Int32Array(1024).fill(7);
   const asked: number[] = [];
   const room = (length: number) => {
     asked.push(length);
     return slab.subarray(100, 100 + length).fill(0);
   };
-  const before = [list([90, 70, 50, 30, 10]), list([80, 70, 40, 30])];
+  const before = [tagList([90, 70, 50, 30, 10]), tagList([80, 70, 40, 30])];
   const ranking = relatedRanking(idOf(30), before, room);
   assert.equal(ranking.buffer, slab.buffer, "the room's numbers");
   assert.deepEqual(asked, [ranking.length], 'one piece of room, as long as the ranking');
   assert.deepEqual(ranking, relatedRanking(idOf(30), before), 'the same numbers as in an array of its own');
-  const updated = updatedRanking(ranking, [list([110, 100, 90, 70, 50, 30, 10], before[0]), list([110, 80, 70, 40, 30], before[1])]);
+  const updated = updatedRanking(ranking, [tagList([110, 100, 90, 70, 50, 30, 10], before[0]), tagList([110, 80, 70, 40, 30], before[1])]);
   assert.equal(updated, ranking, 'brought up to date where it is');
   assert.equal(slab[99], 7, 'nothing written before its room');
   assert.equal(slab[100 + ranking.length], 7, 'nor after it');
