@@ -195,7 +195,7 @@ test('the churn targets: CPU per request with pushes and after them within 1.10x
     'the rounds below saturation not measured: not judged',
   );
   assert.equal(sqlite(withChurn(66, 62, 80, [40, 900], []))[4]!.met, null, 'no rounds (--churn-rounds 0): not judged');
-  // Below saturation: 47.25% of the core is 0.525 ms each, 1.05x (issue 37's bound, not 1.10x).
+  // Below saturation: 47.25% of the core is 0.525 ms each, 1.05x, the rounds' bound (not 1.10x).
   assert.deepEqual(
     sqlite(withChurn(67, 70, 120, [40, null], [{ pushing: 47.25, p99: 60 }])).map((t) => t.met),
     [false, false, false, false, true, true],

@@ -343,14 +343,14 @@ function nginxFallbackTarget(r: BenchResults): Target {
   };
 }
 
-/** CPU per request with one push a second at capacity and right after the pushes, against without (issue 25's bound). */
+/** CPU per request with one push a second at capacity and right after the pushes, against without. */
 const churnCpuRatio = 1.1;
 
 /**
  * The rounds below saturation: the median round's CPU per request with one push a second against
- * without. Issue 37's bound, tighter than issue 25's at capacity: a push costs a worker a few ms
- * of CPU (docs/performance.md), well under 5% of a core at one a second, and the rounds at 90%
- * are where CPU per request is the work a request costs, not a queue's.
+ * without. Tighter than at capacity: a push costs a worker a few ms of CPU (docs/performance.md),
+ * well under 5% of a core at one a second, and the rounds at 90% are where CPU per request is the
+ * work a request costs, not a queue's.
  */
 const roundsCpuRatio = 1.05;
 
