@@ -387,8 +387,8 @@ export const ownNumbers: NumberRoom = (length) => new Int32Array(length);
  * out by take() and given back (give()) when its entry goes or its memo is worked out again, then
  * handed out again for the next memo of the same length. One object per memo whose numbers the
  * garbage collector does not visit: 10,000 rankings as arrays were 20,000 objects and 3.4 MB of
- * slots that every major collection marked (docs/performance.md, "Memory"). Never shrinks: it
- * holds as many views as memos were kept at once, bounded by the entries.
+ * slots that every major collection marked (docs/performance.md, "Where the stalls come from").
+ * Never shrinks: it holds as many views as memos were kept at once, bounded by the entries.
  */
 class MemoNumbers {
   static readonly chunkInts = 64 * 1024;
