@@ -398,6 +398,8 @@ class MemoNumbers {
   readonly #chunks = new Set<ArrayBufferLike>();
   /** Views given back, by length. */
   readonly #free = new Map<number, Int32Array[]>();
+  /** Views made from the chunks. */
+  #made = 0;
 
   /** `length` zeros: a view given back before, or a new one. */
   readonly take: NumberRoom = (length) => {
@@ -428,8 +430,6 @@ class MemoNumbers {
     for (const views of this.#free.values()) free += views.length;
     return { made: this.#made, inUse: this.#made - free };
   }
-
-  #made = 0;
 }
 
 export class ContentCache {
