@@ -159,7 +159,9 @@ function serverConfig(mode) {
     externalsPresets: { node: true },
     optimization: { minimize: false, nodeEnv: false },
     devtool: 'source-map',
-    plugins: [new ShellFilePlugin()],
+    // One file per entry: a module loaded with import() (what only the primary runs, the
+    // PostgreSQL store) stays in it, and is evaluated only by a process that asks for it.
+    plugins: [new ShellFilePlugin(), new webpack.optimize.LimitChunkCountPlugin({ maxChunks: 1 })],
   };
 }
 

@@ -4,16 +4,16 @@ import throng from 'throng';
 import { loadAssets } from './assets';
 import { loadConfig, type Config } from './config';
 import { contentStoreProblem } from './content/store-check';
-import { startEdgePurge } from './edge/start';
-import { startLastGoodPrimary } from './last-good/primary';
 import { describeError, log } from './log';
-import { startPrimaryMetrics } from './metrics/primary';
 import { claimPorts, findPortOwner, isAddressInUse, listenPorts, portTakenExitCode, portTakenSentence } from './port-owner';
 import { requestSlot, serveSlots } from './worker-slots';
 import { startWorker, type ListenTarget } from './worker';
 
 // Process policy lives here and nowhere else: one worker per core under throng, a worker
 // that hits an unhandled error exits and is replaced, SIGTERM drains before exiting.
+// What only the primary runs (edge purge, last good index, metrics) is loaded with import() in
+// primary(): a worker never evaluates it, nor the packages it needs (prom-client, postgres), so
+// none of it sits in a worker's heap for every major collection to mark.
 
 const config = loadConfig();
 
@@ -100,6 +100,11 @@ async function primary() {
     // a replacement that cannot (one per-worker port taken) is revived as before, the rest serving.
     if (code === portTakenExitCode && w.id <= config.webConcurrency) process.exit(1);
   });
+  const [{ startEdgePurge }, { startLastGoodPrimary }, { startPrimaryMetrics }] = await Promise.all([
+    import('./edge/start'),
+    import('./last-good/primary'),
+    import('./metrics/primary'),
+  ]);
   // The content change feed purges CloudFront from here, never from a request's path (server/edge/).
   const edge = startEdgePurge(config);
   // The one index of the workers' last good copies, before any worker can write one (server/last-good/).

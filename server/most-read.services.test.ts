@@ -107,7 +107,7 @@ test('a worker listens only once it can tell published articles from made-up ids
   // than the worker took to listen: a made-up id's beacon was answered 204 and dropped, and so
   // was a real reader's. Here that read is held back 500 ms.
   const config = loadConfig({ CONTENT_DB_PATH: dbPath, SITE_URL: 'https://kiosk.example', CLIENT_ADDRESS_HOPS: '1' });
-  const content = openContent(config.content, config);
+  const content = await openContent(config.content, config);
   const store = content.store as SqliteStore;
   const slow = new PublishedIds(
     async () => {

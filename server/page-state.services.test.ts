@@ -19,7 +19,7 @@ let paths: string[];
 before(async () => {
   let dbPath: string;
   ({ dir, dbPath } = await seedTempStore(300, 5));
-  content = openSqliteContent(dbPath);
+  content = await openSqliteContent(dbPath);
   const latest = await content.reader.latest(5);
   const wrongSection = latest[1]!.section === 'news' ? 'sport' : 'news';
   paths = [

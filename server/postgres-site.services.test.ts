@@ -35,7 +35,7 @@ let b: Site;
 
 async function serve(): Promise<Site> {
   const config = loadConfig({ CONTENT_DATABASE_URL: cluster.url, CONTENT_TIMEOUT_MS: '2000' });
-  return serveTestSite(openContent(config.content, config), env);
+  return serveTestSite(await openContent(config.content, config), env);
 }
 
 function stats(site: Site) {

@@ -24,7 +24,7 @@ let articlePath: string;
 
 before(async () => {
   ({ dir, dbPath } = await seedTempStore(200, 2));
-  parts = openSqliteContent(dbPath);
+  parts = await openSqliteContent(dbPath);
   content = parts.reader;
   const [newest] = await content.latest(1);
   articlePath = `/${newest!.section}/${newest!.id}`;

@@ -5,7 +5,7 @@ import { loadAssets, type Assets } from './assets';
 import type { Config } from './config';
 import { describeError, log } from './log';
 import { startCloudWatch, workerSamples, type CloudWatchPublisher } from './metrics/cloudwatch';
-import { answerClusterScrapes, workerRegistry } from './metrics/prometheus';
+import { answerClusterScrapes, workerScrape } from './metrics/scrape';
 import { MetricsLedger } from './metrics/totals';
 import type { WorkerMetrics } from './metrics/worker-metrics';
 import { ResponsesInFlight } from './responses-in-flight';
@@ -46,7 +46,7 @@ const addressInUseRetryMs = 5_000;
 
 /** One worker: the store, the app, and an HTTP server that listens with the configured backlog. */
 export async function startWorker(config: Readonly<Config>, deps: { content?: Content; assets?: Assets; listen?: ListenTarget } = {}): Promise<RunningWorker> {
-  const content = deps.content ?? openContent(config.content, config);
+  const content = deps.content ?? (await openContent(config.content, config));
   const assets = deps.assets ?? loadAssets(config.distDir);
   const site = createSite({ config, content, assets });
 
@@ -84,7 +84,7 @@ export async function startWorker(config: Readonly<Config>, deps: { content?: Co
     },
     'worker',
   );
-  if (config.metrics.port > 0) answerClusterScrapes(workerRegistry(ledger, ledger.reader(), cloudwatch));
+  if (config.metrics.port > 0) answerClusterScrapes(workerScrape(ledger, ledger.reader(), cloudwatch));
 
   async function drain() {
     if (draining) return;

@@ -34,7 +34,7 @@ function testConfig(env: Record<string, string>, distDir?: string) {
 }
 
 /** A SQLite store as a worker opens it (openContent): the reader, the cache, the writer. */
-export function openSqliteContent(dbPath: string, env: Record<string, string> = {}): Content {
+export async function openSqliteContent(dbPath: string, env: Record<string, string> = {}): Promise<Content> {
   const config = testConfig({ ...env, CONTENT_DB_PATH: dbPath });
   return openContent(config.content, config);
 }
@@ -42,7 +42,7 @@ export function openSqliteContent(dbPath: string, env: Record<string, string> = 
 /** The site over a SQLite store, as a worker opens it (openContent), on a real socket. */
 export async function serveTestApp(dbPath: string, distDir?: string, env: Record<string, string> = {}): Promise<TestServer> {
   const config = testConfig({ ...env, CONTENT_DB_PATH: dbPath }, distDir);
-  return serveTestSite(openContent(config.content, config), env, { distDir });
+  return serveTestSite(await openContent(config.content, config), env, { distDir });
 }
 
 /** The real site over any content (the newsroom API, PostgreSQL, a wrapped store) on a real socket; closes the content too. */

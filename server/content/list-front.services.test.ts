@@ -24,7 +24,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-type Content = ReturnType<typeof openSqliteContent>;
+type Content = Awaited<ReturnType<typeof openSqliteContent>>;
 
 /** Counts the lists each whole read asks the store for. */
 function countWholeReads(content: Content): { lists: ArticleList[] } {
@@ -62,7 +62,7 @@ async function heads(content: Content, tags: readonly string[]): Promise<Record<
 
 /** What a worker that has kept nothing reads now. */
 async function fromScratch(tags: readonly string[]) {
-  const fresh = openSqliteContent(dbPath);
+  const fresh = await openSqliteContent(dbPath);
   try {
     return await heads(fresh, tags);
   } finally {
@@ -71,7 +71,7 @@ async function fromScratch(tags: readonly string[]) {
 }
 
 test('a list that only gained new stories in front is read as those stories, not whole; after every kind of change each head is what a fresh read gives', async () => {
-  const content = openSqliteContent(dbPath);
+  const content = await openSqliteContent(dbPath);
   try {
     const templates = [...generateArticles({ published: 6, drafts: 0, seed: 777 })];
     const tags = [...new Set(templates.flatMap((t) => t.tags))];

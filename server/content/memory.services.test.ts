@@ -7,9 +7,10 @@
 // main thread (SQLite's page cache among it) and its whole resident set within stated bounds.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { seedTempStore, openSqliteContent, startBuiltServer } from '../../test/server';
+import { freePort, metricsValue, seedTempStore, openSqliteContent, startBuiltServer } from '../../test/server';
 import { readEveryPage } from '../../scripts/built-server';
 import { residentMemory } from '../../scripts/resident-memory';
 import { stateJson } from '../state-json';
@@ -38,18 +39,18 @@ after(async () => {
 });
 
 /** Reads every article as pages do: its page, and the page's embedded state. */
-async function pass(content: ReturnType<typeof openSqliteContent>, some = ids.length): Promise<void> {
+async function pass(content: Awaited<ReturnType<typeof openSqliteContent>>, some = ids.length): Promise<void> {
   for (const id of ids.slice(0, some)) stateJson(await content.reader.articleWithTeasers(id));
 }
 
 /** Three passes over every article on a fresh worker's content; the heap's growth and the cache's count of its bytes. */
 async function threePasses(cacheMb: number): Promise<{ grewMb: number; countedMb: number; entries: number }> {
   // The code paths warm first, on content of their own, let go before the baseline.
-  const warm = openSqliteContent(dbPath);
+  const warm = await openSqliteContent(dbPath);
   await pass(warm, 500);
   await warm.close();
   const baseline = heapUsedAfterGc();
-  const content = openSqliteContent(dbPath, { CONTENT_CACHE_MB: String(cacheMb), CONTENT_CACHE_ENTRIES: '20000' });
+  const content = await openSqliteContent(dbPath, { CONTENT_CACHE_MB: String(cacheMb), CONTENT_CACHE_ENTRIES: '20000' });
   try {
     for (let n = 0; n < 3; n++) await pass(content);
     const grew = heapUsedAfterGc() - baseline;
@@ -111,5 +112,38 @@ test('WORKER_HEAP_GROWING_PERCENT=0 leaves V8 its own growth, and the primary ke
     assert.ok(!commandLine(server.process.pid!).some((flag) => flag.startsWith('--heap-growing-percent')));
   } finally {
     assert.equal(await server.stop(), 0);
+  }
+});
+
+test('a worker on SQLite holds neither prom-client nor the PostgreSQL driver; the primary, which answers /metrics, loads prom-client', async () => {
+  const packagesFile = path.join(dir, 'loaded-packages');
+  const metricsPort = await freePort();
+  const server = await startBuiltServer(dbPath, {
+    WEB_CONCURRENCY: '2',
+    METRICS_PORT: String(metricsPort),
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${path.resolve(import.meta.dirname, '../../test/loaded-packages.cjs')}`,
+    KIOSK_TEST_PACKAGES_FILE: packagesFile,
+  });
+  try {
+    await readEveryPage(server.baseUrl, paths.slice(0, 20));
+    const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    assert.equal(metricsValue(text, 'kiosk_workers_reporting'), 2, 'both workers answered the scrape');
+    assert.ok(metricsValue(text, 'kiosk_requests_total') >= 20, text);
+  } finally {
+    assert.equal(await server.stop(), 0);
+  }
+  const written = fs.readdirSync(dir).filter((name) => name.startsWith('loaded-packages.'));
+  const read = (name: string) => JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as string[];
+  const workers = written.filter((name) => name.includes('.worker-')).map(read);
+  assert.equal(workers.length, 2, written.join(', '));
+  const primary = read('loaded-packages.primary');
+  assert.ok(primary.includes('prom-client'), `the primary: ${primary.join(' ')}`);
+  for (const loaded of workers) {
+    // What the list sees: the packages a page needs.
+    assert.ok(loaded.includes('react-dom') && loaded.includes('better-sqlite3'), loaded.join(' '));
+    assert.ok(!loaded.includes('prom-client'), `a worker loaded prom-client: ${loaded.join(' ')}`);
+    assert.ok(!loaded.includes('postgres'), `a worker on SQLite loaded the PostgreSQL driver: ${loaded.join(' ')}`);
   }
 });

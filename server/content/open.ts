@@ -4,7 +4,7 @@ import { ContentCache } from './cache';
 import { StoreFailures } from './failure';
 import { openNewsroomApi } from './newsroom-api';
 import type { PublishedIds } from './published-ids';
-import { openPostgresStore, type PostgresStoreOptions } from './postgres';
+import type { PostgresStoreOptions } from './postgres';
 import { readArticles } from './reader';
 import { StoreBusy, type ArticleWriter, type ContentReader, type SignupStore, type ViewsStore } from './source';
 import { openSqliteForWorker } from './sqlite';
@@ -60,12 +60,12 @@ interface StoreParts {
 
 const defaultBackoffMs = 1_000;
 
-export function openContent(setting: ContentSetting, settings: CacheSettings, overrides: ContentOverrides = {}): Content {
-  const { store, parts } = openStore(setting, settings, overrides);
+export async function openContent(setting: ContentSetting, settings: CacheSettings, overrides: ContentOverrides = {}): Promise<Content> {
+  const { store, parts } = await openStore(setting, settings, overrides);
   return contentOver(store, settings, overrides, parts);
 }
 
-function openStore(setting: ContentSetting, settings: CacheSettings, overrides: ContentOverrides): { store: ArticleStore; parts: StoreParts } {
+async function openStore(setting: ContentSetting, settings: CacheSettings, overrides: ContentOverrides): Promise<{ store: ArticleStore; parts: StoreParts }> {
   switch (setting.store) {
     case 'sqlite': {
       // Workers read through a read-only connection; the rare write opens one of its own.
@@ -74,6 +74,8 @@ function openStore(setting: ContentSetting, settings: CacheSettings, overrides: 
       return { store, parts };
     }
     case 'postgresql': {
+      // Loaded only here: a worker on another store never holds the driver in its heap.
+      const { openPostgresStore } = await import('./postgres');
       const store = openPostgresStore({
         url: setting.url,
         poolSize: setting.poolSize,

@@ -27,7 +27,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-type Content = ReturnType<typeof openSqliteContent>;
+type Content = Awaited<ReturnType<typeof openSqliteContent>>;
 
 /** Every page read as requests read it; each checked against ranking from scratch over the lists the cache keeps. Returns how many rankings were worked out and updated meanwhile. */
 async function everyPage(content: Content, all: readonly string[]): Promise<{ computed: number; updated: number }> {
@@ -56,7 +56,7 @@ async function everyPage(content: Content, all: readonly string[]): Promise<{ co
 }
 
 test('a new story: the pages whose tags it carries bring their ranking up to date; a correction keeps them; an unpublishing ranks again; every page as from scratch', async () => {
-  const content = openSqliteContent(dbPath);
+  const content = await openSqliteContent(dbPath);
   try {
     const first = await everyPage(content, ids);
     assert.equal(first.computed, ids.length, 'each page ranked once');

@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { workerSamples } from './cloudwatch';
-import { workerRegistry } from './prometheus';
+import { clusterText } from './prometheus';
+import { workerScrape } from './scrape';
 import { MetricsLedger } from './totals';
 import { WorkerMetrics } from './worker-metrics';
+
+/** One worker's scrape as the primary writes it: its families added up (alone here) and formatted. */
+function asText(scrape: ReturnType<typeof workerScrape>) {
+  return { metrics: () => clusterText([scrape()]) };
+}
 
 function value(text: string, series: string): number {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
@@ -14,7 +20,7 @@ function value(text: string, series: string): number {
 test("a worker's registry: counters that only rise, histograms in seconds with cumulative buckets", async () => {
   const metrics = new WorkerMetrics();
   const ledger = new MetricsLedger(metrics);
-  const registry = workerRegistry(ledger, ledger.reader(), { buffered: 3, dropped: 1, sent: 9 });
+  const registry = asText(workerScrape(ledger, ledger.reader(), { buffered: 3, dropped: 1, sent: 9 }));
   const cloudwatch = ledger.reader();
 
   metrics.count.requests += 5;
@@ -50,7 +56,7 @@ test("a worker's registry: counters that only rise, histograms in seconds with c
 test('the time spent writing last good copies: kept in ms, in seconds on /metrics, in ms to CloudWatch', async () => {
   const metrics = new WorkerMetrics();
   const ledger = new MetricsLedger(metrics);
-  const registry = workerRegistry(ledger, ledger.reader(), null);
+  const registry = asText(workerScrape(ledger, ledger.reader(), null));
   const cloudwatch = ledger.reader();
   metrics.count.lastGoodWriteMs += 12.5;
   metrics.count.lastGoodWriteMs += 0.25;
@@ -63,7 +69,7 @@ test('the time spent writing last good copies: kept in ms, in seconds on /metric
 test('pauses are given to within a fifth: a 30 ms stall and a 60 ms collection are told from 50 ms', async () => {
   const metrics = new WorkerMetrics();
   const ledger = new MetricsLedger(metrics);
-  const registry = workerRegistry(ledger, ledger.reader(), null);
+  const registry = asText(workerScrape(ledger, ledger.reader(), null));
   metrics.eventLoopDelayMs.record(30);
   metrics.majorGcMs.record(60);
   const text = await registry.metrics();

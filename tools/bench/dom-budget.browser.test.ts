@@ -29,7 +29,7 @@ after(() => {
 });
 
 test('DOM budget on and off in one run: elements as served and as shown for both, written and described', async () => {
-  const content = openSqliteContent(dbPath);
+  const content = await openSqliteContent(dbPath);
   const article = (await content.reader.latest(5))[4]!;
   await content.close();
   const started: string[] = [];

@@ -115,7 +115,7 @@ export async function measurePushCost(
   const copy = path.join(dir, 'store.sqlite');
   fs.copyFileSync(dbPath, copy);
   if (fs.existsSync(`${dbPath}-wal`)) fs.copyFileSync(`${dbPath}-wal`, `${copy}-wal`);
-  const opened = openContent({ store: 'sqlite', path: copy }, loadConfig({ NODE_ENV: 'production' }));
+  const opened = await openContent({ store: 'sqlite', path: copy }, loadConfig({ NODE_ENV: 'production' }));
   try {
     const { reader, writer, cache } = opened;
     const chunks: (readonly string[])[] = [];

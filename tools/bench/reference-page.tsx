@@ -41,7 +41,7 @@ export interface PreloadedPage {
  */
 export async function preloadPages(dbPath: string, paths: readonly string[]): Promise<Map<string, PreloadedPage>> {
   const config = loadConfig({ CONTENT_DB_PATH: dbPath, CONTENT_CACHE_ENTRIES: '1000000', CONTENT_CACHE_MB: '4096' });
-  const content = openContent(config.content, config);
+  const content = await openContent(config.content, config);
   const pages = new Map<string, PreloadedPage>();
   try {
     for (const path of paths) {

@@ -30,7 +30,7 @@ const pagesRendered = 200;
 
 const [dbPath = '', distDir = '', secondsArg = '5', pathsFile = ''] = process.argv.slice(2);
 const seconds = Number(secondsArg);
-const opened = openContent({ store: 'sqlite', path: dbPath }, loadConfig({}));
+const opened = await openContent({ store: 'sqlite', path: dbPath }, loadConfig({}));
 const content = opened.reader;
 const assets = loadAssets(distDir);
 const allPaths = JSON.parse(fs.readFileSync(pathsFile, 'utf8')) as string[];
