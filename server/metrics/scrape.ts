@@ -139,7 +139,8 @@ export function answerClusterScrapes(read: () => MetricFamily[]): void {
   process.on('message', (message: unknown) => {
     if (typeof message !== 'object' || message === null || (message as { type?: unknown }).type !== scrapeRequest) return;
     const answer: ScrapeAnswer = { type: scrapeAnswer, id: (message as ScrapeRequest).id, families: read() };
-    process.send?.(answer);
+    // A channel closed meanwhile (the worker is going): the primary leaves it out when it exits.
+    process.send?.(answer, undefined, {}, () => {});
   });
 }
 
