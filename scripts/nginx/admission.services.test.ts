@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { loadConfig } from '../../server/config';
 import { previewPath } from '../../server/preview';
 import { nginxStaticEtag, shellFilePath } from '../../server/shell-file';
-import { connectionsAt, describeConnectionsAt, requestsWaitingAt, settlesWithin, signalWorkers as signalAll } from '../../test/held-workers';
+import { connectionsAt, settlesWithin, signalWorkers as signalAll, untilHeld } from '../../test/held-workers';
 import { childPids, freePort, freePortRange, seedTempStore, startBuiltServer, type BuiltServer } from '../../test/server';
 import { waitFor, waitForValue } from '../../test/wait';
 import { startLocalNginx, type LocalNginx } from './local';
@@ -93,19 +93,9 @@ function signalWorkers(signal: NodeJS.Signals): void {
   signalAll(cluster.process.pid!, signal);
 }
 
-/** Waits until exactly `count` requests wait at the stopped workers: Nginx has handed each one over. */
+/** Waits until exactly `count` requests wait at the stopped workers, and stay: Nginx has handed each one over. */
 async function untilWaitingAtWorkers(count: number, what: string): Promise<void> {
-  const seen = await waitForValue(
-    what,
-    async () => requestsWaitingAt(workerPorts, nginx.process.pid!),
-    (n) => n >= count,
-    { everyMs: 20 },
-  );
-  assert.equal(
-    seen,
-    count,
-    `${what}: ${seen} requests reached the workers, not ${count}; the connections to them now:\n${describeConnectionsAt(workerPorts, nginx.process.pid!)}`,
-  );
+  await untilHeld(workerPorts, nginx.process.pid!, count, what);
 }
 
 /**
@@ -137,7 +127,7 @@ test('every worker at its limit: pages get the shell from Nginx, the API a JSON 
       await waitFor('the stray request at the stopped worker', () =>
         connectionsAt(workerPorts, nginx.process.pid!).some(({ ours, unread }) => !ours && unread > 0),
       );
-      assert.equal(requestsWaitingAt(workerPorts, nginx.process.pid!), 3 * workers, describeConnectionsAt(workerPorts, nginx.process.pid!));
+      await untilWaitingAtWorkers(3 * workers, 'the stray request not counted');
     } finally {
       stray.destroy();
     }

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../server/config';
 import { copyFileOf } from '../../server/last-good/copy-path';
-import { describeConnectionsAt, requestsWaitingAt, settlesWithin, signalWorkers } from '../../test/held-workers';
+import { settlesWithin, signalWorkers, untilHeld } from '../../test/held-workers';
 import { send, type Answer } from '../../test/http';
 import { freePort, freePortRange, metricsValue, seedTempStore, startBuiltServer, teasersIn, type BuiltServer } from '../../test/server';
 import { sleep, waitFor, waitForValue } from '../../test/wait';
@@ -124,19 +124,7 @@ test('every worker full: a page rendered before is its last good copy, whole and
   try {
     signalWorkers(site.cluster.process.pid!, 'SIGSTOP');
     held.push(...Array.from({ length: 2 * workers }, (_, i) => get(open, articles[6 + i]!.path)));
-    const seen = await waitForValue(
-      'every page slot taken at the stopped workers',
-      async () => requestsWaitingAt(site.workerPorts, site.nginx[0]!.process.pid!),
-      (n) => n >= 2 * workers,
-      {
-        everyMs: 20,
-      },
-    );
-    assert.equal(
-      seen,
-      2 * workers,
-      `${seen} requests reached the stopped workers, not ${2 * workers}; the connections to them now:\n${describeConnectionsAt(site.workerPorts, site.nginx[0]!.process.pid!)}`,
-    );
+    await untilHeld(site.workerPorts, site.nginx[0]!.process.pid!, 2 * workers, 'every page slot taken at the stopped workers');
     for (const request of held) assert.equal(await settlesWithin(request, 0), false, 'a request within the limits waits for its worker');
 
     const copy = await get(open, page.path);
