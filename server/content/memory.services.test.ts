@@ -4,7 +4,8 @@
 // to what the heap says. Over a real SQLite store, in this process, with the collector run by
 // hand so that what is measured is what is kept, not garbage waiting. And a real worker of the
 // built cluster, after three passes over the same store through HTTP: what malloc holds on its
-// main thread (SQLite's page cache among it) and its whole resident set within stated bounds.
+// main thread (SQLite's page cache among it) and its whole resident set within stated bounds. And
+// what a worker loads: none of the packages only the primary or another store needs.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -115,7 +116,7 @@ test('WORKER_HEAP_GROWING_PERCENT=0 leaves V8 its own growth, and the primary ke
   }
 });
 
-test('a worker on SQLite holds neither prom-client nor the PostgreSQL driver; the primary, which answers /metrics, loads prom-client', async () => {
+test('a worker on SQLite holds neither prom-client, the PostgreSQL driver nor throng and its lodash; the primary, which answers /metrics, loads prom-client', async () => {
   const packagesFile = path.join(dir, 'loaded-packages');
   const metricsPort = await freePort();
   const server = await startBuiltServer(dbPath, {
@@ -139,11 +140,12 @@ test('a worker on SQLite holds neither prom-client nor the PostgreSQL driver; th
   const workers = written.filter((name) => name.includes('.worker-')).map(read);
   assert.equal(workers.length, 2, written.join(', '));
   const primary = read('loaded-packages.primary');
-  assert.ok(primary.includes('prom-client'), `the primary: ${primary.join(' ')}`);
+  assert.ok(primary.includes('prom-client') && primary.includes('lodash'), `the primary: ${primary.join(' ')}`);
   for (const loaded of workers) {
     // What the list sees: the packages a page needs.
     assert.ok(loaded.includes('react-dom') && loaded.includes('better-sqlite3'), loaded.join(' '));
     assert.ok(!loaded.includes('prom-client'), `a worker loaded prom-client: ${loaded.join(' ')}`);
     assert.ok(!loaded.includes('postgres'), `a worker on SQLite loaded the PostgreSQL driver: ${loaded.join(' ')}`);
+    assert.ok(!loaded.includes('throng') && !loaded.includes('lodash'), `a worker loaded throng or lodash: ${loaded.join(' ')}`);
   }
 });
