@@ -47,8 +47,13 @@ export interface ScrapeAnswer {
   readonly families: readonly MetricFamily[];
 }
 
+/** Whether an IPC message is one of ours of this type. */
+function isMessage<T extends { readonly type: string }>(message: unknown, type: T['type']): message is T {
+  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
+}
+
 export function isScrapeAnswer(message: unknown): message is ScrapeAnswer {
-  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === scrapeAnswer;
+  return isMessage<ScrapeAnswer>(message, scrapeAnswer);
 }
 
 /** Every 4th bucket of the internal histogram: le = 0.1 ms · 2^k, exact bucket edges, 21 of them. */
@@ -137,8 +142,8 @@ export function workerScrape(ledger: MetricsLedger, totals: MetricTotals, cloudw
 export function answerClusterScrapes(read: () => MetricFamily[]): void {
   if (!cluster.isWorker) return;
   process.on('message', (message: unknown) => {
-    if (typeof message !== 'object' || message === null || (message as { type?: unknown }).type !== scrapeRequest) return;
-    const answer: ScrapeAnswer = { type: scrapeAnswer, id: (message as ScrapeRequest).id, families: read() };
+    if (!isMessage<ScrapeRequest>(message, scrapeRequest)) return;
+    const answer: ScrapeAnswer = { type: scrapeAnswer, id: message.id, families: read() };
     // A channel closed meanwhile (the worker is going): the primary leaves it out when it exits.
     process.send?.(answer, undefined, {}, () => {});
   });
